@@ -1,0 +1,52 @@
+#include "compiler/k8s/cluster_reader.h"
+
+#include <fmt/format.h>
+
+#include "compiler/k8s/decode.h"
+#include "compiler/k8s/object_reader.h"
+
+namespace policy::k8s {
+namespace {
+
+class Dispatcher final : public ObjectVisitor {
+ public:
+  Dispatcher(ClusterVisitor& visitor, DiagnosticSink& diags, ClusterReadStats* stats)
+      : visitor_(visitor), diags_(diags), stats_(stats) {}
+
+  void Visit(NodeRef object, std::string_view default_kind) override {
+    ++stats_->objects;
+    if (!object.IsMapping()) {
+      diags_.Error(DiagCode::kWrongType, object.GetSpan(),
+                   fmt::format("expected a Kubernetes object (a mapping), found {}", object.Describe()));
+      return;
+    }
+    std::string_view kind = KindOf(object, default_kind);
+    Span where = object.GetSpan();
+    if (kind == "Node") {
+      if (auto node = DecodeNode(object, diags_)) visitor_.OnNode(std::move(*node), where);
+    } else if (kind == "Pod") {
+      if (auto pod = DecodePod(object, diags_)) visitor_.OnPod(std::move(*pod), where);
+    } else if (kind == "Namespace") {
+      if (auto ns = DecodeNamespace(object, diags_)) visitor_.OnNamespace(std::move(*ns), where);
+    } else {
+      ++stats_->skipped_kinds[kind.empty() ? std::string("(no kind)") : std::string(kind)];
+    }
+  }
+
+ private:
+  ClusterVisitor& visitor_;
+  DiagnosticSink& diags_;
+  ClusterReadStats* stats_;
+};
+
+}  // namespace
+
+bool ReadCluster(const Source& source, ClusterVisitor& visitor, DiagnosticSink& diags, ClusterReadStats* stats) {
+  ClusterReadStats local;
+  Dispatcher dispatcher(visitor, diags, stats != nullptr ? stats : &local);
+  size_t errors = diags.ErrorCount();
+  bool syntax_ok = ReadObjects(source, dispatcher, diags);
+  return syntax_ok && diags.ErrorCount() == errors;
+}
+
+}  // namespace policy::k8s

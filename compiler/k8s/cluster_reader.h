@@ -1,0 +1,33 @@
+#pragma once
+/// Reads a cluster snapshot file object by object into typed objects.
+///
+/// Nodes, Pods and Namespaces are decoded and handed to a ClusterVisitor as
+/// they are read; other kinds are counted and skipped (kubectl dumps hold
+/// Services, Events, ...). Problems are diagnostics; after any error the
+/// caller must discard what it received.
+
+#include <map>
+#include <string>
+
+#include "compiler/k8s/objects.h"
+#include "compiler/support/diagnostic.h"
+
+namespace policy::k8s {
+
+class ClusterVisitor {
+ public:
+  virtual ~ClusterVisitor() = default;
+  virtual void OnNode(Node&& node, Span where) = 0;
+  virtual void OnPod(Pod&& pod, Span where) = 0;
+  virtual void OnNamespace(Namespace&& ns, Span where) = 0;
+};
+
+struct ClusterReadStats {
+  size_t objects = 0;
+  std::map<std::string, size_t> skipped_kinds;  ///< kind -> count
+};
+
+/// Reads `source` (YAML or JSON); false after any error.
+bool ReadCluster(const Source& source, ClusterVisitor& visitor, DiagnosticSink& diags, ClusterReadStats* stats);
+
+}  // namespace policy::k8s

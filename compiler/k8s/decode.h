@@ -1,0 +1,31 @@
+#pragma once
+/// Documents to typed Kubernetes objects, with API defaulting and the API
+/// validation that placement depends on. Every problem is a diagnostic that
+/// points at the offending field; an object with an error is refused whole.
+
+#include <optional>
+#include <string_view>
+
+#include "compiler/k8s/document.h"
+#include "compiler/k8s/objects.h"
+#include "compiler/support/diagnostic.h"
+
+namespace policy::k8s {
+
+/// The object's `kind`, or `default_kind` when it has none.
+std::string_view KindOf(NodeRef object, std::string_view default_kind);
+
+/// Kinds that carry a pod template (`Deployment`, `StatefulSet`, ...).
+bool IsWorkloadKind(std::string_view kind);
+
+/// Decodes one object; nullopt when it had errors (all reported).
+std::optional<Node> DecodeNode(NodeRef object, DiagnosticSink& diags);
+std::optional<Pod> DecodePod(NodeRef object, DiagnosticSink& diags);
+std::optional<Namespace> DecodeNamespace(NodeRef object, DiagnosticSink& diags);
+/// A workload's pod template as a pod in the workload's namespace, named
+/// after the workload when the template has no name.
+std::optional<Pod> DecodeWorkloadTemplate(NodeRef object, std::string_view kind, DiagnosticSink& diags);
+/// A Pod or a workload's template; anything else is reported as not a pod.
+std::optional<Pod> DecodePodOrTemplate(NodeRef object, std::string_view default_kind, DiagnosticSink& diags);
+
+}  // namespace policy::k8s

@@ -1,0 +1,203 @@
+// Pods and workload templates: spec, containers, resources, defaulting.
+
+#include <fmt/format.h>
+
+#include "compiler/k8s/decode.h"
+#include "compiler/k8s/decode_context.h"
+#include "compiler/k8s/decode_selectors.h"
+
+namespace policy::k8s {
+namespace {
+
+bool IsStandardContainerResource(std::string_view name) {
+  return name == "cpu" || name == "memory" || name == "ephemeral-storage" || name.starts_with("hugepages-");
+}
+
+void CheckResourceList(DecodeContext& cx, NodeRef map, const ResourceList& list, std::string_view what,
+                       bool container) {
+  for (uint32_t i = 0; i < map.Size() && i < list.size(); ++i) {
+    const auto& [name, q] = list[i];
+    NodeRef key = map.KeyAt(i);
+    NodeRef value = map.Get(name);
+    if (q.IsNegative()) {
+      Diagnostic& d = cx.Error(DiagCode::kNegativeResource, value,
+                               fmt::format("{} of `{}` must not be negative, found `{}`", what, name, value.Text()));
+      d.help = "Kubernetes refuses negative requests, limits and overhead";
+    }
+    if (container && name.find('/') == std::string::npos && !IsStandardContainerResource(name)) {
+      Diagnostic& d = cx.Error(DiagCode::kBadResourceName, key,
+                               fmt::format("`{}` is not a resource a container can request", name),
+                               "unknown resource");
+      d.help = "standard resources are `cpu`, `memory`, `ephemeral-storage` and `hugepages-<size>`; "
+               "extended resources are named `domain/name`, e.g. `nvidia.com/gpu`";
+    }
+  }
+}
+
+std::optional<Container> DecodeContainer(DecodeContext& cx, NodeRef node, bool init) {
+  if (!cx.ExpectMapping(node, "container")) return std::nullopt;
+  Container c;
+  cx.String(node, "name", &c.name);
+  NodeRef resources = cx.Mapping(node, "resources");
+  if (resources.Valid()) {
+    cx.Resources(resources, "requests", &c.requests);
+    cx.Resources(resources, "limits", &c.limits);
+    NodeRef requests = cx.Mapping(resources, "requests");
+    NodeRef limits = cx.Mapping(resources, "limits");
+    if (requests.Valid()) CheckResourceList(cx, requests, c.requests, "the request", true);
+    if (limits.Valid()) CheckResourceList(cx, limits, c.limits, "the limit", true);
+    for (const auto& [name, request] : c.requests) {
+      const Quantity* limit = Find(c.limits, name);
+      if (limit != nullptr && request > *limit) {
+        Diagnostic& d = cx.Error(DiagCode::kRequestOverLimit, requests.Get(name),
+                                 fmt::format("container `{}` requests {} of `{}`, more than its limit of {}", c.name,
+                                             request.ToString(), name, limit->ToString()),
+                                 "request above the limit");
+        d.secondary.push_back({limits.Get(name).GetSpan(), "the limit"});
+      }
+    }
+  }
+  // API defaulting: a limit with no request requests the limit.
+  for (const auto& [name, limit] : c.limits) {
+    if (Find(c.requests, name) == nullptr) c.requests.emplace_back(name, limit);
+  }
+  if (init) {
+    std::string restart;
+    cx.String(node, "restartPolicy", &restart);
+    if (restart == "Always") {
+      c.restartable = true;
+    } else if (!restart.empty()) {
+      cx.BadEnum(node.Get("restartPolicy"), "init container restartPolicy", restart, {"Always"});
+    }
+  }
+  return c;
+}
+
+void DecodeContainers(DecodeContext& cx, NodeRef spec, std::string_view key, bool init, std::vector<Container>* out) {
+  NodeRef list = cx.Sequence(spec, key);
+  if (!list.Valid()) return;
+  for (uint32_t i = 0; i < list.Size(); ++i) {
+    if (auto c = DecodeContainer(cx, list.At(i), init)) out->push_back(std::move(*c));
+  }
+}
+
+PodPhase ParsePhase(std::string_view s) {
+  if (s == "Running") return PodPhase::kRunning;
+  if (s == "Succeeded") return PodPhase::kSucceeded;
+  if (s == "Failed") return PodPhase::kFailed;
+  if (s == "Unknown") return PodPhase::kUnknown;
+  return PodPhase::kPending;
+}
+
+// metadata + spec of a pod or a pod template.
+void DecodePodBody(DecodeContext& cx, NodeRef metadata, NodeRef spec, Pod* pod) {
+  if (metadata.Valid()) {
+    cx.String(metadata, "name", &pod->name);
+    std::string ns;
+    cx.String(metadata, "namespace", &ns);
+    if (!ns.empty()) pod->namespace_name = ns;
+    cx.StringMapField(metadata, "labels", &pod->labels);
+    cx.StringMapField(metadata, "annotations", &pod->annotations);
+  }
+  if (!spec.Valid()) return;
+  cx.String(spec, "nodeName", &pod->node_name);
+  cx.StringMapField(spec, "nodeSelector", &pod->node_selector);
+  NodeRef affinity = cx.Mapping(spec, "affinity");
+  if (affinity.Valid()) DecodeAffinity(cx, affinity, &pod->affinity);
+  NodeRef tolerations = cx.Sequence(spec, "tolerations");
+  if (tolerations.Valid()) DecodeTolerations(cx, tolerations, &pod->tolerations);
+  NodeRef spread = cx.Sequence(spec, "topologySpreadConstraints");
+  if (spread.Valid()) DecodeSpread(cx, spread, &pod->topology_spread);
+  DecodeContainers(cx, spec, "containers", false, &pod->containers);
+  DecodeContainers(cx, spec, "initContainers", true, &pod->init_containers);
+  cx.Resources(spec, "overhead", &pod->overhead);
+  NodeRef overhead = cx.Mapping(spec, "overhead");
+  if (overhead.Valid()) CheckResourceList(cx, overhead, pod->overhead, "the overhead", false);
+  cx.Int32(spec, "priority", &pod->priority);
+  cx.String(spec, "priorityClassName", &pod->priority_class_name);
+  std::string scheduler;
+  cx.String(spec, "schedulerName", &scheduler);
+  if (!scheduler.empty()) pod->scheduler_name = scheduler;
+}
+
+// The pod template of a workload: spec.template, or for a CronJob
+// spec.jobTemplate.spec.template.
+NodeRef TemplateOf(DecodeContext& cx, NodeRef object, std::string_view kind) {
+  NodeRef spec = cx.Mapping(object, "spec");
+  if (spec.Valid() && kind == "CronJob") {
+    NodeRef job = cx.Mapping(spec, "jobTemplate");
+    spec = job.Valid() ? cx.Mapping(job, "spec") : NodeRef();
+  }
+  return spec.Valid() ? cx.Mapping(spec, "template") : NodeRef();
+}
+
+}  // namespace
+
+bool IsWorkloadKind(std::string_view kind) {
+  return kind == "Deployment" || kind == "StatefulSet" || kind == "ReplicaSet" || kind == "DaemonSet" ||
+         kind == "Job" || kind == "CronJob" || kind == "ReplicationController";
+}
+
+std::optional<Pod> DecodePod(NodeRef object, DiagnosticSink& diags) {
+  DecodeContext cx(diags);
+  Pod pod;
+  NodeRef metadata = cx.Mapping(object, "metadata");
+  DecodePodBody(cx, metadata, cx.Mapping(object, "spec"), &pod);
+  NodeRef status = cx.Mapping(object, "status");
+  if (status.Valid()) {
+    std::string phase;
+    cx.String(status, "phase", &phase);
+    pod.phase = ParsePhase(phase);
+  }
+  if (pod.name.empty() && cx.Clean()) {
+    Diagnostic& d = cx.Error(DiagCode::kMissingField, metadata.Valid() ? metadata : object, "the pod has no name");
+    d.help = "set `metadata.name`";
+  }
+  if (!cx.Clean()) return std::nullopt;
+  return pod;
+}
+
+std::optional<Pod> DecodeWorkloadTemplate(NodeRef object, std::string_view kind, DiagnosticSink& diags) {
+  DecodeContext cx(diags);
+  NodeRef metadata = cx.Mapping(object, "metadata");
+  std::string workload_name, workload_ns;
+  if (metadata.Valid()) {
+    cx.String(metadata, "name", &workload_name);
+    cx.String(metadata, "namespace", &workload_ns);
+  }
+  NodeRef pod_template = TemplateOf(cx, object, kind);
+  if (!pod_template.Valid()) {
+    if (cx.Clean()) {
+      cx.Error(DiagCode::kMissingField, object, fmt::format("the {} has no pod template", kind))
+          .help = kind == "CronJob" ? "set `spec.jobTemplate.spec.template`" : "set `spec.template`";
+    }
+    return std::nullopt;
+  }
+  Pod pod;
+  DecodePodBody(cx, cx.Mapping(pod_template, "metadata"), cx.Mapping(pod_template, "spec"), &pod);
+  // The template's pods live in the workload's namespace.
+  pod.namespace_name = workload_ns.empty() ? "default" : workload_ns;
+  if (pod.name.empty()) pod.name = workload_name;
+  pod.template_of = fmt::format("{}/{}", kind, workload_name);
+  if (workload_name.empty() && cx.Clean()) {
+    cx.Error(DiagCode::kMissingField, metadata.Valid() ? metadata : object, fmt::format("the {} has no name", kind))
+        .help = "set `metadata.name`";
+  }
+  if (!cx.Clean()) return std::nullopt;
+  return pod;
+}
+
+std::optional<Pod> DecodePodOrTemplate(NodeRef object, std::string_view default_kind, DiagnosticSink& diags) {
+  std::string_view kind = KindOf(object, default_kind);
+  if (kind == "Pod") return DecodePod(object, diags);
+  if (IsWorkloadKind(kind)) return DecodeWorkloadTemplate(object, kind, diags);
+  NodeRef at = object.Get("kind").Valid() ? object.Get("kind") : object;
+  Diagnostic& d = diags.Error(DiagCode::kNotAPod, at.GetSpan(),
+                              kind.empty() ? std::string("the object has no `kind`; expected a Pod or a workload")
+                                           : fmt::format("a `{}` is not a pod", kind),
+                              "expected a Pod or a workload");
+  d.help = "give a Pod, or a Deployment, StatefulSet, ReplicaSet, DaemonSet, Job or CronJob (its pod template is used)";
+  return std::nullopt;
+}
+
+}  // namespace policy::k8s

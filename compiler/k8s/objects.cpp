@@ -1,0 +1,40 @@
+#include "compiler/k8s/objects.h"
+
+namespace policy::k8s {
+
+const std::string* Find(const StringMap& map, std::string_view key) {
+  for (const auto& [k, v] : map) {
+    if (k == key) return &v;
+  }
+  return nullptr;
+}
+
+const Quantity* Find(const ResourceList& list, std::string_view name) {
+  for (const auto& [k, v] : list) {
+    if (k == name) return &v;
+  }
+  return nullptr;
+}
+
+std::string_view ToString(TaintEffect effect) {
+  switch (effect) {
+    case TaintEffect::kNoSchedule: return "NoSchedule";
+    case TaintEffect::kPreferNoSchedule: return "PreferNoSchedule";
+    case TaintEffect::kNoExecute: return "NoExecute";
+  }
+  return "NoSchedule";
+}
+
+std::string_view ToString(SelectorOp op) {
+  switch (op) {
+    case SelectorOp::kIn: return "In";
+    case SelectorOp::kNotIn: return "NotIn";
+    case SelectorOp::kExists: return "Exists";
+    case SelectorOp::kDoesNotExist: return "DoesNotExist";
+    case SelectorOp::kGt: return "Gt";
+    case SelectorOp::kLt: return "Lt";
+  }
+  return "In";
+}
+
+}  // namespace policy::k8s
