@@ -84,9 +84,9 @@ simdjson::error_code JsonReader::Build(od::value value, Document& doc, int depth
       for (auto field_result : object) {
         od::field field;
         if (auto error = std::move(field_result).get(field)) return error;
+        uint32_t key_begin = OffsetOf(field.key().raw()) - 1;
         std::string_view key;
         if (auto error = field.unescaped_key().get(key)) return error;
-        uint32_t key_begin = OffsetOf(field.key().raw()) - 1;
         uint32_t key_id = doc.AddScalar(key_begin, key_begin + static_cast<uint32_t>(key.size()) + 2,
                                         ScalarType::kString, key);
         uint32_t value_id;
@@ -173,9 +173,9 @@ simdjson::error_code JsonReader::ReadTopObject(od::object object, std::string_vi
   for (auto field_result : object) {
     od::field field;
     if (auto error = std::move(field_result).get(field)) return error;
+    uint32_t key_begin = OffsetOf(field.key().raw()) - 1;
     std::string_view key;
     if (auto error = field.unescaped_key().get(key)) return error;
-    uint32_t key_begin = OffsetOf(field.key().raw()) - 1;
     uint32_t key_id = header_.AddScalar(key_begin, key_begin + static_cast<uint32_t>(key.size()) + 2,
                                         ScalarType::kString, key);
     od::value value = field.value();

@@ -1,0 +1,60 @@
+#include "cli/args.h"
+
+#include <fmt/format.h>
+
+namespace policy::cli {
+
+std::optional<Args> Args::Parse(const std::vector<std::string>& argv, const std::vector<FlagSpec>& specs,
+                                std::string* error) {
+  Args args;
+  for (size_t i = 0; i < argv.size(); ++i) {
+    const std::string& arg = argv[i];
+    if (arg.size() < 3 || arg.substr(0, 2) != "--") {
+      args.positional_.push_back(arg);
+      continue;
+    }
+    std::string name = arg.substr(2);
+    std::optional<std::string> value;
+    if (size_t eq = name.find('='); eq != std::string::npos) {
+      value = name.substr(eq + 1);
+      name = name.substr(0, eq);
+    }
+    const FlagSpec* spec = nullptr;
+    for (const FlagSpec& s : specs) {
+      if (s.name == name) spec = &s;
+    }
+    if (spec == nullptr) {
+      *error = fmt::format("unknown flag `--{}`", name);
+      return std::nullopt;
+    }
+    if (spec->takes_value && !value) {
+      if (i + 1 >= argv.size()) {
+        *error = fmt::format("`--{}` needs a value", name);
+        return std::nullopt;
+      }
+      value = argv[++i];
+    }
+    if (!spec->takes_value && value) {
+      *error = fmt::format("`--{}` takes no value", name);
+      return std::nullopt;
+    }
+    if (!spec->repeatable && args.values_.contains(name)) {
+      *error = fmt::format("`--{}` is given twice", name);
+      return std::nullopt;
+    }
+    args.values_[name].push_back(value.value_or(""));
+  }
+  return args;
+}
+
+std::string Args::Get(const std::string& name, const std::string& fallback) const {
+  auto it = values_.find(name);
+  return it == values_.end() ? fallback : it->second.back();
+}
+
+std::vector<std::string> Args::GetAll(const std::string& name) const {
+  auto it = values_.find(name);
+  return it == values_.end() ? std::vector<std::string>{} : it->second;
+}
+
+}  // namespace policy::cli

@@ -1,0 +1,40 @@
+#pragma once
+/// Command-line flags for policyc subcommands: `--name value`,
+/// `--name=value` and bare `--flag`, plus positional arguments.
+
+#include <map>
+#include <optional>
+#include <string>
+#include <vector>
+
+namespace policy::cli {
+
+/// Exit statuses shared by every subcommand.
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitNo = 1;        ///< a definite "no" (e.g. the pod fits nowhere)
+inline constexpr int kExitBadInput = 2;  ///< bad input or bad usage
+
+struct FlagSpec {
+  std::string name;  ///< without dashes
+  bool takes_value = true;
+  bool repeatable = false;
+};
+
+class Args {
+ public:
+  /// Parses `argv`; on a usage error returns nullopt and sets `error`.
+  static std::optional<Args> Parse(const std::vector<std::string>& argv, const std::vector<FlagSpec>& specs,
+                                   std::string* error);
+
+  bool Has(const std::string& name) const { return values_.contains(name); }
+  /// The flag's (last) value, or `fallback`.
+  std::string Get(const std::string& name, const std::string& fallback = "") const;
+  std::vector<std::string> GetAll(const std::string& name) const;
+  const std::vector<std::string>& Positional() const { return positional_; }
+
+ private:
+  std::map<std::string, std::vector<std::string>> values_;
+  std::vector<std::string> positional_;
+};
+
+}  // namespace policy::cli

@@ -1,0 +1,12 @@
+#pragma once
+/// policyc subcommands. Each takes the arguments after its name and returns
+/// the process exit status (args.h).
+
+#include <string>
+#include <vector>
+
+namespace policy::cli {
+
+int RunInspect(const std::vector<std::string>& argv);
+
+}  // namespace policy::cli

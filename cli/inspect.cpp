@@ -1,0 +1,167 @@
+// `policyc inspect`: what policyc reads from a cluster snapshot or a pod.
+
+#include <algorithm>
+#include <cstdio>
+#include <iostream>
+
+#include <fmt/format.h>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/summary.h"
+#include "compiler/k8s/pod_reader.h"
+#include "compiler/k8s/pod_resources.h"
+#include "compiler/support/json_writer.h"
+#include "runtime/columnar/cluster_loader.h"
+
+namespace policy::cli {
+namespace {
+
+constexpr const char* kUsage = R"(usage: policyc inspect --cluster FILE [--output text|json] [--all-labels]
+       policyc inspect --pod FILE [--output text|json]
+
+Loads a cluster snapshot (`kubectl get nodes,pods -A -o yaml` or `-o json`,
+a NodeList, a multi-document YAML stream) or a pod (a Pod or a workload with a
+pod template) and prints what policyc reads from it. Bad input is reported with
+file:line:col and exit status 2.
+)";
+
+std::unique_ptr<Source> ReadSource(const std::string& path, DiagnosticSink& diags) {
+  std::string error;
+  std::unique_ptr<Source> source = Source::FromFile(path, &error);
+  if (!source) {
+    diags.Report({DiagCode::kIoError, Severity::kError, fmt::format("cannot read `{}`: {}", path, error), {}, {}, {}, {}});
+  }
+  return source;
+}
+
+std::string Requests(const k8s::ResourceList& list) {
+  std::vector<std::string> parts;
+  for (const auto& [name, q] : list) {
+    parts.push_back(fmt::format("{} {}", name, FormatAmount(name, k8s::SchedulerUnits(name, q))));
+  }
+  return parts.empty() ? "none" : fmt::format("{}", fmt::join(parts, ", "));
+}
+
+std::string Term(const k8s::NodeSelectorTerm& term) {
+  std::vector<std::string> parts;
+  auto add = [&](const k8s::SelectorRequirement& r, std::string_view prefix) {
+    std::string values = r.values.empty() ? "" : fmt::format(" [{}]", fmt::join(r.values, ", "));
+    parts.push_back(fmt::format("{}{} {}{}", prefix, r.key, k8s::ToString(r.op), values));
+  };
+  for (const auto& r : term.match_expressions) add(r, "");
+  for (const auto& r : term.match_fields) add(r, "field ");
+  return parts.empty() ? "(empty term)" : fmt::format("{}", fmt::join(parts, " and "));
+}
+
+std::string PodText(const k8s::Pod& pod) {
+  std::string out = fmt::format("pod          {}/{}", pod.namespace_name, pod.name);
+  if (!pod.template_of.empty()) out += fmt::format(" (template of {})", pod.template_of);
+  out += '\n';
+  out += fmt::format("requests     {}\n", Requests(k8s::PodRequests(pod)));
+  k8s::NonZeroRequests nz = k8s::PodNonZeroRequests(pod);
+  out += fmt::format("for scoring  cpu {}, memory {}\n", FormatAmount("cpu", nz.milli_cpu),
+                     FormatAmount("memory", nz.memory));
+  out += fmt::format("containers   {} ({} init, {} of them sidecars)\n", pod.containers.size(),
+                     pod.init_containers.size(),
+                     std::count_if(pod.init_containers.begin(), pod.init_containers.end(),
+                                   [](const k8s::Container& c) { return c.restartable; }));
+  for (const auto& [k, v] : pod.node_selector) out += fmt::format("nodeSelector {}={}\n", k, v);
+  if (const auto& na = pod.affinity.node_affinity) {
+    if (na->required) {
+      for (const auto& term : *na->required) out += fmt::format("required     {}\n", Term(term));
+    }
+    for (const auto& p : na->preferred) out += fmt::format("preferred    weight {}: {}\n", p.weight, Term(p.preference));
+  }
+  auto pod_terms = [&](const std::optional<k8s::PodAffinity>& a, std::string_view what) {
+    if (!a) return;
+    for (const auto& t : a->required) out += fmt::format("{:<12} required, topologyKey {}\n", what, t.topology_key);
+    for (const auto& t : a->preferred) {
+      out += fmt::format("{:<12} preferred weight {}, topologyKey {}\n", what, t.weight, t.term.topology_key);
+    }
+  };
+  pod_terms(pod.affinity.pod_affinity, "podAffinity");
+  pod_terms(pod.affinity.pod_anti_affinity, "antiAffinity");
+  for (const auto& t : pod.tolerations) {
+    std::string what = t.key.empty() ? "every taint" : t.key;
+    if (t.op == k8s::TolerationOp::kEqual) what += "=" + t.value;
+    out += fmt::format("tolerates    {}{}\n", what, t.effect ? fmt::format(":{}", k8s::ToString(*t.effect)) : "");
+  }
+  for (const auto& c : pod.topology_spread) {
+    out += fmt::format("spread       {} maxSkew {} {}\n", c.topology_key, c.max_skew,
+                       c.when_unsatisfiable == k8s::WhenUnsatisfiable::kDoNotSchedule ? "DoNotSchedule"
+                                                                                      : "ScheduleAnyway");
+  }
+  if (pod.priority) out += fmt::format("priority     {}\n", *pod.priority);
+  out += fmt::format("scheduler    {}\n", pod.scheduler_name);
+  return out;
+}
+
+std::string PodJson(const k8s::Pod& pod) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("pod").String(pod.namespace_name + "/" + pod.name);
+  if (!pod.template_of.empty()) w.Key("templateOf").String(pod.template_of);
+  w.Key("requests").BeginObject();
+  for (const auto& [name, q] : k8s::PodRequests(pod)) w.Key(name).Int(k8s::SchedulerUnits(name, q));
+  w.EndObject();
+  k8s::NonZeroRequests nz = k8s::PodNonZeroRequests(pod);
+  w.Key("nonZeroRequests").BeginObject().Key("cpu").Int(nz.milli_cpu).Key("memory").Int(nz.memory).EndObject();
+  w.Key("nodeSelector").BeginObject();
+  for (const auto& [k, v] : pod.node_selector) w.Key(k).String(v);
+  w.EndObject();
+  w.Key("tolerations").Int(static_cast<int64_t>(pod.tolerations.size()));
+  w.Key("topologySpreadConstraints").Int(static_cast<int64_t>(pod.topology_spread.size()));
+  w.Key("schedulerName").String(pod.scheduler_name);
+  w.EndObject();
+  return w.Take();
+}
+
+int Fail(const DiagnosticSink& diags) {
+  std::fputs(RenderAll(diags).c_str(), stderr);
+  return kExitBadInput;
+}
+
+}  // namespace
+
+int RunInspect(const std::vector<std::string>& argv) {
+  std::string error;
+  auto args = Args::Parse(argv, {{"cluster"}, {"pod"}, {"output"}, {"all-labels", false}, {"help", false}}, &error);
+  if (!args) {
+    fmt::print(stderr, "policyc inspect: {}\n\n{}", error, kUsage);
+    return kExitBadInput;
+  }
+  if (args->Has("help")) {
+    fmt::print("{}", kUsage);
+    return kExitOk;
+  }
+  std::string output = args->Get("output", "text");
+  if (output != "text" && output != "json") {
+    fmt::print(stderr, "policyc inspect: `--output` must be `text` or `json`, not `{}`\n", output);
+    return kExitBadInput;
+  }
+  if (args->Has("cluster") == args->Has("pod") || !args->Positional().empty()) {
+    fmt::print(stderr, "policyc inspect: give exactly one of `--cluster FILE` or `--pod FILE`\n\n{}", kUsage);
+    return kExitBadInput;
+  }
+  DiagnosticSink diags;
+  if (args->Has("pod")) {
+    auto source = ReadSource(args->Get("pod"), diags);
+    if (!source) return Fail(diags);
+    std::optional<k8s::Pod> pod = k8s::ReadPod(*source, diags);
+    if (!pod) return Fail(diags);
+    fmt::print("{}", output == "json" ? PodJson(*pod) : PodText(*pod));
+    return kExitOk;
+  }
+  auto source = ReadSource(args->Get("cluster"), diags);
+  if (!source) return Fail(diags);
+  rt::LoadReport report;
+  std::unique_ptr<rt::NodeTable> table = rt::LoadCluster(*source, diags, &report);
+  if (!table) return Fail(diags);
+  if (!diags.All().empty()) std::fputs(RenderAll(diags).c_str(), stderr);  // warnings
+  ClusterSummary summary = Summarize(args->Get("cluster"), *table, report);
+  fmt::print("{}", output == "json" ? RenderJson(summary) : RenderText(summary, args->Has("all-labels") ? SIZE_MAX : 15));
+  return kExitOk;
+}
+
+}  // namespace policy::cli

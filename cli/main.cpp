@@ -1,0 +1,49 @@
+// policyc: the command-line entry point. Dispatches to subcommands.
+
+#include <cstdio>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+
+namespace {
+
+constexpr const char* kHelp = R"(policyc — a compiler and runtime for Kubernetes scheduling policy
+
+usage: policyc <command> [flags]
+
+commands:
+  inspect   load a cluster snapshot or a pod and summarise what policyc reads
+  version   print the version
+  help      print this help
+
+`policyc <command> --help` describes a command's flags.
+Exit status: 0 success, 1 a definite no, 2 bad input or bad usage.
+)";
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  using namespace policy::cli;
+  std::vector<std::string> args(argv + 1, argv + argc);
+  if (args.empty()) {
+    std::fputs(kHelp, stderr);
+    return kExitBadInput;
+  }
+  std::string command = args.front();
+  args.erase(args.begin());
+  if (command == "help" || command == "--help" || command == "-h") {
+    std::fputs(kHelp, stdout);
+    return kExitOk;
+  }
+  if (command == "version" || command == "--version") {
+    fmt::print("policyc {}\n", POLICYC_VERSION);
+    return kExitOk;
+  }
+  if (command == "inspect") return RunInspect(args);
+  fmt::print(stderr, "policyc: unknown command `{}`\n\n{}", command, kHelp);
+  return kExitBadInput;
+}

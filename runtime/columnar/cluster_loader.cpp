@@ -1,0 +1,90 @@
+#include "runtime/columnar/cluster_loader.h"
+
+#include <unordered_map>
+
+#include <fmt/format.h>
+
+namespace policy::rt {
+namespace {
+
+class TableBuilder final : public k8s::ClusterVisitor {
+ public:
+  TableBuilder(NodeTable& table, DiagnosticSink& diags, LoadReport& report)
+      : table_(table), diags_(diags), report_(report) {}
+
+  void OnNode(k8s::Node&& node, Span where) override {
+    if (!table_.AddNode(node)) {
+      Duplicate("node", node.name, where, node_spans_);
+      return;
+    }
+    node_spans_.emplace(node.name, where.begin);
+    ++report_.nodes;
+  }
+
+  void OnPod(k8s::Pod&& pod, Span where) override {
+    switch (table_.BindPod(pod)) {
+      case BindResult::kBound: ++report_.pods_bound; break;
+      case BindResult::kWaitingForNode:
+        if (!first_waiting_.Valid()) first_waiting_ = where;
+        break;
+      case BindResult::kFinished: ++report_.pods_finished; return;
+      case BindResult::kNotBound: ++report_.pods_not_bound; return;
+      case BindResult::kDuplicate:
+        Duplicate("pod", pod.namespace_name + "/" + pod.name, where, pod_spans_);
+        return;
+    }
+    pod_spans_.emplace(pod.namespace_name + "/" + pod.name, where.begin);
+  }
+
+  void OnNamespace(k8s::Namespace&& ns, Span where) override {
+    table_.SetNamespaceLabels(ns.name, std::move(ns.labels));
+    ++report_.namespaces;
+  }
+
+  void Finish(const Source& source) {
+    // Pods still waiting name nodes that never came.
+    report_.pods_unknown_node = table_.WaitingPodCount();
+    report_.pods_bound = table_.BoundPodCount();
+    if (report_.pods_unknown_node > 0) {
+      Diagnostic& d = diags_.Warning(
+          DiagCode::kIgnoredPod, first_waiting_,
+          fmt::format("{} pod{} bound to nodes that are not in the snapshot; left out", report_.pods_unknown_node,
+                      report_.pods_unknown_node == 1 ? " is" : "s are"),
+          "the first of them");
+      d.help = "dump nodes and pods together: `kubectl get nodes,pods -A -o yaml`";
+    }
+    (void)source;
+  }
+
+ private:
+  void Duplicate(std::string_view what, const std::string& name, Span where,
+                 const std::unordered_map<std::string, uint32_t>& spans) {
+    Diagnostic& d = diags_.Error(DiagCode::kDuplicateObject, where, fmt::format("the {} `{}` appears twice", what, name),
+                                 "second definition");
+    auto first = spans.find(name);
+    if (first != spans.end()) d.secondary.push_back({Span{where.source, first->second, first->second + 1}, "first here"});
+    d.help = "a snapshot holds each object once; remove one of them";
+  }
+
+  NodeTable& table_;
+  DiagnosticSink& diags_;
+  LoadReport& report_;
+  std::unordered_map<std::string, uint32_t> node_spans_;  // name -> offset, for duplicate reports
+  std::unordered_map<std::string, uint32_t> pod_spans_;
+  Span first_waiting_;
+};
+
+}  // namespace
+
+std::unique_ptr<NodeTable> LoadCluster(const Source& source, DiagnosticSink& diags, LoadReport* report) {
+  LoadReport local;
+  LoadReport& r = report != nullptr ? *report : local;
+  auto table = std::make_unique<NodeTable>();
+  TableBuilder builder(*table, diags, r);
+  if (!k8s::ReadCluster(source, builder, diags, &r.read)) return nullptr;
+  builder.Finish(source);
+  if (diags.HasErrors()) return nullptr;
+  return table;
+}
+
+}  // namespace policy::rt

@@ -1,0 +1,31 @@
+#pragma once
+/// Streams a cluster snapshot file into a NodeTable.
+///
+/// Objects are decoded and applied one at a time (cluster_reader.h), so
+/// memory holds the table plus one object, never the whole document tree.
+/// Any error refuses the snapshot: no table is returned.
+
+#include <memory>
+#include <string>
+
+#include "compiler/k8s/cluster_reader.h"
+#include "compiler/support/diagnostic.h"
+#include "runtime/columnar/node_table.h"
+
+namespace policy::rt {
+
+/// What the load saw, beyond what the table holds.
+struct LoadReport {
+  k8s::ClusterReadStats read;
+  size_t nodes = 0;
+  size_t pods_bound = 0;
+  size_t pods_not_bound = 0;     ///< no spec.nodeName (Pending): not part of the cluster state
+  size_t pods_finished = 0;      ///< Succeeded or Failed: kube-scheduler ignores them
+  size_t pods_unknown_node = 0;  ///< bound to a node that is not in the snapshot
+  size_t namespaces = 0;
+};
+
+/// Loads `source`; on error returns null with diagnostics in `diags`.
+std::unique_ptr<NodeTable> LoadCluster(const Source& source, DiagnosticSink& diags, LoadReport* report = nullptr);
+
+}  // namespace policy::rt

@@ -1,0 +1,308 @@
+#include "runtime/columnar/node_table.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cstring>
+
+#include "compiler/k8s/quantity.h"
+
+namespace policy::rt {
+namespace {
+
+// strconv.ParseInt(text, 10, 64): what NodeAffinity's Gt/Lt read.
+std::optional<int64_t> ParseDecimal(std::string_view text) {
+  if (text.empty()) return std::nullopt;
+  const char* begin = text.data();
+  const char* end = begin + text.size();
+  if (*begin == '+') {
+    ++begin;
+    if (begin == end || *begin == '-') return std::nullopt;
+  }
+  int64_t value = 0;
+  auto [ptr, ec] = std::from_chars(begin, end, value);
+  if (ec != std::errc() || ptr != end) return std::nullopt;
+  return value;
+}
+
+std::string Pack(std::initializer_list<uint32_t> ids) {
+  std::string out(ids.size() * 4, '\0');
+  size_t i = 0;
+  for (uint32_t id : ids) std::memcpy(out.data() + 4 * i++, &id, 4);
+  return out;
+}
+
+template <typename T>
+void Append(std::vector<T>& v, T value) {
+  v.push_back(value);
+}
+
+}  // namespace
+
+NodeTable::NodeTable() { taint_lists_.emplace_back(); }
+
+std::optional<RowId> NodeTable::FindNode(std::string_view name) const {
+  std::optional<uint32_t> id = pool_.Lookup(name);
+  if (!id) return std::nullopt;
+  auto it = row_of_name_.find(*id);
+  if (it == row_of_name_.end()) return std::nullopt;
+  return it->second;
+}
+
+const LabelColumn* NodeTable::Label(std::string_view key) const {
+  std::optional<uint32_t> id = pool_.Lookup(key);
+  if (!id) return nullptr;
+  auto it = label_index_.find(*id);
+  return it == label_index_.end() ? nullptr : &labels_[it->second];
+}
+
+const ResourceColumn* NodeTable::Resource(std::string_view name) const {
+  std::optional<uint32_t> id = pool_.Lookup(name);
+  if (!id) return nullptr;
+  auto it = resource_index_.find(*id);
+  return it == resource_index_.end() ? nullptr : &resources_[it->second];
+}
+
+LabelColumn& NodeTable::LabelFor(uint32_t key) {
+  auto [it, added] = label_index_.emplace(key, static_cast<uint32_t>(labels_.size()));
+  if (added) {
+    LabelColumn column;
+    column.key = key;
+    column.domain.assign(RowCount(), 0);
+    column.value.push_back(0);
+    column.int_value.push_back(0);
+    column.is_int.push_back(0);
+    column.live_nodes.push_back(0);
+    labels_.push_back(std::move(column));
+  }
+  return labels_[it->second];
+}
+
+uint32_t NodeTable::DomainFor(LabelColumn& column, uint32_t value) {
+  auto [it, added] = column.domain_of.emplace(value, static_cast<uint32_t>(column.value.size()));
+  if (added) {
+    std::optional<int64_t> as_int = ParseDecimal(pool_.Get(value));
+    column.value.push_back(value);
+    column.int_value.push_back(as_int.value_or(0));
+    column.is_int.push_back(as_int.has_value());
+    column.live_nodes.push_back(0);
+  }
+  return it->second;
+}
+
+uint32_t NodeTable::ResourceIndex(std::string_view name) {
+  uint32_t id = pool_.Intern(name);
+  auto [it, added] = resource_index_.emplace(id, static_cast<uint32_t>(resources_.size()));
+  if (added) {
+    ResourceColumn column;
+    column.name = id;
+    column.allocatable.assign(RowCount(), 0);
+    column.requested.assign(RowCount(), 0);
+    resources_.push_back(std::move(column));
+  }
+  return it->second;
+}
+
+void NodeTable::GrowTaintWords(size_t words) {
+  std::vector<uint64_t> bits(RowCount() * words, 0);
+  for (size_t row = 0; row < RowCount(); ++row) {
+    std::copy_n(taint_bits_.begin() + static_cast<long>(row * taint_words_), taint_words_,
+                bits.begin() + static_cast<long>(row * words));
+  }
+  taint_bits_ = std::move(bits);
+  taint_words_ = words;
+}
+
+uint32_t NodeTable::TaintListFor(const std::vector<k8s::Taint>& taints) {
+  if (taints.empty()) return 0;
+  std::vector<uint32_t> ids;
+  for (const k8s::Taint& t : taints) {
+    TaintEntry entry{pool_.Intern(t.key), pool_.Intern(t.value), t.effect};
+    auto [it, added] = taint_ids_.emplace(Pack({entry.key, entry.value, static_cast<uint32_t>(entry.effect)}),
+                                          static_cast<uint32_t>(taints_.size()));
+    if (added) {
+      taints_.push_back(entry);
+      // Double the words when the dictionary outgrows them (amortised O(1)).
+      if (taints_.size() > taint_words_ * 64) GrowTaintWords(taint_words_ * 2);
+    }
+    ids.push_back(it->second);
+  }
+  std::string packed(ids.size() * 4, '\0');
+  std::memcpy(packed.data(), ids.data(), packed.size());
+  auto [it, added] = taint_list_ids_.emplace(std::move(packed), static_cast<uint32_t>(taint_lists_.size()));
+  if (added) taint_lists_.push_back(std::move(ids));
+  return it->second;
+}
+
+void NodeTable::WriteNodeData(RowId row, const k8s::Node& node) {
+  for (const auto& [key, value] : node.labels) {
+    LabelColumn& column = LabelFor(pool_.Intern(key));
+    uint32_t domain = DomainFor(column, pool_.Intern(value));
+    column.domain[row] = domain;
+    ++column.live_nodes[domain];
+  }
+  for (const auto& [name, quantity] : node.allocatable) {
+    uint32_t index = ResourceIndex(name);
+    resources_[index].allocatable[row] = k8s::SchedulerUnits(name, quantity);
+  }
+  unschedulable_[row] = node.unschedulable;
+  uint32_t list = TaintListFor(node.taints);
+  taint_list_[row] = list;
+  uint64_t* bits = taint_bits_.data() + row * taint_words_;
+  std::fill_n(bits, taint_words_, 0);
+  for (uint32_t id : taint_lists_[list]) bits[id / 64] |= uint64_t{1} << (id % 64);
+}
+
+void NodeTable::ClearNodeData(RowId row) {
+  for (LabelColumn& column : labels_) {
+    uint32_t& domain = column.domain[row];
+    if (domain != 0) --column.live_nodes[domain];
+    domain = 0;
+  }
+  for (ResourceColumn& column : resources_) column.allocatable[row] = 0;
+  unschedulable_[row] = 0;
+  taint_list_[row] = 0;
+  std::fill_n(taint_bits_.begin() + static_cast<long>(row * taint_words_), taint_words_, 0);
+}
+
+std::optional<RowId> NodeTable::AddNode(const k8s::Node& node) {
+  uint32_t name = pool_.Intern(node.name);
+  if (row_of_name_.contains(name)) return std::nullopt;
+  RowId row = static_cast<RowId>(RowCount());
+  Append<uint8_t>(live_, 1);
+  Append(name_, name);
+  Append<uint8_t>(unschedulable_, 0);
+  Append<uint32_t>(pod_count_, 0);
+  Append<int64_t>(nonzero_cpu_, 0);
+  Append<int64_t>(nonzero_memory_, 0);
+  Append<uint32_t>(taint_list_, 0);
+  Append(pod_head_, UINT32_MAX);
+  taint_bits_.resize(taint_bits_.size() + taint_words_, 0);
+  for (LabelColumn& column : labels_) column.domain.push_back(0);
+  for (ResourceColumn& column : resources_) {
+    column.allocatable.push_back(0);
+    column.requested.push_back(0);
+  }
+  row_of_name_.emplace(name, row);
+  ++live_count_;
+  WriteNodeData(row, node);
+  // Pods that named this node before it arrived now count on it.
+  auto waiting = waiting_.find(name);
+  if (waiting != waiting_.end()) {
+    uint32_t slot = waiting->second;
+    waiting_.erase(waiting);
+    while (slot != UINT32_MAX) {
+      uint32_t next = pods_[slot].next;
+      pods_[slot].prev = pods_[slot].next = UINT32_MAX;
+      pods_[slot].row = row;
+      Link(slot, &pod_head_[row]);
+      Apply(slot, row, +1);
+      ++bound_pods_;
+      slot = next;
+    }
+  }
+  return row;
+}
+
+bool NodeTable::UpdateNode(const k8s::Node& node) {
+  std::optional<RowId> row = FindNode(node.name);
+  if (!row) return false;
+  ClearNodeData(*row);
+  WriteNodeData(*row, node);
+  return true;
+}
+
+bool NodeTable::RemoveNode(std::string_view name) {
+  std::optional<RowId> found = FindNode(name);
+  if (!found) return false;
+  RowId row = *found;
+  // Its pods go back to waiting for a node of this name.
+  uint32_t slot = pod_head_[row];
+  while (slot != UINT32_MAX) {
+    uint32_t next = pods_[slot].next;
+    Apply(slot, row, -1);
+    --bound_pods_;
+    pods_[slot].row = kNoRow;
+    pods_[slot].prev = pods_[slot].next = UINT32_MAX;
+    Link(slot, HeadFor(pods_[slot]));
+    slot = next;
+  }
+  pod_head_[row] = UINT32_MAX;
+  ClearNodeData(row);
+  row_of_name_.erase(name_[row]);
+  live_[row] = 0;
+  --live_count_;
+  if (RowCount() > 1024 && RowCount() - live_count_ > live_count_) Compact();
+  return true;
+}
+
+// Drops removed rows, keeping the order of the others. O(rows), and only
+// after as many removals as live rows: amortised O(1) per removal.
+void NodeTable::Compact() {
+  std::vector<RowId> new_row(RowCount(), kNoRow);
+  RowId next = 0;
+  for (RowId row = 0; row < RowCount(); ++row) {
+    if (live_[row]) new_row[row] = next++;
+  }
+  auto keep = [&](auto& column, size_t stride) {
+    size_t out = 0;
+    for (RowId row = 0; row < new_row.size(); ++row) {
+      if (new_row[row] == kNoRow) continue;
+      for (size_t k = 0; k < stride; ++k) column[out * stride + k] = column[row * stride + k];
+      ++out;
+    }
+    column.resize(out * stride);
+  };
+  keep(live_, 1);
+  keep(name_, 1);
+  keep(unschedulable_, 1);
+  keep(pod_count_, 1);
+  keep(nonzero_cpu_, 1);
+  keep(nonzero_memory_, 1);
+  keep(taint_list_, 1);
+  keep(pod_head_, 1);
+  keep(taint_bits_, taint_words_);
+  for (LabelColumn& column : labels_) keep(column.domain, 1);
+  for (ResourceColumn& column : resources_) {
+    keep(column.allocatable, 1);
+    keep(column.requested, 1);
+  }
+  for (auto& [name, row] : row_of_name_) row = new_row[row];
+  for (BoundPod& pod : pods_) {
+    if (pod.row != kNoRow) pod.row = new_row[pod.row];
+  }
+}
+
+void NodeTable::SetNamespaceLabels(std::string_view name, k8s::StringMap labels) {
+  namespaces_[std::string(name)] = std::move(labels);
+}
+
+const k8s::StringMap& NodeTable::NamespaceLabels(std::string_view name) const {
+  static const k8s::StringMap kNone;
+  auto it = namespaces_.find(std::string(name));
+  return it == namespaces_.end() ? kNone : it->second;
+}
+
+size_t NodeTable::RowMemoryBytes() const {
+  size_t bytes = live_.capacity() + name_.capacity() * 4 + unschedulable_.capacity() + pod_count_.capacity() * 4 +
+                 nonzero_cpu_.capacity() * 8 + nonzero_memory_.capacity() * 8 + taint_list_.capacity() * 4 +
+                 taint_bits_.capacity() * 8 + pod_head_.capacity() * 4;
+  // The name index is per row too.
+  bytes += row_of_name_.bucket_count() * sizeof(void*) + row_of_name_.size() * (8 + 2 * sizeof(void*));
+  for (const LabelColumn& column : labels_) bytes += column.domain.capacity() * 4;
+  for (const ResourceColumn& column : resources_) {
+    bytes += (column.allocatable.capacity() + column.requested.capacity()) * 8;
+  }
+  return bytes;
+}
+
+size_t NodeTable::DictionaryMemoryBytes() const {
+  size_t bytes = pool_.MemoryBytes();
+  for (const LabelColumn& column : labels_) {
+    bytes += column.value.capacity() * 4 + column.int_value.capacity() * 8 + column.is_int.capacity() +
+             column.live_nodes.capacity() * 4 + column.domain_of.size() * (8 + 2 * sizeof(void*)) +
+             column.domain_of.bucket_count() * sizeof(void*);
+  }
+  return bytes;
+}
+
+}  // namespace policy::rt

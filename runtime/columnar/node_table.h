@@ -1,0 +1,187 @@
+#pragma once
+/// NodeTable: the cluster's nodes as columns (struct of arrays).
+///
+/// One row per node, in the order nodes were added. Per label key a column
+/// of domain ids (0 = the node has no such label; ids are dense per key, so
+/// every label column is also a topology-domain column) with the value
+/// string and its integer reading (for Gt/Lt) kept once per domain. Per
+/// resource an int64 column of allocatable and one of requested (milli-cpu,
+/// units otherwise: kube-scheduler's units). Taints are interned into a
+/// dictionary; each row has a bitset over it and an interned taint list that
+/// keeps the node's own order. Bound pods add to `requested` and are
+/// remembered so they can be unbound.
+///
+/// Updates (add/update/remove node, bind/unbind pod) cost O(columns) or
+/// O(pods on the node), never O(nodes), except when a column or taint word
+/// is first added or removed rows are compacted (both amortised).
+///
+/// INVARIANT: every per-row vector has RowCount() elements.
+
+#include <cstdint>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+#include <vector>
+
+#include "compiler/k8s/objects.h"
+#include "runtime/columnar/string_pool.h"
+
+namespace policy::rt {
+
+using RowId = uint32_t;
+inline constexpr RowId kNoRow = UINT32_MAX;
+
+/// A label key's column.
+struct LabelColumn {
+  uint32_t key = 0;                    ///< pool id of the key
+  std::vector<uint32_t> domain;        ///< per row: 0 absent, else domain id
+  std::vector<uint32_t> value;         ///< per domain: pool id of the value (index 0 unused)
+  std::vector<int64_t> int_value;      ///< per domain: the value as an integer, when is_int
+  std::vector<uint8_t> is_int;         ///< per domain: strconv.ParseInt(value, 10, 64) succeeded
+  std::vector<uint32_t> live_nodes;    ///< per domain: live nodes with this value
+  std::unordered_map<uint32_t, uint32_t> domain_of;  ///< value pool id -> domain id
+
+  uint32_t DomainCount() const { return static_cast<uint32_t>(value.size() - 1); }
+};
+
+/// A resource's columns, in kube-scheduler units (milli-cpu for `cpu`).
+struct ResourceColumn {
+  uint32_t name = 0;
+  std::vector<int64_t> allocatable;
+  std::vector<int64_t> requested;
+};
+
+struct TaintEntry {
+  uint32_t key = 0;
+  uint32_t value = 0;
+  k8s::TaintEffect effect = k8s::TaintEffect::kNoSchedule;
+};
+
+enum class BindResult : uint8_t {
+  kBound,           ///< counted on its node
+  kWaitingForNode,  ///< its node is not (yet) in the table; counted once it is added
+  kFinished,        ///< phase Succeeded or Failed: kube-scheduler does not count it
+  kNotBound,        ///< no spec.nodeName
+  kDuplicate,       ///< a pod with this namespace/name is already bound
+};
+
+class NodeTable {
+ public:
+  NodeTable();
+
+  // --- updates ---------------------------------------------------------
+  /// Appends a node; nullopt when a node of that name exists.
+  std::optional<RowId> AddNode(const k8s::Node& node);
+  /// Replaces a node's labels, taints, allocatable and flags, keeping its row
+  /// and bound pods; false when there is no such node.
+  bool UpdateNode(const k8s::Node& node);
+  /// Removes a node; its pods wait for a node of the same name.
+  bool RemoveNode(std::string_view name);
+  BindResult BindPod(const k8s::Pod& pod);
+  /// Unbinds `namespace/name`; false when no such pod was bound or waiting.
+  bool UnbindPod(std::string_view namespace_name, std::string_view name);
+
+  // --- shape -----------------------------------------------------------
+  /// Rows, including removed ones not yet compacted (see Live()).
+  size_t RowCount() const { return live_.size(); }
+  size_t NodeCount() const { return live_count_; }
+  std::optional<RowId> FindNode(std::string_view name) const;
+  std::string_view NodeName(RowId row) const { return pool_.Get(name_[row]); }
+
+  // --- columns ---------------------------------------------------------
+  std::span<const uint8_t> Live() const { return live_; }
+  std::span<const uint8_t> Unschedulable() const { return unschedulable_; }
+  std::span<const uint32_t> PodCount() const { return pod_count_; }
+  /// Requested cpu/memory with kube-scheduler's non-zero defaults (scoring).
+  std::span<const int64_t> NonZeroMilliCpu() const { return nonzero_cpu_; }
+  std::span<const int64_t> NonZeroMemory() const { return nonzero_memory_; }
+  const LabelColumn* Label(std::string_view key) const;
+  const std::vector<LabelColumn>& Labels() const { return labels_; }
+  const ResourceColumn* Resource(std::string_view name) const;
+  const std::vector<ResourceColumn>& Resources() const { return resources_; }
+
+  // --- taints ----------------------------------------------------------
+  const std::vector<TaintEntry>& TaintDictionary() const { return taints_; }
+  /// 64-bit words per row in the taint bitsets.
+  size_t TaintWords() const { return taint_words_; }
+  /// The taint bitset of `row`: bit i set = the node has taint i.
+  std::span<const uint64_t> TaintBits(RowId row) const {
+    return {taint_bits_.data() + row * taint_words_, taint_words_};
+  }
+  /// The node's taints in its own order (ids into TaintDictionary()).
+  const std::vector<uint32_t>& Taints(RowId row) const { return taint_lists_[taint_list_[row]]; }
+
+  // --- pods and namespaces ---------------------------------------------
+  size_t BoundPodCount() const { return bound_pods_; }
+  size_t WaitingPodCount() const { return pod_index_.size() - bound_pods_; }
+  void SetNamespaceLabels(std::string_view name, k8s::StringMap labels);
+  /// Labels of a namespace; empty for a namespace the snapshot has no object for.
+  const k8s::StringMap& NamespaceLabels(std::string_view name) const;
+  size_t NamespaceCount() const { return namespaces_.size(); }
+
+  const StringPool& pool() const { return pool_; }
+  /// Bytes of per-row data (columns, bitsets, indexes), without interned
+  /// strings and per-domain dictionaries.
+  size_t RowMemoryBytes() const;
+  /// Bytes of interned strings and dictionaries.
+  size_t DictionaryMemoryBytes() const;
+
+ private:
+  struct BoundPod {
+    std::string key;  // namespace/name
+    uint32_t node_name = 0;
+    RowId row = kNoRow;
+    uint32_t prev = UINT32_MAX, next = UINT32_MAX;  // siblings on the row (or waiting list)
+    std::vector<std::pair<uint32_t, int64_t>> requests;  // resource column index, amount
+    int64_t nonzero_cpu = 0, nonzero_memory = 0;
+  };
+
+  LabelColumn& LabelFor(uint32_t key);
+  uint32_t ResourceIndex(std::string_view name);
+  uint32_t DomainFor(LabelColumn& column, uint32_t value);
+  uint32_t TaintListFor(const std::vector<k8s::Taint>& taints);
+  void WriteNodeData(RowId row, const k8s::Node& node);
+  void ClearNodeData(RowId row);
+  void GrowTaintWords(size_t words);
+  void Apply(uint32_t slot, RowId row, int sign);
+  void Link(uint32_t slot, uint32_t* head);
+  void Unlink(uint32_t slot, uint32_t* head);
+  uint32_t* HeadFor(const BoundPod& pod);
+  void Compact();
+
+  StringPool pool_;
+  size_t live_count_ = 0;
+  std::vector<uint8_t> live_;
+  std::vector<uint32_t> name_;
+  std::vector<uint8_t> unschedulable_;
+  std::vector<uint32_t> pod_count_;
+  std::vector<int64_t> nonzero_cpu_;
+  std::vector<int64_t> nonzero_memory_;
+  std::vector<uint32_t> taint_list_;
+  std::vector<uint64_t> taint_bits_;
+  std::vector<uint32_t> pod_head_;
+  size_t taint_words_ = 1;
+  std::unordered_map<uint32_t, RowId> row_of_name_;
+
+  std::vector<LabelColumn> labels_;
+  std::unordered_map<uint32_t, uint32_t> label_index_;  // key pool id -> labels_ index
+  std::vector<ResourceColumn> resources_;
+  std::unordered_map<uint32_t, uint32_t> resource_index_;
+
+  std::vector<TaintEntry> taints_;
+  std::unordered_map<std::string, uint32_t> taint_ids_;  // packed (key, value, effect) -> id
+  std::vector<std::vector<uint32_t>> taint_lists_;    // list id -> taint ids; 0 = none
+  std::unordered_map<std::string, uint32_t> taint_list_ids_;
+
+  std::vector<BoundPod> pods_;
+  std::vector<uint32_t> free_pod_slots_;
+  std::unordered_map<std::string, uint32_t> pod_index_;        // namespace/name -> slot
+  std::unordered_map<uint32_t, uint32_t> waiting_;             // node name id -> first slot
+  size_t bound_pods_ = 0;
+
+  std::unordered_map<std::string, k8s::StringMap> namespaces_;
+};
+
+}  // namespace policy::rt

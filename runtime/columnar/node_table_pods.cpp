@@ -1,0 +1,100 @@
+// NodeTable: binding and unbinding pods.
+//
+// Each bound pod remembers what it added to its node, so unbinding subtracts
+// exactly that. Pods of a node hang off the row in a doubly linked list (for
+// O(1) unbind and O(pods on node) removal); pods that name a node the table
+// does not have wait in a list per node name until it is added.
+
+#include "runtime/columnar/node_table.h"
+
+#include "compiler/k8s/pod_resources.h"
+
+namespace policy::rt {
+
+uint32_t* NodeTable::HeadFor(const BoundPod& pod) {
+  if (pod.row != kNoRow) return &pod_head_[pod.row];
+  return &waiting_.try_emplace(pod.node_name, UINT32_MAX).first->second;
+}
+
+void NodeTable::Link(uint32_t slot, uint32_t* head) {
+  pods_[slot].prev = UINT32_MAX;
+  pods_[slot].next = *head;
+  if (*head != UINT32_MAX) pods_[*head].prev = slot;
+  *head = slot;
+}
+
+void NodeTable::Unlink(uint32_t slot, uint32_t* head) {
+  BoundPod& pod = pods_[slot];
+  if (pod.prev != UINT32_MAX) {
+    pods_[pod.prev].next = pod.next;
+  } else {
+    *head = pod.next;
+  }
+  if (pod.next != UINT32_MAX) pods_[pod.next].prev = pod.prev;
+  pod.prev = pod.next = UINT32_MAX;
+}
+
+void NodeTable::Apply(uint32_t slot, RowId row, int sign) {
+  const BoundPod& pod = pods_[slot];
+  for (const auto& [column, amount] : pod.requests) resources_[column].requested[row] += sign * amount;
+  nonzero_cpu_[row] += sign * pod.nonzero_cpu;
+  nonzero_memory_[row] += sign * pod.nonzero_memory;
+  pod_count_[row] += static_cast<uint32_t>(sign);
+}
+
+BindResult NodeTable::BindPod(const k8s::Pod& pod) {
+  if (pod.node_name.empty()) return BindResult::kNotBound;
+  if (pod.phase == k8s::PodPhase::kSucceeded || pod.phase == k8s::PodPhase::kFailed) return BindResult::kFinished;
+  std::string key = pod.namespace_name + "/" + pod.name;
+  if (pod_index_.contains(key)) return BindResult::kDuplicate;
+
+  uint32_t slot;
+  if (!free_pod_slots_.empty()) {
+    slot = free_pod_slots_.back();
+    free_pod_slots_.pop_back();
+  } else {
+    slot = static_cast<uint32_t>(pods_.size());
+    pods_.emplace_back();
+  }
+  BoundPod& bound = pods_[slot];
+  bound = BoundPod{};
+  bound.key = key;
+  bound.node_name = pool_.Intern(pod.node_name);
+  for (const auto& [name, quantity] : k8s::PodRequests(pod)) {
+    bound.requests.emplace_back(ResourceIndex(name), k8s::SchedulerUnits(name, quantity));
+  }
+  k8s::NonZeroRequests nonzero = k8s::PodNonZeroRequests(pod);
+  bound.nonzero_cpu = nonzero.milli_cpu;
+  bound.nonzero_memory = nonzero.memory;
+  pod_index_.emplace(std::move(key), slot);
+
+  auto row = row_of_name_.find(bound.node_name);
+  bound.row = row == row_of_name_.end() ? kNoRow : row->second;
+  Link(slot, HeadFor(bound));
+  if (bound.row == kNoRow) return BindResult::kWaitingForNode;
+  Apply(slot, bound.row, +1);
+  ++bound_pods_;
+  return BindResult::kBound;
+}
+
+bool NodeTable::UnbindPod(std::string_view namespace_name, std::string_view name) {
+  std::string key = std::string(namespace_name) + "/" + std::string(name);
+  auto it = pod_index_.find(key);
+  if (it == pod_index_.end()) return false;
+  uint32_t slot = it->second;
+  pod_index_.erase(it);
+  BoundPod& pod = pods_[slot];
+  uint32_t* head = HeadFor(pod);
+  Unlink(slot, head);
+  if (pod.row != kNoRow) {
+    Apply(slot, pod.row, -1);
+    --bound_pods_;
+  } else if (*head == UINT32_MAX) {
+    waiting_.erase(pod.node_name);
+  }
+  pod = BoundPod{};
+  free_pod_slots_.push_back(slot);
+  return true;
+}
+
+}  // namespace policy::rt
