@@ -141,7 +141,7 @@ void DecodeContext::StringList(NodeRef parent, std::string_view key, std::vector
   }
 }
 
-std::optional<Quantity> DecodeContext::QuantityValue(NodeRef node) {
+std::optional<Quantity> DecodeContext::QuantityValue(NodeRef node, std::string_view what) {
   std::string text;
   if (node.IsScalar() && node.Type() == ScalarType::kInt) {
     // YAML 1.1 integers (`010`, `0x10`) reach Kubernetes as their value.
@@ -151,7 +151,7 @@ std::optional<Quantity> DecodeContext::QuantityValue(NodeRef node) {
     text.assign(node.Text());
     if (node.Type() == ScalarType::kFloat) std::erase(text, '_');
   } else {
-    TypeError(node, "quantity", "a quantity such as `500m` or `2Gi`");
+    TypeError(node, what, "a quantity such as `500m` or `2Gi`");
     return std::nullopt;
   }
   // Quantity.UnmarshalJSON trims surrounding spaces.
@@ -173,7 +173,7 @@ void DecodeContext::Resources(NodeRef parent, std::string_view key, ResourceList
   if (!map.Valid()) return;
   out->reserve(map.Size());
   for (uint32_t i = 0; i < map.Size(); ++i) {
-    std::optional<Quantity> q = QuantityValue(map.ValueAt(i));
+    std::optional<Quantity> q = QuantityValue(map.ValueAt(i), map.KeyAt(i).Text());
     if (q) out->emplace_back(std::string(map.KeyAt(i).Text()), *q);
   }
 }

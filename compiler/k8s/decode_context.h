@@ -42,7 +42,7 @@ class DecodeContext {
   void StringList(NodeRef parent, std::string_view key, std::vector<std::string>* out);
   /// A map of resource name to quantity.
   void Resources(NodeRef parent, std::string_view key, ResourceList* out);
-  std::optional<Quantity> QuantityValue(NodeRef node);
+  std::optional<Quantity> QuantityValue(NodeRef node, std::string_view what);
 
   /// Reports a value outside `allowed` (a bad enum) and returns false.
   bool BadEnum(NodeRef at, std::string_view field, std::string_view found,

@@ -1,0 +1,233 @@
+#include <doctest/doctest.h>
+
+#include <map>
+#include <random>
+#include <set>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "compiler/k8s/pod_resources.h"
+#include "runtime/columnar/node_table.h"
+
+using namespace policy;
+using namespace policy::k8s;
+using namespace policy::rt;
+
+namespace {
+
+Node MakeNode(const std::string& name, const std::string& zone, int cpus, std::vector<Taint> taints = {}) {
+  Node n;
+  n.name = name;
+  n.labels = {{"kubernetes.io/hostname", name}, {"topology.kubernetes.io/zone", zone}, {"gen", std::to_string(cpus)}};
+  n.allocatable = {{"cpu", Quantity::FromUnits(cpus)}, {"memory", *Quantity::Parse("16Gi")},
+                   {"pods", Quantity::FromUnits(110)}};
+  n.taints = std::move(taints);
+  return n;
+}
+
+Pod MakePod(const std::string& name, const std::string& node, int64_t milli_cpu) {
+  Pod p;
+  p.name = name;
+  p.node_name = node;
+  p.phase = PodPhase::kRunning;
+  Container c;
+  c.requests = {{"cpu", Quantity::FromMilli(milli_cpu)}};
+  p.containers = {c};
+  return p;
+}
+
+int64_t Requested(const NodeTable& t, std::string_view node, std::string_view resource) {
+  return t.Resource(resource)->requested[*t.FindNode(node)];
+}
+
+}  // namespace
+
+TEST_CASE("nodes become rows with label, resource and taint columns") {
+  NodeTable t;
+  t.AddNode(MakeNode("a", "z1", 4));
+  t.AddNode(MakeNode("b", "z2", 8, {{"gpu", "true", TaintEffect::kNoSchedule}}));
+  t.AddNode(MakeNode("c", "z1", 8, {{"gpu", "true", TaintEffect::kNoSchedule}, {"spot", "", TaintEffect::kPreferNoSchedule}}));
+  CHECK(t.NodeCount() == 3);
+  CHECK_FALSE(t.AddNode(MakeNode("a", "z9", 1)).has_value());
+  const LabelColumn* zone = t.Label("topology.kubernetes.io/zone");
+  REQUIRE(zone != nullptr);
+  CHECK(zone->DomainCount() == 2);
+  CHECK(zone->domain[0] == zone->domain[2]);
+  CHECK(zone->domain[0] != zone->domain[1]);
+  CHECK(zone->live_nodes[zone->domain[0]] == 2);
+  const LabelColumn* gen = t.Label("gen");
+  CHECK(gen->is_int[gen->domain[1]]);
+  CHECK(gen->int_value[gen->domain[1]] == 8);
+  CHECK(t.Resource("cpu")->allocatable[1] == 8000);
+  CHECK(t.Resource("memory")->allocatable[1] == 17179869184);
+  CHECK(t.TaintDictionary().size() == 2);
+  CHECK(t.Taints(0).empty());
+  CHECK(t.Taints(2).size() == 2);
+  CHECK(t.TaintBits(2)[0] == 0b11);
+  CHECK(t.TaintBits(1)[0] == 0b01);
+  CHECK(t.Label("no-such-key") == nullptr);
+}
+
+TEST_CASE("pods bind, unbind, and wait for their node") {
+  NodeTable t;
+  t.AddNode(MakeNode("a", "z1", 4));
+  CHECK(t.BindPod(MakePod("p1", "a", 500)) == BindResult::kBound);
+  CHECK(t.BindPod(MakePod("p2", "a", 250)) == BindResult::kBound);
+  CHECK(t.BindPod(MakePod("p2", "a", 250)) == BindResult::kDuplicate);
+  CHECK(t.BindPod(MakePod("p3", "later", 100)) == BindResult::kWaitingForNode);
+  Pod done = MakePod("p4", "a", 100);
+  done.phase = PodPhase::kSucceeded;
+  CHECK(t.BindPod(done) == BindResult::kFinished);
+  CHECK(t.BindPod(MakePod("p5", "", 100)) == BindResult::kNotBound);
+  CHECK(Requested(t, "a", "cpu") == 750);
+  CHECK(t.PodCount()[0] == 2);
+  CHECK(t.NonZeroMemory()[0] == 2 * kDefaultMemoryRequest);
+  CHECK(t.WaitingPodCount() == 1);
+
+  t.AddNode(MakeNode("later", "z2", 2));
+  CHECK(Requested(t, "later", "cpu") == 100);
+  CHECK(t.WaitingPodCount() == 0);
+
+  CHECK(t.UnbindPod("default", "p1"));
+  CHECK_FALSE(t.UnbindPod("default", "p1"));
+  CHECK(Requested(t, "a", "cpu") == 250);
+  CHECK(t.PodCount()[0] == 1);
+}
+
+TEST_CASE("removing a node keeps the others' order; its pods wait for it") {
+  NodeTable t;
+  for (int i = 0; i < 5; ++i) t.AddNode(MakeNode(fmt::format("n{}", i), "z", 4));
+  t.BindPod(MakePod("p", "n2", 300));
+  CHECK(t.RemoveNode("n2"));
+  CHECK_FALSE(t.RemoveNode("n2"));
+  CHECK(t.NodeCount() == 4);
+  CHECK(t.WaitingPodCount() == 1);
+  CHECK(t.Label("topology.kubernetes.io/zone")->live_nodes[1] == 4);
+  t.AddNode(MakeNode("n2", "z", 4));
+  CHECK(Requested(t, "n2", "cpu") == 300);
+  std::vector<std::string> order;
+  for (RowId r = 0; r < t.RowCount(); ++r) {
+    if (t.Live()[r]) order.emplace_back(t.NodeName(r));
+  }
+  CHECK(order == std::vector<std::string>{"n0", "n1", "n3", "n4", "n2"});
+}
+
+TEST_CASE("updating a node replaces labels and taints, keeps pods") {
+  NodeTable t;
+  t.AddNode(MakeNode("a", "z1", 4));
+  t.BindPod(MakePod("p", "a", 1000));
+  Node changed = MakeNode("a", "z2", 16, {{"maintenance", "", TaintEffect::kNoExecute}});
+  changed.unschedulable = true;
+  CHECK(t.UpdateNode(changed));
+  const LabelColumn* zone = t.Label("topology.kubernetes.io/zone");
+  CHECK(t.pool().Get(zone->value[zone->domain[0]]) == "z2");
+  CHECK(zone->live_nodes[1] == 0);
+  CHECK(t.Resource("cpu")->allocatable[0] == 16000);
+  CHECK(Requested(t, "a", "cpu") == 1000);
+  CHECK(t.Unschedulable()[0] == 1);
+  CHECK(t.Taints(0).size() == 1);
+  CHECK_FALSE(t.UpdateNode(MakeNode("zz", "z", 1)));
+}
+
+TEST_CASE("the taint bitset widens past 64 taints") {
+  NodeTable t;
+  for (int i = 0; i < 150; ++i) {
+    t.AddNode(MakeNode(fmt::format("n{}", i), "z", 1, {{fmt::format("t{}", i), "", TaintEffect::kNoSchedule}}));
+  }
+  CHECK(t.TaintWords() >= 3);
+  for (RowId r = 0; r < 150; ++r) {
+    auto bits = t.TaintBits(r);
+    uint32_t id = t.Taints(r)[0];
+    CHECK(((bits[id / 64] >> (id % 64)) & 1) == 1);
+    size_t set = 0;
+    for (uint64_t w : bits) set += static_cast<size_t>(__builtin_popcountll(w));
+    CHECK(set == 1);
+  }
+}
+
+// Random updates against a recount from scratch.
+TEST_CASE("random node and pod updates agree with a recount") {
+  std::mt19937 rng(12345);
+  NodeTable t;
+  std::map<std::string, std::string> pods;  // pod -> node
+  std::map<std::string, int64_t> pod_cpu;
+  std::set<std::string> nodes;
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  for (int step = 0; step < 4000; ++step) {
+    int op = pick(10);
+    std::string node = fmt::format("n{}", pick(60));
+    if (op < 3) {
+      bool added = t.AddNode(MakeNode(node, fmt::format("z{}", pick(4)), 1 + pick(8))).has_value();
+      CHECK(added == nodes.insert(node).second);
+    } else if (op < 4) {
+      CHECK(t.RemoveNode(node) == (nodes.erase(node) == 1));
+    } else if (op < 8) {
+      std::string pod = fmt::format("p{}", pick(300));
+      int64_t cpu = 1 + pick(1000);
+      BindResult r = t.BindPod(MakePod(pod, node, cpu));
+      if (pods.contains(pod)) {
+        CHECK(r == BindResult::kDuplicate);
+      } else {
+        CHECK(r == (nodes.contains(node) ? BindResult::kBound : BindResult::kWaitingForNode));
+        pods[pod] = node;
+        pod_cpu[pod] = cpu;
+      }
+    } else {
+      std::string pod = fmt::format("p{}", pick(300));
+      CHECK(t.UnbindPod("default", pod) == (pods.erase(pod) == 1));
+    }
+  }
+  // Recount.
+  std::map<std::string, int64_t> cpu;
+  std::map<std::string, uint32_t> count;
+  size_t bound = 0;
+  for (const auto& [pod, node] : pods) {
+    if (!nodes.contains(node)) continue;
+    cpu[node] += pod_cpu[pod];
+    ++count[node];
+    ++bound;
+  }
+  CHECK(t.NodeCount() == nodes.size());
+  CHECK(t.BoundPodCount() == bound);
+  CHECK(t.WaitingPodCount() == pods.size() - bound);
+  const ResourceColumn* column = t.Resource("cpu");
+  for (const std::string& node : nodes) {
+    CAPTURE(node);
+    RowId row = *t.FindNode(node);
+    CHECK(column->requested[row] == cpu[node]);
+    CHECK(t.PodCount()[row] == count[node]);
+  }
+  // Domain counts match the live rows.
+  const LabelColumn* zone = t.Label("topology.kubernetes.io/zone");
+  std::vector<uint32_t> live(zone->live_nodes.size(), 0);
+  for (RowId r = 0; r < t.RowCount(); ++r) {
+    if (t.Live()[r]) ++live[zone->domain[r]];
+  }
+  for (uint32_t d = 1; d < live.size(); ++d) CHECK(zone->live_nodes[d] == live[d]);
+}
+
+TEST_CASE("compaction after many removals keeps rows consistent") {
+  NodeTable t;
+  for (int i = 0; i < 3000; ++i) t.AddNode(MakeNode(fmt::format("n{}", i), "z", 2));
+  for (int i = 0; i < 3000; i += 3) t.BindPod(MakePod(fmt::format("p{}", i), fmt::format("n{}", i), 10 + i));
+  for (int i = 0; i < 3000; ++i) {
+    if (i % 3 != 0) t.RemoveNode(fmt::format("n{}", i));
+  }
+  CHECK(t.NodeCount() == 1000);
+  CHECK(t.RowCount() < 3000);  // compacted at least once
+  for (int i = 0; i < 3000; i += 3) {
+    std::optional<RowId> row = t.FindNode(fmt::format("n{}", i));
+    REQUIRE(row.has_value());
+    CHECK(t.NodeName(*row) == fmt::format("n{}", i));
+    CHECK(t.Resource("cpu")->requested[*row] == 10 + i);
+  }
+  CHECK(t.UnbindPod("default", "p2997"));
+  CHECK(Requested(t, "n2997", "cpu") == 0);
+}
+
+TEST_CASE("row memory stays under a kilobyte per node") {
+  NodeTable t;
+  for (int i = 0; i < 5000; ++i) t.AddNode(MakeNode(fmt::format("n{}", i), fmt::format("z{}", i % 3), 8));
+  CHECK(t.RowMemoryBytes() / t.NodeCount() < 1024);
+}

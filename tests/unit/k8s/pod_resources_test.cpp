@@ -1,0 +1,71 @@
+#include <doctest/doctest.h>
+
+#include "compiler/k8s/pod_resources.h"
+
+using namespace policy::k8s;
+
+namespace {
+
+Container C(const char* cpu, const char* memory, bool sidecar = false) {
+  Container c;
+  if (cpu) c.requests.emplace_back("cpu", *Quantity::Parse(cpu));
+  if (memory) c.requests.emplace_back("memory", *Quantity::Parse(memory));
+  c.restartable = sidecar;
+  return c;
+}
+
+int64_t Milli(const ResourceList& list, const char* name) {
+  const Quantity* q = Find(list, name);
+  return q ? q->MilliValue() : -1;
+}
+
+}  // namespace
+
+TEST_CASE("containers add up; init containers take the max") {
+  Pod pod;
+  pod.containers = {C("100m", "1Gi"), C("200m", nullptr)};
+  pod.init_containers = {C("500m", nullptr), C("50m", "2Gi")};
+  ResourceList r = PodRequests(pod);
+  CHECK(Milli(r, "cpu") == 500);
+  CHECK(Find(r, "memory")->Value() == 2LL << 30);
+}
+
+TEST_CASE("sidecars run beside the app and beside later init containers") {
+  // Kubernetes' own example (KEP-753): sidecar 1 cpu, init 2 cpu after it, app 3 cpu.
+  Pod pod;
+  pod.init_containers = {C("1", nullptr, true), C("2", nullptr)};
+  pod.containers = {C("3", nullptr)};
+  CHECK(Milli(PodRequests(pod), "cpu") == 4000);  // max(3 + 1, 2 + 1)
+  // An init container larger than app + sidecars wins.
+  pod.init_containers = {C("1", nullptr, true), C("5", nullptr)};
+  CHECK(Milli(PodRequests(pod), "cpu") == 6000);  // max(3 + 1, 5 + 1)
+  // A sidecar after the init container does not run beside it.
+  pod.init_containers = {C("5", nullptr), C("1", nullptr, true)};
+  CHECK(Milli(PodRequests(pod), "cpu") == 5000);  // max(3 + 1, 5)
+}
+
+TEST_CASE("overhead is added last") {
+  Pod pod;
+  pod.containers = {C("1", "1Gi")};
+  pod.overhead = {{"cpu", *Quantity::Parse("250m")}};
+  CHECK(Milli(PodRequests(pod), "cpu") == 1250);
+}
+
+TEST_CASE("non-zero requests default cpu and memory per container") {
+  Pod pod;
+  pod.containers = {C(nullptr, nullptr), C("1", nullptr)};
+  NonZeroRequests nz = PodNonZeroRequests(pod);
+  CHECK(nz.milli_cpu == 1100);
+  CHECK(nz.memory == 2 * kDefaultMemoryRequest);
+  CHECK(Find(PodRequests(pod), "memory") == nullptr);
+  Pod empty;
+  CHECK(PodNonZeroRequests(empty).milli_cpu == 0);
+}
+
+TEST_CASE("explicit zero requests stay zero even for scoring") {
+  Pod pod;
+  pod.containers = {C("0", "0")};
+  NonZeroRequests nz = PodNonZeroRequests(pod);
+  CHECK(nz.milli_cpu == 0);
+  CHECK(nz.memory == 0);
+}
