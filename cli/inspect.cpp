@@ -84,8 +84,9 @@ std::string PodText(const k8s::Pod& pod) {
   pod_terms(pod.affinity.pod_anti_affinity, "antiAffinity");
   for (const auto& t : pod.tolerations) {
     std::string what = t.key.empty() ? "every taint" : t.key;
-    if (t.op == k8s::TolerationOp::kEqual) what += "=" + t.value;
-    out += fmt::format("tolerates    {}{}\n", what, t.effect ? fmt::format(":{}", k8s::ToString(*t.effect)) : "");
+    what += t.op == k8s::TolerationOp::kEqual ? "=" + t.value : t.key.empty() ? "" : " (any value)";
+    out += fmt::format("tolerates    {}, {}\n", what,
+                       t.effect ? fmt::format("effect {}", k8s::ToString(*t.effect)) : std::string("any effect"));
   }
   for (const auto& c : pod.topology_spread) {
     out += fmt::format("spread       {} maxSkew {} {}\n", c.topology_key, c.max_skew,

@@ -57,7 +57,8 @@ ClusterSummary Summarize(const std::string& file, const rt::NodeTable& table, co
     for (size_t row = 0; row < table.RowCount(); ++row) {
       if (!live[row]) continue;
       r.allocatable += column.allocatable[row];
-      r.requested += column.requested[row];
+      // kube-scheduler counts pods, not a `pods` request.
+      r.requested += r.name == "pods" ? table.PodCount()[row] : column.requested[row];
       r.nodes += column.allocatable[row] > 0;
     }
     s.resources.push_back(std::move(r));

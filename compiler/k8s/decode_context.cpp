@@ -168,14 +168,15 @@ std::optional<Quantity> DecodeContext::QuantityValue(NodeRef node, std::string_v
   return q;
 }
 
-void DecodeContext::Resources(NodeRef parent, std::string_view key, ResourceList* out) {
+NodeRef DecodeContext::Resources(NodeRef parent, std::string_view key, ResourceList* out) {
   NodeRef map = Mapping(parent, key);
-  if (!map.Valid()) return;
+  if (!map.Valid()) return map;
   out->reserve(map.Size());
   for (uint32_t i = 0; i < map.Size(); ++i) {
     std::optional<Quantity> q = QuantityValue(map.ValueAt(i), map.KeyAt(i).Text());
     if (q) out->emplace_back(std::string(map.KeyAt(i).Text()), *q);
   }
+  return map;
 }
 
 bool DecodeContext::BadEnum(NodeRef at, std::string_view field, std::string_view found,

@@ -41,7 +41,8 @@ class DecodeContext {
   void StringMapField(NodeRef parent, std::string_view key, StringMap* out);
   void StringList(NodeRef parent, std::string_view key, std::vector<std::string>* out);
   /// A map of resource name to quantity.
-  void Resources(NodeRef parent, std::string_view key, ResourceList* out);
+  /// Returns the mapping it read (invalid when absent or mistyped).
+  NodeRef Resources(NodeRef parent, std::string_view key, ResourceList* out);
   std::optional<Quantity> QuantityValue(NodeRef node, std::string_view what);
 
   /// Reports a value outside `allowed` (a bad enum) and returns false.

@@ -69,14 +69,12 @@ std::optional<Node> DecodeNode(NodeRef object, DiagnosticSink& diags) {
   }
   NodeRef status = cx.Mapping(object, "status");
   if (status.Valid()) {
-    cx.Resources(status, "capacity", &node.capacity);
-    cx.Resources(status, "allocatable", &node.allocatable);
-    if (NodeRef m = cx.Mapping(status, "capacity"); m.Valid()) CheckNonNegative(cx, m, node.capacity, "the capacity");
-    if (NodeRef m = cx.Mapping(status, "allocatable"); m.Valid()) {
-      CheckNonNegative(cx, m, node.allocatable, "the allocatable amount");
-    }
+    NodeRef capacity = cx.Resources(status, "capacity", &node.capacity);
+    NodeRef allocatable = cx.Resources(status, "allocatable", &node.allocatable);
+    if (capacity.Valid()) CheckNonNegative(cx, capacity, node.capacity, "the capacity");
+    if (allocatable.Valid()) CheckNonNegative(cx, allocatable, node.allocatable, "the allocatable amount");
     // API defaulting: a node without allocatable offers its capacity.
-    if (!cx.Mapping(status, "allocatable").Valid()) node.allocatable = node.capacity;
+    if (!status.Get("allocatable").Valid() || status.Get("allocatable").IsNull()) node.allocatable = node.capacity;
   }
   if (node.name.empty() && cx.Clean()) {
     cx.Error(DiagCode::kMissingField, metadata.Valid() ? metadata : object, "the node has no name").help =

@@ -40,10 +40,8 @@ std::optional<Container> DecodeContainer(DecodeContext& cx, NodeRef node, bool i
   cx.String(node, "name", &c.name);
   NodeRef resources = cx.Mapping(node, "resources");
   if (resources.Valid()) {
-    cx.Resources(resources, "requests", &c.requests);
-    cx.Resources(resources, "limits", &c.limits);
-    NodeRef requests = cx.Mapping(resources, "requests");
-    NodeRef limits = cx.Mapping(resources, "limits");
+    NodeRef requests = cx.Resources(resources, "requests", &c.requests);
+    NodeRef limits = cx.Resources(resources, "limits", &c.limits);
     if (requests.Valid()) CheckResourceList(cx, requests, c.requests, "the request", true);
     if (limits.Valid()) CheckResourceList(cx, limits, c.limits, "the limit", true);
     for (const auto& [name, request] : c.requests) {
@@ -110,8 +108,7 @@ void DecodePodBody(DecodeContext& cx, NodeRef metadata, NodeRef spec, Pod* pod) 
   if (spread.Valid()) DecodeSpread(cx, spread, &pod->topology_spread);
   DecodeContainers(cx, spec, "containers", false, &pod->containers);
   DecodeContainers(cx, spec, "initContainers", true, &pod->init_containers);
-  cx.Resources(spec, "overhead", &pod->overhead);
-  NodeRef overhead = cx.Mapping(spec, "overhead");
+  NodeRef overhead = cx.Resources(spec, "overhead", &pod->overhead);
   if (overhead.Valid()) CheckResourceList(cx, overhead, pod->overhead, "the overhead", false);
   cx.Int32(spec, "priority", &pod->priority);
   cx.String(spec, "priorityClassName", &pod->priority_class_name);

@@ -218,6 +218,12 @@ bool JsonReader::Fail(simdjson::error_code error) {
     d.help = "save the file as UTF-8";
     return false;
   }
+  if (error == simdjson::DEPTH_ERROR) {
+    Diagnostic& d = diags_.Error(DiagCode::kTooDeep, Span{&source_, 0, 1},
+                                 fmt::format("the JSON nests deeper than {} levels", kMaxDepth));
+    d.help = "Kubernetes objects nest a few levels deep; this file is not a cluster snapshot";
+    return false;
+  }
   if (!FindJsonError(source_.Text(), &offset, &message)) {
     diags_.Error(DiagCode::kJsonSyntax, Span{&source_, offset, offset + 1}, fmt::format("invalid JSON: {}", message));
     return false;

@@ -19,6 +19,7 @@ namespace policy::k8s {
 namespace {
 
 constexpr std::string_view kStrTag = "tag:yaml.org,2002:str";
+constexpr size_t kMaxAliasNodes = 1000000;
 
 // libyaml marks count characters; spans are bytes. Forward-moving cursor with
 // an ASCII fast path (index == offset).
@@ -95,12 +96,56 @@ class YamlReader {
     const Document* doc;
     uint32_t generation;
     uint32_t id;
+    uint32_t stored;  // the copy in anchor_store_
   };
+  // Copies the subtree `id` of `from` into `to`; false past kMaxAliasNodes
+  // copied nodes in this YAML document (a "billion laughs" guard).
+  bool CopyNode(const Document& from, uint32_t id, Document& to, std::unordered_map<uint32_t, uint32_t>& memo,
+                int depth, uint32_t* out);
+  // CopyNode with a fresh memo; reports a diagnostic at `e` on failure.
+  bool CopyAnchor(const Document& from, uint32_t id, Document& to, const yaml_event_t& e, std::string_view name,
+                  uint32_t* out);
   std::unordered_map<std::string, Anchor> anchors_;
+  Document anchor_store_{&source_};
+  size_t copied_nodes_ = 0;
   std::vector<std::unique_ptr<Document>> waiting_;  // items waiting for the list kind
   std::unique_ptr<Document> item_ = std::make_unique<Document>(&source_);
   Document header_{&source_};
 };
+
+bool YamlReader::CopyNode(const Document& from, uint32_t id, Document& to, std::unordered_map<uint32_t, uint32_t>& memo,
+                          int depth, uint32_t* out) {
+  // Shared subtrees stay shared (memo), so copies are as small as the input.
+  if (auto it = memo.find(id); it != memo.end()) {
+    *out = it->second;
+    return true;
+  }
+  if (++copied_nodes_ > kMaxAliasNodes || depth > 1000) return false;
+  const Document::Node& n = from.node(id);
+  if (n.kind == NodeKind::kScalar) {
+    *out = to.AddScalar(n.begin, n.end, n.type, to.arena().Copy(n.text));
+  } else {
+    uint32_t copy = to.AddContainer(n.kind, n.begin);
+    std::vector<uint32_t> children(n.count);
+    for (uint32_t i = 0; i < n.count; ++i) {
+      if (!CopyNode(from, from.child(n.first + i), to, memo, depth + 1, &children[i])) return false;
+    }
+    to.SetChildren(copy, children.data(), n.count);
+    *out = copy;
+  }
+  memo.emplace(id, *out);
+  return true;
+}
+
+bool YamlReader::CopyAnchor(const Document& from, uint32_t id, Document& to, const yaml_event_t& e,
+                            std::string_view name, uint32_t* out) {
+  std::unordered_map<uint32_t, uint32_t> memo;
+  if (CopyNode(from, id, to, memo, 0, out)) return true;
+  uint32_t at = Offset(e.start_mark);
+  diags_.Error(DiagCode::kTooDeep, Span{&source_, at, std::max(at + 1, Offset(e.end_mark))},
+               fmt::format("the anchor `{}` holds more than {} nodes or nests too deep", name, kMaxAliasNodes));
+  return false;
+}
 
 bool YamlReader::Next(Event& ev) {
   ev.Reset();
@@ -135,6 +180,8 @@ bool YamlReader::Run() {
     if (ev.e.type == YAML_STREAM_END_EVENT) return true;
     if (ev.e.type != YAML_DOCUMENT_START_EVENT) return false;
     anchors_.clear();
+    anchor_store_.Clear();
+    copied_nodes_ = 0;
     if (!ReadDocument()) return false;
   }
 }
@@ -320,16 +367,20 @@ bool YamlReader::Build(Document& doc, Event& first, uint32_t* out) {
       case YAML_ALIAS_EVENT: {
         std::string name = reinterpret_cast<char*>(e.data.alias.anchor);
         auto it = anchors_.find(name);
-        if (it == anchors_.end() || it->second.doc != &doc || it->second.generation != generation_) {
+        if (it == anchors_.end()) {
           uint32_t at = Offset(e.start_mark);
           Diagnostic& d = diags_.Error(DiagCode::kUnknownAlias, Span{&source_, at, Offset(e.end_mark)},
                                        fmt::format("unknown alias `*{}`", name), "no anchor of this name before");
-          if (it != anchors_.end()) {
-            d.notes.push_back("the anchor is in another item of the list; policyc reads list items one at a time");
-          } else {
-            d.help = fmt::format("define the anchor first, e.g. `key: &{} value`", name);
-          }
+          d.help = fmt::format("define the anchor first, e.g. `key: &{} value`", name);
           return false;
+        }
+        if (it->second.doc != &doc || it->second.generation != generation_) {
+          // The anchor is in an earlier list item (whose tree is gone): copy
+          // it from the anchor store.
+          uint32_t copied;
+          if (!CopyAnchor(anchor_store_, it->second.stored, doc, e, name, &copied)) return false;
+          done = copied;
+          break;
         }
         done = it->second.id;
         break;
@@ -363,7 +414,12 @@ bool YamlReader::Build(Document& doc, Event& first, uint32_t* out) {
         return false;  // documents do not start inside a node
     }
     if (done != UINT32_MAX) {
-      if (!anchor.empty()) anchors_[anchor] = Anchor{&doc, generation_, done};
+      if (!anchor.empty()) {
+        // Keep a copy for aliases in later list items.
+        uint32_t stored;
+        if (!CopyAnchor(doc, done, anchor_store_, ev->e, anchor, &stored)) return false;
+        anchors_[anchor] = Anchor{&doc, generation_, done, stored};
+      }
       if (stack.empty()) {
         *out = done;
         return true;

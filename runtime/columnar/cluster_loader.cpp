@@ -48,8 +48,10 @@ class TableBuilder final : public k8s::ClusterVisitor {
     if (report_.pods_unknown_node > 0) {
       Diagnostic& d = diags_.Warning(
           DiagCode::kIgnoredPod, first_waiting_,
-          fmt::format("{} pod{} bound to nodes that are not in the snapshot; left out", report_.pods_unknown_node,
-                      report_.pods_unknown_node == 1 ? " is" : "s are"),
+          report_.pods_unknown_node == 1
+              ? std::string("1 pod is bound to a node that is not in the snapshot; it is left out")
+              : fmt::format("{} pods are bound to nodes that are not in the snapshot; they are left out",
+                            report_.pods_unknown_node),
           "the first of them");
       d.help = "dump nodes and pods together: `kubectl get nodes,pods -A -o yaml`";
     }

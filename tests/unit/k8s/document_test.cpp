@@ -248,3 +248,29 @@ TEST_CASE("spans of non-ASCII yaml are byte offsets") {
   Collected c2 = Read(ok);
   REQUIRE(c2.ok);
 }
+
+TEST_CASE("aliases may name anchors in earlier list items") {
+  Source s("x.yaml",
+           "kind: List\nitems:\n- kind: Node\n  spec: {taints: &t [{key: gpu, effect: NoSchedule}]}\n"
+           "- kind: Node\n  spec: {taints: *t}\n");
+  Collected c = Read(s);
+  REQUIRE_MESSAGE(c.ok, FirstError(c));
+  REQUIRE(c.objects.size() == 2);
+  CHECK(c.objects[1] == "|{kind:Node/s,spec:{taints:[{key:gpu/s,effect:NoSchedule/s}]}}");
+}
+
+TEST_CASE("aliases across list items keep sharing: no exponential copies") {
+  // Each level doubles: 2^25 nodes if aliases were expanded.
+  std::string text = "kind: List\nitems:\n- kind: Pod\n  a0: &a0 [x, x]\n";
+  for (int i = 1; i < 25; ++i) text += fmt::format("  a{}: &a{} [*a{}, *a{}]\n", i, i, i - 1, i - 1);
+  text += "- kind: Pod\n  spec: *a24\n";
+  Source s("bomb.yaml", text);
+  struct Sizes final : ObjectVisitor {
+    std::vector<size_t> nodes;
+    void Visit(NodeRef object, std::string_view) override { nodes.push_back(object.document()->NodeCount()); }
+  } sizes;
+  DiagnosticSink diags;
+  CHECK(ReadObjects(s, sizes, diags));
+  REQUIRE(sizes.nodes.size() == 2);
+  CHECK(sizes.nodes[1] < 100);
+}

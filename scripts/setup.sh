@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Installs every package policyc needs, builds it, and runs it on the bundled
+# example. Idempotent; run as root on a fresh Debian 12 machine.
+#
+#   ./scripts/setup.sh            install, build, show the example
+#   POLICYC_SKIP_APT=1 ./scripts/setup.sh   build only
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+PACKAGES=(
+  cmake ninja-build g++ pkg-config ccache python3 python3-yaml
+  uuid-dev default-jre-headless antlr4 libantlr4-runtime-dev
+  llvm-19-dev libzstd-dev libyaml-dev libsimdjson-dev libfmt-dev
+  doctest-dev libbenchmark-dev clang-14 libclang-rt-14-dev
+)
+
+missing=()
+for p in "${PACKAGES[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if [ "${POLICYC_SKIP_APT:-0}" != 1 ] && [ ${#missing[@]} -gt 0 ]; then
+  echo "setup: installing ${missing[*]}"
+  SUDO=""
+  [ "$(id -u)" -eq 0 ] || SUDO="sudo"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y --no-install-recommends "${missing[@]}"
+fi
+
+export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/policyc-ccache}"
+if [ ! -f build/build.ninja ]; then
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo
+fi
+cmake --build build
+
+echo
+echo "setup: built build/policyc; the bundled example cluster:"
+echo "\$ build/policyc inspect --cluster examples/cluster.yaml"
+build/policyc inspect --cluster examples/cluster.yaml
+echo
+echo "\$ build/policyc inspect --pod examples/pods/gpu-training.yaml"
+build/policyc inspect --pod examples/pods/gpu-training.yaml

@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Builds if needed and runs every test suite, one summary line per runner:
+# unit tests (doctest via ctest), golden tests (diagnostics, CLI output),
+# the docs check, and a short fuzz smoke run when clang's libFuzzer is there.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/policyc-ccache}"
+
+if [ ! -f build/build.ninja ]; then
+  cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo || exit 1
+fi
+cmake --build build || exit 1
+
+failed=0
+run() {
+  local name=$1; shift
+  echo "== $name"
+  if ! "$@"; then
+    echo "== $name: FAILED"
+    failed=1
+  fi
+}
+
+run "unit tests" ctest --test-dir build --output-on-failure -j2
+run "golden tests" python3 tests/golden/run_golden.py --policyc build/policyc
+run "diagnostics reference is current" python3 scripts/gen_diagnostics_doc.py --check
+if [ "${POLICYC_FUZZ_SECONDS:-10}" != 0 ] && command -v clang++-14 >/dev/null; then
+  run "fuzz smoke" ./scripts/fuzz.sh "${POLICYC_FUZZ_SECONDS:-10}"
+fi
+
+if [ $failed -ne 0 ]; then
+  echo "test.sh: some suites FAILED"
+  exit 1
+fi
+echo "test.sh: all suites passed"
