@@ -41,11 +41,12 @@ class Dispatcher final : public ObjectVisitor {
 
 }  // namespace
 
-bool ReadCluster(const Source& source, ClusterVisitor& visitor, DiagnosticSink& diags, ClusterReadStats* stats) {
+bool ReadCluster(const Source& source, ClusterVisitor& visitor, DiagnosticSink& diags, ClusterReadStats* stats,
+                 InputFormat format) {
   ClusterReadStats local;
   Dispatcher dispatcher(visitor, diags, stats != nullptr ? stats : &local);
   size_t errors = diags.ErrorCount();
-  bool syntax_ok = ReadObjects(source, dispatcher, diags);
+  bool syntax_ok = ReadObjects(source, dispatcher, diags, format);
   return syntax_ok && diags.ErrorCount() == errors;
 }
 

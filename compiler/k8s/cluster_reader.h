@@ -9,6 +9,7 @@
 #include <map>
 #include <string>
 
+#include "compiler/k8s/object_reader.h"
 #include "compiler/k8s/objects.h"
 #include "compiler/support/diagnostic.h"
 
@@ -28,6 +29,7 @@ struct ClusterReadStats {
 };
 
 /// Reads `source` (YAML or JSON); false after any error.
-bool ReadCluster(const Source& source, ClusterVisitor& visitor, DiagnosticSink& diags, ClusterReadStats* stats);
+bool ReadCluster(const Source& source, ClusterVisitor& visitor, DiagnosticSink& diags, ClusterReadStats* stats,
+                 InputFormat format = InputFormat::kAuto);
 
 }  // namespace policy::k8s

@@ -14,7 +14,9 @@ std::string_view ItemKindOf(std::string_view list_kind) {
   return {};
 }
 
-bool ReadObjects(const Source& source, ObjectVisitor& visitor, DiagnosticSink& diags) {
+bool ReadObjects(const Source& source, ObjectVisitor& visitor, DiagnosticSink& diags, InputFormat format) {
+  if (format == InputFormat::kYaml) return ReadYamlObjects(source, visitor, diags);
+  if (format == InputFormat::kJson) return ReadJsonObjects(source, visitor, diags);
   std::string_view text = source.Text();
   size_t i = 0;
   if (text.substr(0, 3) == "\xEF\xBB\xBF") i = 3;

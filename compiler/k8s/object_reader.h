@@ -31,8 +31,12 @@ class ObjectVisitor {
 bool ReadYamlObjects(const Source& source, ObjectVisitor& visitor, DiagnosticSink& diags);
 /// Reads JSON (simdjson On Demand). Returns false after a syntax error.
 bool ReadJsonObjects(const Source& source, ObjectVisitor& visitor, DiagnosticSink& diags);
-/// JSON when the first non-blank character is `{` or `[`, else YAML.
-bool ReadObjects(const Source& source, ObjectVisitor& visitor, DiagnosticSink& diags);
+enum class InputFormat : uint8_t { kAuto, kYaml, kJson };
+
+/// Reads `source` as `format`; kAuto is JSON when the first non-blank
+/// character is `{` or `[`, else YAML.
+bool ReadObjects(const Source& source, ObjectVisitor& visitor, DiagnosticSink& diags,
+                 InputFormat format = InputFormat::kAuto);
 
 /// The element kind of a list kind: `NodeList` -> `Node`, `List` -> "".
 std::string_view ItemKindOf(std::string_view list_kind);

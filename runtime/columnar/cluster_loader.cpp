@@ -78,12 +78,13 @@ class TableBuilder final : public k8s::ClusterVisitor {
 
 }  // namespace
 
-std::unique_ptr<NodeTable> LoadCluster(const Source& source, DiagnosticSink& diags, LoadReport* report) {
+std::unique_ptr<NodeTable> LoadCluster(const Source& source, DiagnosticSink& diags, LoadReport* report,
+                                       k8s::InputFormat format) {
   LoadReport local;
   LoadReport& r = report != nullptr ? *report : local;
   auto table = std::make_unique<NodeTable>();
   TableBuilder builder(*table, diags, r);
-  if (!k8s::ReadCluster(source, builder, diags, &r.read)) return nullptr;
+  if (!k8s::ReadCluster(source, builder, diags, &r.read, format)) return nullptr;
   builder.Finish(source);
   if (diags.HasErrors()) return nullptr;
   return table;

@@ -26,6 +26,7 @@ struct LoadReport {
 };
 
 /// Loads `source`; on error returns null with diagnostics in `diags`.
-std::unique_ptr<NodeTable> LoadCluster(const Source& source, DiagnosticSink& diags, LoadReport* report = nullptr);
+std::unique_ptr<NodeTable> LoadCluster(const Source& source, DiagnosticSink& diags, LoadReport* report = nullptr,
+                                       k8s::InputFormat format = k8s::InputFormat::kAuto);
 
 }  // namespace policy::rt

@@ -1,0 +1,40 @@
+#!/usr/bin/env bash
+# Builds the libFuzzer targets with clang-14 (ASan + UBSan) and runs each for
+# SECONDS (default 60), seeded from the tests, the examples and shared/.
+# A crash leaves its input in build-fuzz/crashes/; add it as a test.
+#
+#   ./scripts/fuzz.sh [SECONDS]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+seconds=${1:-60}
+export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/policyc-ccache}"
+
+if [ ! -f build-fuzz/build.ninja ]; then
+  CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -G Ninja -DPOLICYC_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+fi
+cmake --build build-fuzz >/dev/null
+
+work=build-fuzz/corpus
+mkdir -p "$work"/{yaml,json,quantity} build-fuzz/crashes
+# Seeds: every YAML/JSON input the project has; quantities from a fixed list.
+find tests examples ../shared -type f \( -name '*.yaml' -o -name '*.yml' \) -size -200k -exec cp -t "$work/yaml" {} + 2>/dev/null || true
+find tests examples ../shared -type f -name '*.json' -size -200k -exec cp -t "$work/json" {} + 2>/dev/null || true
+i=0
+for q in 0 100m 1 1.5 .5 5. 16Gi 1Ki 7807312Ki 129e6 1E 1e-3 -1 +2 9223372036854775807 0.0000000001Ki 1.5m 10E Ki; do
+  printf '%s' "$q" > "$work/quantity/seed$i"; i=$((i+1))
+done
+
+status=0
+for target in yaml json quantity; do
+  log=build-fuzz/fuzz_$target.log
+  if build-fuzz/tests/fuzz/fuzz_$target "$work/$target" -max_total_time="$seconds" -max_len=262144 \
+       -artifact_prefix=build-fuzz/crashes/$target- -print_final_stats=1 >"$log" 2>&1; then
+    runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' || echo '?')
+    echo "fuzz_$target: clean, $runs runs in ${seconds}s"
+  else
+    echo "fuzz_$target: FAILED (see $log and build-fuzz/crashes/)"
+    tail -30 "$log"
+    status=1
+  fi
+done
+exit $status
