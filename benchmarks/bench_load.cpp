@@ -1,0 +1,122 @@
+// Loading cluster snapshots into the NodeTable, end to end (read, decode,
+// columns), from JSON and YAML, at 5,000 and 50,000 nodes.
+//
+// Each load benchmark also times the bare parser over the same bytes in the
+// same run (simdjson's DOM parser; libyaml's event loop with no tree) and
+// reports `x_parser`: our end-to-end time over that floor.
+//
+// Counters: bytes_per_second (MB/s), ns/node, table B/node (row columns,
+// without interned strings), dict B/node (interned strings and dictionaries),
+// peak B/node (growth of the process's peak RSS during one load: the table
+// plus the parser's transient buffers; the input text is excluded).
+
+#include <benchmark/benchmark.h>
+#include <malloc.h>
+#include <simdjson.h>
+#include <yaml.h>
+
+#include <chrono>
+#include <fstream>
+#include <map>
+#include <memory>
+#include <string>
+
+#include "benchmarks/cluster_gen.h"
+#include "runtime/columnar/cluster_loader.h"
+
+namespace {
+
+using policy::bench::Format;
+
+const policy::Source& Input(Format format, int nodes) {
+  static std::map<std::pair<Format, int>, std::unique_ptr<policy::Source>> cache;
+  auto& slot = cache[{format, nodes}];
+  if (!slot) {
+    policy::bench::ClusterSpec spec;
+    spec.nodes = nodes;
+    std::string text = policy::bench::GenerateCluster(spec, format);
+    slot = std::make_unique<policy::Source>(format == Format::kJson ? "bench.json" : "bench.yaml", std::move(text));
+  }
+  return *slot;
+}
+
+long ReadStatusKb(const char* field) {
+  std::ifstream status("/proc/self/status");
+  std::string line;
+  while (std::getline(status, line)) {
+    if (line.rfind(field, 0) == 0) return std::stol(line.substr(std::string(field).size()));
+  }
+  return 0;
+}
+
+// Returns freed heap pages to the kernel, then resets the peak-RSS mark
+// (Linux: clear_refs 5), so VmHWM - VmRSS afterwards is what a load adds.
+void ResetPeakRss() {
+  malloc_trim(0);
+  std::ofstream("/proc/self/clear_refs") << "5";
+}
+
+double ParseOnlySeconds(const policy::Source& source, Format format) {
+  auto start = std::chrono::steady_clock::now();
+  if (format == Format::kJson) {
+    simdjson::dom::parser parser;
+    simdjson::padded_string_view view(source.PaddedData(), source.Size(), source.Size() + policy::Source::kPadding);
+    simdjson::dom::element doc;
+    if (parser.parse(view).get(doc) != simdjson::SUCCESS) return -1;
+  } else {
+    yaml_parser_t parser;
+    yaml_parser_initialize(&parser);
+    yaml_parser_set_input_string(&parser, reinterpret_cast<const unsigned char*>(source.PaddedData()), source.Size());
+    yaml_event_t event;
+    bool done = false;
+    while (!done && yaml_parser_parse(&parser, &event)) {
+      done = event.type == YAML_STREAM_END_EVENT;
+      yaml_event_delete(&event);
+    }
+    yaml_parser_delete(&parser);
+  }
+  return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+}
+
+void Load(benchmark::State& state, Format format) {
+  int nodes = static_cast<int>(state.range(0));
+  const policy::Source& source = Input(format, nodes);
+  double parse_only = ParseOnlySeconds(source, format);
+  double total = 0;
+  size_t table_bytes = 0, dict_bytes = 0;
+  long peak_kb = 0;
+  for (auto _ : state) {
+    ResetPeakRss();
+    long before_kb = ReadStatusKb("VmRSS:");
+    auto start = std::chrono::steady_clock::now();
+    policy::DiagnosticSink diags;
+    auto table = policy::rt::LoadCluster(source, diags);
+    total += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+    if (!table || table->NodeCount() != static_cast<size_t>(nodes)) {
+      state.SkipWithError("load failed");
+      return;
+    }
+    peak_kb = std::max(peak_kb, ReadStatusKb("VmHWM:") - before_kb);
+    table_bytes = table->RowMemoryBytes();
+    dict_bytes = table->DictionaryMemoryBytes();
+    benchmark::DoNotOptimize(table.get());
+  }
+  double per_load = total / static_cast<double>(state.iterations());
+  state.SetBytesProcessed(static_cast<int64_t>(state.iterations()) * static_cast<int64_t>(source.Size()));
+  state.counters["MB"] = static_cast<double>(source.Size()) / 1e6;
+  state.counters["ns/node"] = per_load * 1e9 / nodes;
+  state.counters["table_B/node"] = static_cast<double>(table_bytes) / nodes;
+  state.counters["dict_B/node"] = static_cast<double>(dict_bytes) / nodes;
+  state.counters["peak_B/node"] = static_cast<double>(peak_kb) * 1024 / nodes;
+  state.counters["x_parser"] = parse_only > 0 ? per_load / parse_only : 0;
+}
+
+void BM_LoadJson(benchmark::State& state) { Load(state, Format::kJson); }
+void BM_LoadYaml(benchmark::State& state) { Load(state, Format::kYaml); }
+
+BENCHMARK(BM_LoadJson)->Arg(5000)->Arg(50000)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2.0);
+BENCHMARK(BM_LoadYaml)->Arg(5000)->Arg(50000)->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(2.0);
+
+}  // namespace
+
+BENCHMARK_MAIN();

@@ -1,0 +1,24 @@
+#pragma once
+/// Generates realistic cluster snapshots for benchmarks and scale tests:
+/// nodes as bulky as `kubectl get nodes -o json|yaml` prints them (labels of
+/// real clouds, NVIDIA GPU Feature Discovery labels on GPU nodes, taints,
+/// conditions, images, nodeInfo), deterministic for a given seed.
+
+#include <cstdint>
+#include <string>
+
+namespace policy::bench {
+
+enum class Format { kJson, kYaml };
+
+struct ClusterSpec {
+  int nodes = 5000;
+  int pods_per_node = 0;     ///< bound pods per node (kube-system and app pods)
+  double gpu_fraction = 0.2; ///< share of nodes with GPUs and GFD labels
+  uint32_t seed = 1;
+};
+
+/// A `v1/List` of the nodes (and pods) in `format`.
+std::string GenerateCluster(const ClusterSpec& spec, Format format);
+
+}  // namespace policy::bench
