@@ -32,6 +32,9 @@ class JsonReader {
   bool Fail(simdjson::error_code error);
   uint32_t OffsetOf(const char* p) const { return static_cast<uint32_t>(p - source_.PaddedData()); }
   simdjson::error_code Build(od::value value, Document& doc, int depth, uint32_t* out);
+  // Takes one object member and adds its key to `doc` as a string scalar.
+  simdjson::error_code ReadKey(simdjson::simdjson_result<od::field> member, Document& doc, od::field* field,
+                               std::string_view* key, uint32_t* key_id);
   simdjson::error_code ReadTopObject(od::object object, std::string_view item_kind);
   simdjson::error_code ReadItems(od::array items, std::string_view item_kind);
 
@@ -69,6 +72,16 @@ bool IsJsonNumber(std::string_view s) {
   return i == s.size();
 }
 
+simdjson::error_code JsonReader::ReadKey(simdjson::simdjson_result<od::field> member, Document& doc,
+                                        od::field* field, std::string_view* key, uint32_t* key_id) {
+  if (auto error = std::move(member).get(*field)) return error;
+  // The raw key must be taken before unescaping consumes it.
+  uint32_t begin = OffsetOf(field->key().raw()) - 1;
+  if (auto error = field->unescaped_key().get(*key)) return error;
+  *key_id = doc.AddScalar(begin, begin + static_cast<uint32_t>(key->size()) + 2, ScalarType::kString, *key);
+  return simdjson::SUCCESS;
+}
+
 simdjson::error_code JsonReader::Build(od::value value, Document& doc, int depth, uint32_t* out) {
   if (depth > kMaxDepth) return simdjson::DEPTH_ERROR;
   std::string_view token = value.raw_json_token();
@@ -83,12 +96,9 @@ simdjson::error_code JsonReader::Build(od::value value, Document& doc, int depth
       if (auto error = value.get_object().get(object)) return error;
       for (auto field_result : object) {
         od::field field;
-        if (auto error = std::move(field_result).get(field)) return error;
-        uint32_t key_begin = OffsetOf(field.key().raw()) - 1;
         std::string_view key;
-        if (auto error = field.unescaped_key().get(key)) return error;
-        uint32_t key_id = doc.AddScalar(key_begin, key_begin + static_cast<uint32_t>(key.size()) + 2,
-                                        ScalarType::kString, key);
+        uint32_t key_id;
+        if (auto error = ReadKey(std::move(field_result), doc, &field, &key, &key_id)) return error;
         uint32_t value_id;
         if (auto error = Build(field.value(), doc, depth + 1, &value_id)) return error;
         pairs.push_back(key_id);
@@ -172,12 +182,9 @@ simdjson::error_code JsonReader::ReadTopObject(od::object object, std::string_vi
   bool is_list = false;
   for (auto field_result : object) {
     od::field field;
-    if (auto error = std::move(field_result).get(field)) return error;
-    uint32_t key_begin = OffsetOf(field.key().raw()) - 1;
     std::string_view key;
-    if (auto error = field.unescaped_key().get(key)) return error;
-    uint32_t key_id = header_.AddScalar(key_begin, key_begin + static_cast<uint32_t>(key.size()) + 2,
-                                        ScalarType::kString, key);
+    uint32_t key_id;
+    if (auto error = ReadKey(std::move(field_result), header_, &field, &key, &key_id)) return error;
     od::value value = field.value();
     od::json_type type;
     if (auto error = value.type().get(type)) return error;
