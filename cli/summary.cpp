@@ -31,7 +31,7 @@ void SortByNodes(std::vector<ClusterSummary::Count>& counts) {
 }  // namespace
 
 std::string FormatAmount(const std::string& name, int64_t amount) {
-  if (name == "cpu") return k8s::Quantity::FromMilli(amount).ToString();
+  if (name == "cpu") return amount % 1000 == 0 ? fmt::format("{}", amount / 1000) : fmt::format("{}m", amount);
   if (IsBytes(name)) {
     static constexpr const char* kUnits[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
     double v = static_cast<double>(amount);
