@@ -8,5 +8,6 @@
 namespace policy::cli {
 
 int RunInspect(const std::vector<std::string>& argv);
+int RunCompile(const std::vector<std::string>& argv);
 
 }  // namespace policy::cli

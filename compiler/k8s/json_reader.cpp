@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "compiler/k8s/object_reader.h"
+#include "compiler/support/utf8.h"
 
 namespace policy::k8s {
 namespace {

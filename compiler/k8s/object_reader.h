@@ -45,9 +45,6 @@ std::string_view ItemKindOf(std::string_view list_kind);
 /// Returns false when one was found.
 bool CheckDuplicateKeys(const Document& doc, uint32_t id, DiagnosticSink& diags);
 
-/// Byte offset of the first byte that is not valid UTF-8 (size if none).
-size_t FirstInvalidUtf8(std::string_view text);
-
 /// Finds the first JSON syntax error in `text`; used to place simdjson's
 /// errors. Returns false (and fills offset/message) when `text` is invalid.
 bool FindJsonError(std::string_view text, uint32_t* offset, std::string* message);

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "compiler/k8s/object_reader.h"
+#include "compiler/support/utf8.h"
 
 using namespace policy;
 using namespace policy::k8s;
