@@ -239,7 +239,7 @@ std::optional<Template> Builder::TemplateOf(antlr4::tree::TerminalNode* string) 
     }
     uint32_t base = span.begin + 1 + piece.offset;
     Window inner(window_.source(), base, piece.text);
-    AntlrRun run(piece.text, inner, diags_, "the closing `}`");
+    AntlrRun run(piece.text, inner, diags_, "end of the interpolation");
     auto* tree = run.parser.exprOnly();
     if (run.errors.errors() > 0) return std::nullopt;
     Builder nested(module_, inner, diags_);
@@ -416,7 +416,7 @@ std::optional<Module> ParsePolicyFile(const Source& source, DiagnosticSink& diag
   Module module;
   module.source = &source;
   try {
-    AntlrRun run(source.Text(), window, diags, "the end of the file");
+    AntlrRun run(source.Text(), window, diags, "end of file");
     auto* tree = run.parser.file();
     if (run.errors.errors() > 0) return std::nullopt;
     Builder builder(module, window, diags);
