@@ -151,6 +151,7 @@ int RunInspect(const std::vector<std::string>& argv) {
     if (!source) return Fail(diags);
     std::optional<k8s::Pod> pod = k8s::ReadPod(*source, diags);
     if (!pod) return Fail(diags);
+    if (!diags.All().empty()) std::fputs(RenderAll(diags).c_str(), stderr);  // warnings
     fmt::print("{}", output == "json" ? PodJson(*pod) : PodText(*pod));
     return kExitOk;
   }

@@ -96,11 +96,15 @@ std::optional<SelectorRequirement> DecodeRequirement(DecodeContext& cx, NodeRef 
       }
       if (!ParseGoInt(req.values[0]) || req.values[0].find_first_not_of("+-0123456789") != std::string::npos ||
           req.values[0].find('_') != std::string::npos) {
-        Diagnostic& d = cx.Error(DiagCode::kBadOperatorValues, values_node.IsSequence() ? values_node.At(0) : values_node,
-                                 fmt::format("`{}` needs an integer value, found `{}`", op, req.values[0]),
-                                 "not an integer");
-        d.help = "`Gt` and `Lt` compare a node label, read as an integer, with this integer";
-        return std::nullopt;
+        // The API server accepts this (it checks only the count); the
+        // requirement then matches no node. Warn, and keep Kubernetes' meaning.
+        NodeRef at = values_node.IsSequence() ? values_node.At(0) : values_node;
+        Diagnostic& d = cx.diags().Warning(DiagCode::kNeverMatches, at.GetSpan(),
+                                           fmt::format("`{}` compares with an integer, but `{}` is not one: this "
+                                                       "requirement matches no node",
+                                                       op, req.values[0]),
+                                           "not an integer");
+        d.help = "`Gt` and `Lt` read the node label as an integer and compare it with this integer";
       }
       break;
   }

@@ -140,9 +140,6 @@ TEST_CASE("invalid pods are refused at the offending field") {
        "[{matchExpressions: [{key: a, operator: Exists, values: [x]}]}]}}}\n",
        "K0204 5:153"},
       {"  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
-       "[{matchExpressions: [{key: a, operator: Gt, values: ['1.5']}]}]}}}\n",
-       "K0204 5:150"},
-      {"  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
        "[{matchExpressions: [{key: a, operator: Lt, values: ['1', '2']}]}]}}}\n",
        "K0204 5:149"},
       {"  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: {nodeSelectorTerms: "
@@ -184,6 +181,19 @@ TEST_CASE("invalid pods are refused at the offending field") {
     CHECK_FALSE(result.pod.has_value());
     CHECK_MESSAGE(result.first_error.starts_with(r.expected), result.first_error);
   }
+}
+
+TEST_CASE("Gt with a value that is not an integer loads, with a warning, as Kubernetes accepts it") {
+  Source source("pod.yaml", std::string(kPodHead) +
+                                "  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
+                                "{nodeSelectorTerms: [{matchExpressions: [{key: a, operator: Gt, values: ['1.5']}]}]}}}\n");
+  DiagnosticSink diags;
+  std::optional<Pod> pod = ReadPod(source, diags);
+  REQUIRE(pod.has_value());
+  REQUIRE(diags.All().size() == 1);
+  CHECK(diags.All()[0].severity == Severity::kWarning);
+  CHECK(diags.All()[0].code == DiagCode::kNeverMatches);
+  CHECK(source.Locate(diags.All()[0].primary.span.begin).column == 150);
 }
 
 TEST_CASE("objects without names, non-pods and empty files are refused") {
