@@ -33,11 +33,16 @@ policyDecl
 member
   : WEIGHT INT                                                     # weightMember
   | LET IDENT ASSIGN expr                                          # letMember
-  | DEF IDENT LPAREN (IDENT (COMMA IDENT)*)? RPAREN ASSIGN expr    # defMember
+  | DEF IDENT LPAREN (param (COMMA param)*)? RPAREN ASSIGN expr    # defMember
   | FILTER (FOR binder IN expr COLON)? expr reasonClause? detailClause?  # filterMember
   | SCORE expr (NORMALIZE IDENT)?                                  # scoreMember
   | WHEN expr                                                      # whenMember
   ;
+
+param : IDENT COLON typeExpr ;
+
+// `int`, `string?`, `Toleration`, `list<string>`
+typeExpr : IDENT (LT typeExpr GT)? QUESTION? ;
 
 reasonClause : REASON STRING ;
 detailClause : DETAIL STRING ;
@@ -121,6 +126,7 @@ GE       : '>=' ;
 LT       : '<' ;
 GT       : '>' ;
 ASSIGN   : '=' ;
+QUESTION : '?' ;
 PLUS     : '+' ;
 MINUS    : '-' ;
 STAR     : '*' ;

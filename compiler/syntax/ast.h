@@ -85,9 +85,22 @@ struct LetDecl {
   Span span;
 };
 
+/// A written type: `int`, `string?`, `list<Taint>`.
+struct TypeExpr {
+  std::string name;
+  std::vector<TypeExpr> args;
+  bool optional = false;
+  Span span;
+};
+
+struct DefParam {
+  std::string name;
+  TypeExpr type;
+};
+
 struct DefDecl {
   std::string name;
-  std::vector<std::string> params;
+  std::vector<DefParam> params;
   ExprId body;
   Span span;
 };

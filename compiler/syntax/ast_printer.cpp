@@ -45,8 +45,16 @@ class Printer {
     Expr(d.value, 2);
     Close();
   }
+  static std::string TypeText(const TypeExpr& t) {
+    std::string out = t.name;
+    if (!t.args.empty()) out += "<" + TypeText(t.args[0]) + ">";
+    return out + (t.optional ? "?" : "");
+  }
+
   void MemberOf(const DefDecl& d) {
-    Line(1, fmt::format("(def {} ({})", d.name, fmt::join(d.params, " ")));
+    std::vector<std::string> params;
+    for (const DefParam& p : d.params) params.push_back(p.name + ": " + TypeText(p.type));
+    Line(1, fmt::format("(def {} ({})", d.name, fmt::join(params, ", ")));
     Expr(d.body, 2);
     Close();
   }

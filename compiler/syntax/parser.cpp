@@ -179,6 +179,7 @@ class Builder {
   PolicyDecl Policy(PolicyParser::PolicyDeclContext* ctx);
   Member MemberOf(PolicyParser::MemberContext* ctx);
   Binder BinderOf(PolicyParser::BinderContext* ctx);
+  TypeExpr TypeOf(PolicyParser::TypeExprContext* ctx);
   ExprId Primary(PolicyParser::PrimaryContext* ctx);
   std::vector<ExprId> Exprs(const std::vector<PolicyParser::ExprContext*>& list, size_t from = 0);
   std::string StringValue(antlr4::tree::TerminalNode* string);
@@ -258,6 +259,12 @@ PolicyDecl Builder::Policy(PolicyParser::PolicyDeclContext* ctx) {
   return p;
 }
 
+TypeExpr Builder::TypeOf(PolicyParser::TypeExprContext* ctx) {
+  TypeExpr t{ctx->IDENT()->getText(), {}, ctx->QUESTION() != nullptr, SpanOf(ctx)};
+  if (ctx->typeExpr() != nullptr) t.args.push_back(TypeOf(ctx->typeExpr()));
+  return t;
+}
+
 Binder Builder::BinderOf(PolicyParser::BinderContext* ctx) {
   Binder b;
   b.span = SpanOf(ctx);
@@ -278,8 +285,8 @@ Member Builder::MemberOf(PolicyParser::MemberContext* ctx) {
     return LetDecl{m->IDENT()->getText(), Expr(m->expr()), span};
   }
   if (auto* m = dynamic_cast<PolicyParser::DefMemberContext*>(ctx)) {
-    DefDecl d{m->IDENT(0)->getText(), {}, 0, span};
-    for (size_t i = 1; i < m->IDENT().size(); ++i) d.params.push_back(m->IDENT(i)->getText());
+    DefDecl d{m->IDENT()->getText(), {}, 0, span};
+    for (auto* param : m->param()) d.params.push_back({param->IDENT()->getText(), TypeOf(param->typeExpr())});
     d.body = Expr(m->expr());
     return d;
   }
