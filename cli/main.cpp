@@ -17,6 +17,7 @@ usage: policyc <command> [flags]
 
 commands:
   inspect   load a cluster snapshot or a pod and summarise what policyc reads
+  check     type-check and lint policy files
   compile   parse a policy file and print a compiler stage (--emit=ast)
   version   print the version
   help      print this help
@@ -46,6 +47,7 @@ int main(int argc, char** argv) {
   }
   if (command == "inspect") return RunInspect(args);
   if (command == "compile") return RunCompile(args);
+  if (command == "check") return RunCheck(args);
   fmt::print(stderr, "policyc: unknown command `{}`\n\n{}", command, kHelp);
   return kExitBadInput;
 }

@@ -142,14 +142,14 @@ RBRACK   : ']' ;
 LBRACE   : '{' ;
 RBRACE   : '}' ;
 
-// A quantity: digits, an optional fraction, and a Kubernetes suffix
-// (500m, 1.5, 16Gi, 2k). Plain integers are INT.
-QUANTITY : DIGITS ('.' DIGITS)? QUANTITY_SUFFIX
+// A quantity: digits, an optional fraction, and a suffix (500m, 1.5, 16Gi,
+// 2k, 1e3). The lexer takes any letters after the digits; sema checks them
+// against Kubernetes' suffixes, so `16Kb` gets a message of its own.
+QUANTITY : DIGITS ('.' DIGITS)? [a-zA-Z] [a-zA-Z0-9]*
          | DIGITS '.' DIGITS
          ;
 INT      : DIGITS ;
 fragment DIGITS : [0-9]+ ;
-fragment QUANTITY_SUFFIX : [numkMGTPE] | [KMGTPE] 'i' ;
 
 IDENT    : [a-zA-Z_] [a-zA-Z0-9_]* ;
 // Double-quoted, with \" \\ \n \t \{ \} escapes; `{expr}` interpolates in

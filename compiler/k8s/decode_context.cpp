@@ -1,5 +1,7 @@
 #include "compiler/k8s/decode_context.h"
 
+#include "compiler/support/suggest.h"
+
 #include <algorithm>
 #include <cctype>
 #include <vector>
@@ -183,37 +185,11 @@ NodeRef DecodeContext::Resources(NodeRef parent, std::string_view key, ResourceL
   return map;
 }
 
-namespace {
-
-// Edit distance, ignoring case: how far a misspelt enum value is from a real one.
-size_t Distance(std::string_view a, std::string_view b) {
-  std::vector<size_t> row(b.size() + 1);
-  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
-  for (size_t i = 1; i <= a.size(); ++i) {
-    size_t diagonal = row[0];
-    row[0] = i;
-    for (size_t j = 1; j <= b.size(); ++j) {
-      size_t above = row[j];
-      bool same = std::tolower(static_cast<unsigned char>(a[i - 1])) == std::tolower(static_cast<unsigned char>(b[j - 1]));
-      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (same ? 0 : 1)});
-      diagonal = above;
-    }
-  }
-  return row[b.size()];
-}
-
-}  // namespace
-
 bool DecodeContext::BadEnum(NodeRef at, std::string_view field, std::string_view found,
                             std::initializer_list<std::string_view> allowed, DiagCode code) {
   std::string list;
-  std::string_view closest;
-  size_t best = 3;  // suggest only near misses
-  for (std::string_view a : allowed) {
-    list += fmt::format("{}`{}`", list.empty() ? "" : ", ", a);
-    size_t d = Distance(found, a);
-    if (d < best) best = d, closest = a;
-  }
+  for (std::string_view a : allowed) list += fmt::format("{}`{}`", list.empty() ? "" : ", ", a);
+  std::string_view closest = Closest(found, std::vector<std::string_view>(allowed));
   Diagnostic& d = Error(code, at, fmt::format("unknown {} `{}`", field, found), fmt::format("not a valid {}", field));
   d.help = closest.empty() ? fmt::format("use one of {}", list)
                            : fmt::format("did you mean `{}`? (one of {})", closest, list);

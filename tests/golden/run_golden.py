@@ -5,7 +5,8 @@ stderr with the recorded `.expected` file.
 A case is an input file under tests/golden/<suite>/ (any extension but
 .expected/.args) with NAME.expected beside it; NAME.args may give the
 arguments ({file} = the input path, {dir} = the case folder), else they are
-`compile {file} --emit=ast` for .policy files, `inspect --pod {file}` for names
+`check {file}` for .policy files under sema/, `compile {file} --emit=ast` for
+other .policy files, `inspect --pod {file}` for names
 starting with pod-, `inspect --cluster {file}` otherwise. A case may also be NAME.args alone (no input file).
 
 usage: run_golden.py --policyc BIN [--update-goldens] [case ...]
@@ -47,6 +48,8 @@ def args_for(stem, input_file):
         text = text.replace("{file}", rel(input_file) if input_file else "").replace("{dir}", rel(os.path.dirname(stem)))
         return shlex.split(text)
     if input_file.endswith(".policy"):
+        if os.path.basename(os.path.dirname(stem)) == "sema":
+            return ["check", rel(input_file)]
         return ["compile", rel(input_file), "--emit=ast"]
     flag = "--pod" if os.path.basename(stem).startswith("pod-") else "--cluster"
     return ["inspect", flag, rel(input_file)]

@@ -1,0 +1,21 @@
+#include "compiler/sema/builtins.h"
+
+namespace policy::sema {
+
+const std::vector<Builtin>& Builtins() {
+  static const std::vector<Builtin> kTable = {
+#define BUILTIN(id, name, kind, arity, cost, doc) {BuiltinId::id, name, BuiltinKind::kind, arity, cost, doc},
+#include "stdlib/builtins.def"
+#undef BUILTIN
+  };
+  return kTable;
+}
+
+const Builtin* FindBuiltin(std::string_view name, BuiltinKind kind) {
+  for (const Builtin& b : Builtins()) {
+    if (b.name == name && b.kind == kind) return &b;
+  }
+  return nullptr;
+}
+
+}  // namespace policy::sema

@@ -1,0 +1,65 @@
+#pragma once
+/// Sema: names, types and lint for parsed policy files.
+///
+/// Check() resolves every name (pod, node, let, def parameter, loop
+/// variable), types every expression (types.h), resolves fields against the
+/// schema and calls against the builtin table and the policy's `def`s, and
+/// reports each problem as a diagnostic with a span, a stable code and help.
+/// Lowering to IR reads the CheckedModule.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/sema/builtins.h"
+#include "compiler/sema/schema.h"
+#include "compiler/sema/types.h"
+#include "compiler/support/diagnostic.h"
+#include "compiler/syntax/ast.h"
+
+namespace policy::sema {
+
+/// What a NameRef refers to.
+struct NameTarget {
+  enum class Kind : uint8_t { kNone, kPod, kNode, kLet, kParam, kBinder, kBinderValue };
+  Kind kind = Kind::kNone;
+  uint32_t index = 0;  ///< kLet: member index; kParam: parameter index; kBinder*: the binding expression's id
+};
+
+/// Score normalization, as kube-scheduler's plugins normalize.
+enum class Normalize : uint8_t {
+  kNone,     ///< scores are already 0..100
+  kMax,      ///< score * 100 / max over feasible nodes (NodeAffinity)
+  kReverse,  ///< 100 - score * 100 / max (TaintToleration)
+  kMinMax,   ///< (score - min) * 100 / (max - min) (InterPodAffinity)
+};
+
+struct CheckedPolicy {
+  size_t decl = 0;       ///< index into Module::policies
+  int64_t weight = 1;
+  std::optional<syntax::ExprId> when;
+  std::vector<size_t> filters;  ///< member indexes, in order
+  std::vector<size_t> scores;
+  std::vector<Normalize> normalize;  ///< per score
+};
+
+struct CheckedModule {
+  const syntax::Module* module = nullptr;
+  std::vector<TypeRef> type;                 ///< by ExprId
+  std::vector<NameTarget> name;              ///< by ExprId (NameRef)
+  std::vector<const FieldSchema*> field;     ///< by ExprId (FieldRef)
+  std::vector<const Builtin*> builtin;       ///< by ExprId (Call, MethodCall of a builtin)
+  std::vector<int32_t> def;                  ///< by ExprId (Call of a def): member index, else -1
+  std::vector<uint8_t> reads_node;           ///< by ExprId: depends on the node
+  std::vector<CheckedPolicy> policies;
+};
+
+/// Checks `module`; nullopt when it has errors (all reported). Warnings
+/// (unused lets) do not fail the check.
+std::optional<CheckedModule> Check(const syntax::Module& module, TypeTable& types, const Schema& schema,
+                                   DiagnosticSink& diags);
+
+/// Names for `normalize`: none, max, reverse, minmax.
+std::string_view ToString(Normalize normalize);
+
+}  // namespace policy::sema

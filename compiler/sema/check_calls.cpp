@@ -1,0 +1,132 @@
+// Sema over calls: builtin functions and methods (stdlib/builtins.def) and
+// the policy's own `def`s.
+
+#include <fmt/format.h>
+
+#include "compiler/sema/checker.h"
+#include "compiler/support/suggest.h"
+
+namespace policy::sema {
+
+using namespace syntax;
+
+TypeRef Checker::Visit(ExprId id, const Call& e) {
+  for (DefInfo& def : defs_) {
+    if (def.name == e.callee) return DefCall(id, def, e.args);
+  }
+  const Builtin* builtin = FindBuiltin(e.callee, BuiltinKind::kFunction);
+  if (builtin == nullptr) {
+    std::vector<std::string_view> names;
+    for (const DefInfo& d : defs_) names.push_back(d.name);
+    for (const Builtin& b : Builtins()) {
+      if (b.kind == BuiltinKind::kFunction) names.push_back(b.name);
+    }
+    Diagnostic& d = diags_.Error(DiagCode::kUnknownFunction, SpanOf(id), fmt::format("unknown function `{}`", e.callee));
+    std::string_view close = Closest(e.callee, names);
+    d.help = close.empty() ? fmt::format("functions here: {}", fmt::join(names, ", ")) : fmt::format("did you mean `{}`?", close);
+    for (ExprId a : e.args) Expr(a);
+    return types_.Error();
+  }
+  return BuiltinCall(id, *builtin, nullptr, e.args);
+}
+
+TypeRef Checker::Visit(ExprId id, const MethodCall& e) {
+  TypeRef receiver = Expr(e.object);
+  MarkNode(id, e.object);
+  const Builtin* builtin = FindBuiltin(e.method, BuiltinKind::kMethod);
+  if (builtin == nullptr) {
+    std::vector<std::string_view> names;
+    for (const Builtin& b : Builtins()) {
+      if (b.kind == BuiltinKind::kMethod) names.push_back(b.name);
+    }
+    Diagnostic& d = diags_.Error(DiagCode::kUnknownFunction, SpanOf(id), fmt::format("unknown method `{}`", e.method));
+    std::string_view close = Closest(e.method, names);
+    d.help = close.empty() ? fmt::format("methods: {}", fmt::join(names, ", ")) : fmt::format("did you mean `{}`?", close);
+    for (ExprId a : e.args) Expr(a);
+    return types_.Error();
+  }
+  return BuiltinCall(id, *builtin, receiver, e.args);
+}
+
+TypeRef Checker::BuiltinCall(ExprId id, const Builtin& builtin, TypeRef receiver, const std::vector<ExprId>& args) {
+  std::vector<TypeRef> types;
+  for (ExprId a : args) {
+    types.push_back(Expr(a));
+    MarkNode(id, a);
+  }
+  out_.builtin[id] = &builtin;
+  if (static_cast<int>(args.size()) != builtin.arity) {
+    diags_.Error(DiagCode::kWrongArity, SpanOf(id),
+                 fmt::format("`{}` takes {} argument{}, found {}", builtin.name, builtin.arity,
+                             builtin.arity == 1 ? "" : "s", args.size()))
+        .help = std::string(builtin.doc);
+    return types_.Error();
+  }
+  for (TypeRef t : types) {
+    if (t->kind == TypeKind::kError) return t;
+  }
+  if (receiver != nullptr && receiver->kind == TypeKind::kError) return receiver;
+  auto bad_receiver = [&]() {
+    return Mismatch(id, fmt::format("`.{}()` does not apply to a `{}`", builtin.name, ToString(receiver)),
+                    std::string(builtin.doc));
+  };
+  switch (builtin.id) {
+    case BuiltinId::kMax:
+    case BuiltinId::kMin: {
+      TypeRef common = Unify(types[0], types[1]);
+      if (common == nullptr || !IsNumeric(common)) {
+        return Mismatch(id, fmt::format("`{}` compares two numbers, found `{}` and `{}`", builtin.name,
+                                        ToString(types[0]), ToString(types[1])));
+      }
+      return common;
+    }
+    case BuiltinId::kLen: {
+      TypeKind k = types[0]->kind;
+      if (k != TypeKind::kList && k != TypeKind::kSet && k != TypeKind::kMap && k != TypeKind::kResources) {
+        return Mismatch(args[0], fmt::format("`len` counts a list, set or map, found `{}`", ToString(types[0])));
+      }
+      return types_.Int();
+    }
+    case BuiltinId::kToInt:
+    case BuiltinId::kToQuantity: {
+      if (Unwrapped(receiver)->kind != TypeKind::kString) return bad_receiver();
+      return types_.Optional(builtin.id == BuiltinId::kToInt ? types_.Int() : types_.Quantity());
+    }
+    case BuiltinId::kUnits:
+    case BuiltinId::kMillis:
+      if (receiver->kind != TypeKind::kQuantity && receiver->kind != TypeKind::kInt) return bad_receiver();
+      return types_.Int();
+    case BuiltinId::kHas:
+      if (receiver->kind != TypeKind::kMap && receiver->kind != TypeKind::kResources) return bad_receiver();
+      if (!Assignable(types[0], types_.String())) {
+        return Mismatch(args[0], fmt::format("a key is a `string`, found `{}`", ToString(types[0])));
+      }
+      return types_.Bool();
+  }
+  return types_.Error();
+}
+
+TypeRef Checker::DefCall(ExprId id, DefInfo& def, const std::vector<ExprId>& args) {
+  def.used = true;
+  out_.def[id] = static_cast<int32_t>(def.member);
+  out_.reads_node[id] = def.reads_node;
+  if (args.size() != def.params.size()) {
+    for (ExprId a : args) Expr(a);
+    diags_.Error(DiagCode::kWrongArity, SpanOf(id),
+                 fmt::format("`{}` takes {} argument{}, found {}", def.name, def.params.size(),
+                             def.params.size() == 1 ? "" : "s", args.size()))
+        .secondary.push_back({def.decl->span, "defined here"});
+    return types_.Error();
+  }
+  for (size_t i = 0; i < args.size(); ++i) {
+    TypeRef t = Expr(args[i]);
+    MarkNode(id, args[i]);
+    if (!Assignable(t, def.params[i])) {
+      Mismatch(args[i], fmt::format("`{}` takes a `{}` for `{}`, found `{}`", def.name, ToString(def.params[i]),
+                                    def.decl->params[i].name, ToString(t)));
+    }
+  }
+  return def.result;
+}
+
+}  // namespace policy::sema
