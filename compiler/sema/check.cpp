@@ -173,6 +173,7 @@ void Checker::Member(CheckedPolicy& policy, size_t index, const syntax::Member& 
       scope_.push_back({def->params[p].name, {NameTarget::Kind::kParam, static_cast<uint32_t>(p)}, type,
                         false, def->params[p].type.span});
     }
+    out_.def_params[def] = info.params;
     info.result = Expr(def->body);
     info.reads_node = out_.reads_node[def->body] != 0;
     scope_.resize(mark);

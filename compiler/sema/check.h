@@ -7,6 +7,7 @@
 /// reports each problem as a diagnostic with a span, a stable code and help.
 /// Lowering to IR reads the CheckedModule.
 
+#include <map>
 #include <optional>
 #include <string>
 #include <vector>
@@ -51,6 +52,7 @@ struct CheckedModule {
   std::vector<const Builtin*> builtin;       ///< by ExprId (Call, MethodCall of a builtin)
   std::vector<int32_t> def;                  ///< by ExprId (Call of a def): member index, else -1
   std::vector<uint8_t> reads_node;           ///< by ExprId: depends on the node
+  std::map<const syntax::DefDecl*, std::vector<TypeRef>> def_params;  ///< declared parameter types
   std::vector<CheckedPolicy> policies;
 };
 

@@ -1,0 +1,115 @@
+// The IR as text: one line per node, `%id = op operands : type`, then the
+// functions with their slots, filters and scores.
+
+#include <fmt/format.h>
+
+#include "compiler/ir/ir.h"
+#include "compiler/support/json_writer.h"
+
+namespace policy::ir {
+namespace {
+
+std::string FieldName(sema::FieldId field) {
+  static constexpr std::string_view kNames[] = {
+#define FIELD(id, record, name, type, side, doc) #record "." name,
+#include "compiler/sema/schema.def"
+#undef FIELD
+  };
+  return std::string(kNames[static_cast<size_t>(field)]);
+}
+
+std::string Ref(NodeId id) { return fmt::format("%{}", id); }
+
+struct Printer {
+  std::string operator()(const NoneConst&) const { return "none"; }
+  std::string operator()(const BoolConst& n) const { return n.value ? "true" : "false"; }
+  std::string operator()(const IntConst& n) const { return fmt::format("const {}", n.value); }
+  std::string operator()(const StringConst& n) const { return "const " + JsonQuote(n.value); }
+  std::string operator()(const PodRoot&) const { return "pod"; }
+  std::string operator()(const NodeRoot&) const { return "node"; }
+  std::string operator()(const LoadField& n) const { return fmt::format("load {} {}", FieldName(n.field), Ref(n.object)); }
+  std::string operator()(const Index& n) const { return fmt::format("index {} {}", Ref(n.object), Ref(n.key)); }
+  std::string operator()(const Local& n) const { return fmt::format("local ${}", n.slot); }
+  std::string operator()(const Not& n) const { return "not " + Ref(n.operand); }
+  std::string operator()(const Negate& n) const { return "neg " + Ref(n.operand); }
+  std::string operator()(const Arith& n) const {
+    static constexpr const char* kOps[] = {"add", "sub", "mul", "div", "mod"};
+    return fmt::format("{} {} {}", kOps[static_cast<int>(n.op)], Ref(n.lhs), Ref(n.rhs));
+  }
+  std::string operator()(const Compare& n) const {
+    static constexpr const char* kOps[] = {"eq", "ne", "lt", "le", "gt", "ge"};
+    return fmt::format("{} {} {}", kOps[static_cast<int>(n.op)], Ref(n.lhs), Ref(n.rhs));
+  }
+  std::string operator()(const Member& n) const { return fmt::format("member {} {}", Ref(n.element), Ref(n.collection)); }
+  std::string operator()(const And& n) const { return fmt::format("and {} {}", Ref(n.lhs), Ref(n.rhs)); }
+  std::string operator()(const Or& n) const { return fmt::format("or {} {}", Ref(n.lhs), Ref(n.rhs)); }
+  std::string operator()(const Coalesce& n) const { return fmt::format("coalesce {} {}", Ref(n.value), Ref(n.fallback)); }
+  std::string operator()(const Select& n) const {
+    return fmt::format("select {} {} {}", Ref(n.condition), Ref(n.then_value), Ref(n.else_value));
+  }
+  std::string operator()(const IntToQuantity& n) const { return "to_quantity " + Ref(n.operand); }
+  std::string operator()(const Loop& n) const {
+    static constexpr const char* kKinds[] = {"any", "all", "sum", "count", "first"};
+    std::string out = fmt::format("{} ${}", kKinds[static_cast<int>(n.kind)], n.first);
+    if (n.second) out += fmt::format(", ${}", *n.second);
+    out += " in " + Ref(n.collection);
+    if (n.body) out += ": " + Ref(*n.body);
+    return out;
+  }
+  std::string operator()(const MakeList& n) const {
+    std::vector<std::string> refs;
+    for (NodeId e : n.elements) refs.push_back(Ref(e));
+    return fmt::format("{} [{}]", n.is_set ? "set" : "list", fmt::join(refs, ", "));
+  }
+  std::string operator()(const CallBuiltin& n) const {
+    static constexpr std::string_view kNames[] = {
+#define BUILTIN(id, name, kind, arity, cost, doc) name,
+#include "stdlib/builtins.def"
+#undef BUILTIN
+    };
+    std::vector<std::string> refs;
+    for (NodeId e : n.args) refs.push_back(Ref(e));
+    return fmt::format("call {}({})", kNames[static_cast<size_t>(n.builtin)], fmt::join(refs, ", "));
+  }
+};
+
+std::string MessageText(const Message& m) {
+  std::string out;
+  for (const Message::Part& p : m.parts) out += p.value ? "{" + Ref(*p.value) + "}" : p.text;
+  return JsonQuote(out);
+}
+
+}  // namespace
+
+std::string Print(const Program& program) {
+  std::string out;
+  for (NodeId id = 0; id < program.nodes.size(); ++id) {
+    out += fmt::format("%{} = {} : {}{}\n", id, std::visit(Printer{}, program.nodes[id]),
+                       sema::ToString(program.types[id]), program.reads_node[id] ? "" : "  ; pod-constant");
+  }
+  for (const Function& f : program.functions) {
+    out += fmt::format("\nfunction {} weight {}\n", f.name, f.weight);
+    for (SlotId s = 0; s < f.slots.size(); ++s) {
+      out += fmt::format("  slot ${} {}{} : {}\n", s, f.slots[s].name,
+                         f.slots[s].value ? " = " + Ref(*f.slots[s].value) : " (loop)", sema::ToString(f.slots[s].type));
+    }
+    if (f.when) out += fmt::format("  when {}\n", Ref(*f.when));
+    for (const Filter& filter : f.filters) {
+      out += "  filter ";
+      if (filter.each_collection) {
+        out += fmt::format("for ${}{} in {}: ", *filter.each_first,
+                           filter.each_second ? fmt::format(", ${}", *filter.each_second) : "", Ref(*filter.each_collection));
+      }
+      out += Ref(filter.condition);
+      if (!filter.reason.parts.empty()) out += " reason " + MessageText(filter.reason);
+      if (!filter.detail.parts.empty()) out += " detail " + MessageText(filter.detail);
+      out += '\n';
+    }
+    for (const Score& score : f.scores) {
+      out += fmt::format("  score {} normalize {}\n", Ref(score.value), sema::ToString(score.normalize));
+    }
+  }
+  return out;
+}
+
+}  // namespace policy::ir
