@@ -1,0 +1,233 @@
+// The interpreter's view of the pod and of NodeTable rows: field loads,
+// map and resource lookups, iteration, membership and builtins.
+
+#include <charconv>
+
+#include "compiler/k8s/quantity.h"
+#include "runtime/interp/interpreter.h"
+
+namespace policy::rt {
+namespace {
+
+using sema::FieldId;
+
+template <typename T>
+Value ListOf(const std::vector<T>& items, RecordKind kind) {
+  std::vector<Value> out;
+  out.reserve(items.size());
+  for (const T& item : items) out.push_back(Value::Record(kind, &item));
+  return Value::List(std::move(out));
+}
+
+Value Strings(const std::vector<std::string>& items) {
+  std::vector<Value> out;
+  for (const std::string& s : items) out.push_back(Value::String(s));
+  return Value::List(std::move(out));
+}
+
+int64_t ColumnMilli(const ResourceColumn&, std::string_view name, int64_t units) {
+  if (name == "cpu") return units;
+  __int128 v = static_cast<__int128>(units) * 1000;
+  return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : static_cast<int64_t>(v);
+}
+
+}  // namespace
+
+Value Interpreter::Load(FieldId field, const Value& object) {
+  if (object.IsNone()) return Value::None();
+  RowId row = static_cast<RowId>(object.i);
+  const auto* pod = static_cast<const k8s::Pod*>(object.ptr);
+  switch (field) {
+    case FieldId::kPodName: return Value::String(pod->name);
+    case FieldId::kPodNamespace: return Value::String(pod->namespace_name);
+    case FieldId::kPodLabels: return Value::Map(SourceKind::kStringMap, &pod->labels);
+    case FieldId::kPodNodeName: return Value::String(pod->node_name);
+    case FieldId::kPodNodeSelector: return Value::Map(SourceKind::kStringMap, &pod->node_selector);
+    case FieldId::kPodNodeAffinity: {
+      const k8s::NodeAffinity* a = pod->affinity.node_affinity ? &*pod->affinity.node_affinity : &empty_affinity_;
+      return Value::Record(RecordKind::kNodeAffinity, a);
+    }
+    case FieldId::kPodTolerations: return ListOf(pod->tolerations, RecordKind::kToleration);
+    case FieldId::kPodRequests: return Value::Resources(SourceKind::kResourceList, &pod_requests_);
+    case FieldId::kPodScoringRequests: return Value::Resources(SourceKind::kResourceList, &pod_scoring_requests_);
+    case FieldId::kPodPriority: return Value::Int(pod->priority.value_or(0));
+    case FieldId::kAffinityRequired: {
+      const auto* a = static_cast<const k8s::NodeAffinity*>(object.ptr);
+      static const std::vector<k8s::NodeSelectorTerm> kNone;
+      return ListOf(a->required ? *a->required : kNone, RecordKind::kTerm);
+    }
+    case FieldId::kAffinityPreferred:
+      return ListOf(static_cast<const k8s::NodeAffinity*>(object.ptr)->preferred, RecordKind::kPreferredTerm);
+    case FieldId::kTermExpressions:
+      return ListOf(static_cast<const k8s::NodeSelectorTerm*>(object.ptr)->match_expressions, RecordKind::kRequirement);
+    case FieldId::kTermFields:
+      return ListOf(static_cast<const k8s::NodeSelectorTerm*>(object.ptr)->match_fields, RecordKind::kRequirement);
+    case FieldId::kRequirementKey: return Value::String(static_cast<const k8s::SelectorRequirement*>(object.ptr)->key);
+    case FieldId::kRequirementOperator:
+      return Value::String(std::string(k8s::ToString(static_cast<const k8s::SelectorRequirement*>(object.ptr)->op)));
+    case FieldId::kRequirementValues: return Strings(static_cast<const k8s::SelectorRequirement*>(object.ptr)->values);
+    case FieldId::kPreferredWeight: return Value::Int(static_cast<const k8s::PreferredSchedulingTerm*>(object.ptr)->weight);
+    case FieldId::kPreferredTerm:
+      return Value::Record(RecordKind::kTerm, &static_cast<const k8s::PreferredSchedulingTerm*>(object.ptr)->preference);
+    case FieldId::kTolerationKey: return Value::String(static_cast<const k8s::Toleration*>(object.ptr)->key);
+    case FieldId::kTolerationOperator: {
+      auto op = static_cast<const k8s::Toleration*>(object.ptr)->op;
+      return Value::String(op == k8s::TolerationOp::kExists ? "Exists" : "Equal");
+    }
+    case FieldId::kTolerationValue: return Value::String(static_cast<const k8s::Toleration*>(object.ptr)->value);
+    case FieldId::kTolerationEffect: {
+      const auto& effect = static_cast<const k8s::Toleration*>(object.ptr)->effect;
+      return Value::String(effect ? std::string(k8s::ToString(*effect)) : "");
+    }
+    case FieldId::kNodeName: return Value::String(std::string(table_.NodeName(row)));
+    case FieldId::kNodeLabels: return Value::Map(SourceKind::kNodeLabels, nullptr, row);
+    case FieldId::kNodeTaints: {
+      std::vector<Value> taints;
+      for (uint32_t id : table_.Taints(row)) taints.push_back(Value::Record(RecordKind::kTaint, nullptr, id));
+      return Value::List(std::move(taints));
+    }
+    case FieldId::kNodeUnschedulable: return Value::Bool(table_.Unschedulable()[row] != 0);
+    case FieldId::kNodeAllocatable: return Value::Resources(SourceKind::kNodeAllocatable, nullptr, row);
+    case FieldId::kNodeRequested: return Value::Resources(SourceKind::kNodeRequested, nullptr, row);
+    case FieldId::kNodeScoringRequested: return Value::Resources(SourceKind::kNodeScoringRequested, nullptr, row);
+    case FieldId::kNodePods: return Value::Int(table_.PodCount()[row]);
+    case FieldId::kTaintKey: return Value::String(std::string(table_.pool().Get(table_.TaintDictionary()[object.i].key)));
+    case FieldId::kTaintValue:
+      return Value::String(std::string(table_.pool().Get(table_.TaintDictionary()[object.i].value)));
+    case FieldId::kTaintEffect: return Value::String(std::string(k8s::ToString(table_.TaintDictionary()[object.i].effect)));
+  }
+  return Value::None();
+}
+
+// Every (name, milli) of a resources value; node sides list their non-zero columns.
+static ResourceAmounts ResourcesOf(const Value& v, const NodeTable& table) {
+  if (v.source == SourceKind::kResourceList) return *static_cast<const ResourceAmounts*>(v.ptr);
+  ResourceAmounts out;
+  RowId row = static_cast<RowId>(v.i);
+  for (const ResourceColumn& column : table.Resources()) {
+    std::string_view name = table.pool().Get(column.name);
+    int64_t units = v.source == SourceKind::kNodeAllocatable ? column.allocatable[row] : column.requested[row];
+    if (v.source == SourceKind::kNodeScoringRequested) {
+      if (name == "cpu") units = table.NonZeroMilliCpu()[row];
+      if (name == "memory") units = table.NonZeroMemory()[row];
+    }
+    if (units != 0) out.emplace_back(std::string(name), ColumnMilli(column, name, units));
+  }
+  return out;
+}
+
+static std::optional<int64_t> ResourceAmount(const Value& v, std::string_view name, const NodeTable& table) {
+  if (v.source == SourceKind::kResourceList) {
+    for (const auto& [n, amount] : *static_cast<const ResourceAmounts*>(v.ptr)) {
+      if (n == name) return amount;
+    }
+    return std::nullopt;
+  }
+  RowId row = static_cast<RowId>(v.i);
+  if (v.source == SourceKind::kNodeScoringRequested && (name == "cpu" || name == "memory")) {
+    int64_t units = name == "cpu" ? table.NonZeroMilliCpu()[row] : table.NonZeroMemory()[row];
+    return ColumnMilli(ResourceColumn{}, name, units);
+  }
+  const ResourceColumn* column = table.Resource(name);
+  if (column == nullptr) return std::nullopt;
+  int64_t units = v.source == SourceKind::kNodeAllocatable ? column->allocatable[row] : column->requested[row];
+  return ColumnMilli(*column, name, units);
+}
+
+static std::optional<std::string> MapLookup(const Value& v, std::string_view key, const NodeTable& table) {
+  if (v.source == SourceKind::kStringMap) {
+    const std::string* found = k8s::Find(*static_cast<const k8s::StringMap*>(v.ptr), key);
+    return found ? std::optional<std::string>(*found) : std::nullopt;
+  }
+  const LabelColumn* column = table.Label(key);
+  if (column == nullptr) return std::nullopt;
+  uint32_t domain = column->domain[static_cast<RowId>(v.i)];
+  if (domain == 0) return std::nullopt;
+  return std::string(table.pool().Get(column->value[domain]));
+}
+
+Value Interpreter::IndexOf(const Value& object, const Value& key) {
+  if (object.IsNone() || key.IsNone()) return Value::None();
+  switch (object.kind) {
+    case Value::Kind::kMap: {
+      std::optional<std::string> found = MapLookup(object, key.s, table_);
+      return found ? Value::String(*found) : Value::None();
+    }
+    case Value::Kind::kResources: return Value::Int(ResourceAmount(object, key.s, table_).value_or(0));
+    case Value::Kind::kList:
+      if (key.i < 0 || static_cast<size_t>(key.i) >= object.list->size()) return Value::None();
+      return (*object.list)[static_cast<size_t>(key.i)];
+    default: return Value::None();
+  }
+}
+
+std::vector<std::pair<Value, Value>> Interpreter::Elements(const Value& collection) {
+  std::vector<std::pair<Value, Value>> out;
+  switch (collection.kind) {
+    case Value::Kind::kList:
+      for (const Value& v : *collection.list) out.emplace_back(v, Value::None());
+      break;
+    case Value::Kind::kResources:
+      for (auto& [name, amount] : ResourcesOf(collection, table_)) out.emplace_back(Value::String(name), Value::Int(amount));
+      break;
+    case Value::Kind::kMap:
+      if (collection.source == SourceKind::kStringMap) {
+        for (const auto& [k, v] : *static_cast<const k8s::StringMap*>(collection.ptr)) {
+          out.emplace_back(Value::String(k), Value::String(v));
+        }
+      } else {
+        RowId row = static_cast<RowId>(collection.i);
+        for (const LabelColumn& column : table_.Labels()) {
+          uint32_t domain = column.domain[row];
+          if (domain == 0) continue;
+          out.emplace_back(Value::String(std::string(table_.pool().Get(column.key))),
+                           Value::String(std::string(table_.pool().Get(column.value[domain]))));
+        }
+      }
+      break;
+    default: break;
+  }
+  return out;
+}
+
+bool Interpreter::Contains(const Value& collection, const Value& element) {
+  if (element.IsNone()) return false;
+  switch (collection.kind) {
+    case Value::Kind::kList:
+      for (const Value& v : *collection.list) {
+        if (v.kind == element.kind && (v.kind == Value::Kind::kString ? v.s == element.s : v.i == element.i)) return true;
+      }
+      return false;
+    case Value::Kind::kMap: return MapLookup(collection, element.s, table_).has_value();
+    case Value::Kind::kResources: return ResourceAmount(collection, element.s, table_).has_value();
+    default: return false;
+  }
+}
+
+Value Interpreter::Builtin(const ir::CallBuiltin& call) {
+  std::vector<Value> args;
+  for (ir::NodeId a : call.args) args.push_back(Eval(a));
+  switch (call.builtin) {
+    case sema::BuiltinId::kMax: return Value::Int(std::max(args[0].i, args[1].i));
+    case sema::BuiltinId::kMin: return Value::Int(std::min(args[0].i, args[1].i));
+    case sema::BuiltinId::kLen:
+      if (args[0].kind == Value::Kind::kList) return Value::Int(static_cast<int64_t>(args[0].list->size()));
+      return Value::Int(static_cast<int64_t>(Elements(args[0]).size()));
+    case sema::BuiltinId::kToInt: {
+      if (args[0].IsNone()) return Value::None();
+      std::optional<int64_t> v = ParseDecimalInt(args[0].s);
+      return v ? Value::Int(*v) : Value::None();
+    }
+    case sema::BuiltinId::kToQuantity: {
+      if (args[0].IsNone()) return Value::None();
+      std::optional<k8s::Quantity> q = k8s::Quantity::Parse(args[0].s);
+      return q ? Value::Int(q->MilliValue()) : Value::None();
+    }
+    case sema::BuiltinId::kUnits: return Value::Int(args[0].i / 1000 + (args[0].i % 1000 > 0 ? 1 : 0));
+    case sema::BuiltinId::kMillis: return Value::Int(args[0].i);
+    case sema::BuiltinId::kHas: return Value::Bool(Contains(args[0], args[1]));
+  }
+  return Value::None();
+}
+
+}  // namespace policy::rt

@@ -1,0 +1,237 @@
+#include "runtime/interp/interpreter.h"
+
+#include <charconv>
+#include <limits>
+
+#include <fmt/format.h>
+
+#include "compiler/k8s/pod_resources.h"
+#include "compiler/k8s/quantity.h"
+
+namespace policy::rt {
+namespace {
+
+using sema::FieldId;
+
+int64_t Saturate(__int128 v) {
+  if (v > std::numeric_limits<int64_t>::max()) return std::numeric_limits<int64_t>::max();
+  if (v < std::numeric_limits<int64_t>::min()) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(v);
+}
+
+// kube-scheduler's units (milli-cpu, units otherwise) to milli-units.
+int64_t ToMilli(std::string_view name, int64_t scheduler_units) {
+  return name == "cpu" ? scheduler_units : Saturate(static_cast<__int128>(scheduler_units) * 1000);
+}
+
+ResourceAmounts Amounts(const k8s::ResourceList& list) {
+  ResourceAmounts out;
+  for (const auto& [name, q] : list) out.emplace_back(name, ToMilli(name, k8s::SchedulerUnits(name, q)));
+  return out;
+}
+
+}  // namespace
+
+std::optional<int64_t> ParseDecimalInt(std::string_view s) {
+  if (s.empty()) return std::nullopt;
+  size_t start = (s[0] == '+') ? 1 : 0;
+  if (start == 1 && (s.size() == 1 || s[1] == '-')) return std::nullopt;
+  int64_t v = 0;
+  auto [ptr, ec] = std::from_chars(s.data() + start, s.data() + s.size(), v);
+  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
+  return v;
+}
+
+namespace {
+
+bool Equal(const Value& a, const Value& b) {
+  if (a.IsNone() || b.IsNone()) return a.IsNone() && b.IsNone();
+  if (a.kind == Value::Kind::kString) return b.kind == Value::Kind::kString && a.s == b.s;
+  return a.i == b.i;
+}
+
+}  // namespace
+
+std::string FormatQuantity(int64_t milli) {
+  if (milli % 1000 != 0) return fmt::format("{}m", milli);
+  int64_t units = milli / 1000;
+  if (units != 0 && units % 1024 == 0) {
+    static constexpr const char* kBinary[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+    int i = 0;
+    while (i < 6 && units % 1024 == 0) units /= 1024, ++i;
+    return fmt::format("{}{}", units, kBinary[i]);
+  }
+  return fmt::format("{}", units);
+}
+
+Interpreter::Interpreter(const ir::Program& program, const k8s::Pod& pod, const NodeTable& table)
+    : program_(program), pod_(pod), table_(table) {
+  pod_requests_ = Amounts(k8s::PodRequests(pod));
+  k8s::NonZeroRequests nz = k8s::PodNonZeroRequests(pod);
+  pod_scoring_requests_ = pod_requests_;
+  bool has_cpu = false, has_memory = false;
+  for (auto& [name, amount] : pod_scoring_requests_) {
+    if (name == "cpu") amount = nz.milli_cpu, has_cpu = true;
+    if (name == "memory") amount = ToMilli("memory", nz.memory), has_memory = true;
+  }
+  if (!has_cpu) pod_scoring_requests_.emplace_back("cpu", nz.milli_cpu);
+  if (!has_memory) pod_scoring_requests_.emplace_back("memory", ToMilli("memory", nz.memory));
+}
+
+void Interpreter::Begin(size_t f, RowId row) {
+  function_ = &program_.functions[f];
+  row_ = row;
+  slots_.assign(function_->slots.size(), std::nullopt);
+}
+
+bool Interpreter::Applies(size_t f) {
+  Begin(f, 0);
+  if (!function_->when) return true;
+  return Eval(*function_->when).Truthy();
+}
+
+std::vector<FilterFailure> Interpreter::Filter(size_t f, RowId row) {
+  Begin(f, row);
+  std::vector<FilterFailure> failures;
+  for (size_t i = 0; i < function_->filters.size(); ++i) {
+    const ir::Filter& filter = function_->filters[i];
+    auto check = [&]() {
+      if (Eval(filter.condition).Truthy()) return;
+      std::string reason = filter.reason.parts.empty() ? function_->name : Render(filter.reason);
+      failures.push_back({i, std::move(reason), Render(filter.detail)});
+    };
+    if (!filter.each_collection) {
+      check();
+      continue;
+    }
+    for (auto& [first, second] : Elements(Eval(*filter.each_collection))) {
+      slots_[*filter.each_first] = first;
+      if (filter.each_second) slots_[*filter.each_second] = second;
+      check();
+    }
+  }
+  return failures;
+}
+
+int64_t Interpreter::Score(size_t f, size_t s, RowId row) {
+  Begin(f, row);
+  return Eval(function_->scores[s].value).i;
+}
+
+std::string Interpreter::Text(const Value& v, sema::TypeRef type) {
+  switch (v.kind) {
+    case Value::Kind::kNone: return "none";
+    case Value::Kind::kBool: return v.i ? "true" : "false";
+    case Value::Kind::kString: return v.s;
+    case Value::Kind::kInt:
+      return sema::Unwrapped(type)->kind == sema::TypeKind::kQuantity ? FormatQuantity(v.i) : fmt::format("{}", v.i);
+    default: return "?";
+  }
+}
+
+std::string Interpreter::Render(const ir::Message& message) {
+  std::string out;
+  for (const ir::Message::Part& part : message.parts) {
+    out += part.value ? Text(Eval(*part.value), program_.types[*part.value]) : part.text;
+  }
+  return out;
+}
+
+Value Interpreter::Eval(ir::NodeId id) {
+  return std::visit(
+      [&](const auto& n) -> Value {
+        using T = std::decay_t<decltype(n)>;
+        if constexpr (std::is_same_v<T, ir::NoneConst>) return Value::None();
+        if constexpr (std::is_same_v<T, ir::BoolConst>) return Value::Bool(n.value);
+        if constexpr (std::is_same_v<T, ir::IntConst>) return Value::Int(n.value);
+        if constexpr (std::is_same_v<T, ir::StringConst>) return Value::String(n.value);
+        if constexpr (std::is_same_v<T, ir::PodRoot>) return Value::Record(RecordKind::kPod, &pod_);
+        if constexpr (std::is_same_v<T, ir::NodeRoot>) return Value::Record(RecordKind::kNode, nullptr, row_);
+        if constexpr (std::is_same_v<T, ir::LoadField>) return Load(n.field, Eval(n.object));
+        if constexpr (std::is_same_v<T, ir::Index>) return IndexOf(Eval(n.object), Eval(n.key));
+        if constexpr (std::is_same_v<T, ir::Local>) {
+          std::optional<Value>& slot = slots_[n.slot];
+          if (!slot) slot = Eval(*function_->slots[n.slot].value);  // INVARIANT: loop slots are set by their loop
+          return *slot;
+        }
+        if constexpr (std::is_same_v<T, ir::Not>) return Value::Bool(!Eval(n.operand).Truthy());
+        if constexpr (std::is_same_v<T, ir::Negate>) return Value::Int(Saturate(-static_cast<__int128>(Eval(n.operand).i)));
+        if constexpr (std::is_same_v<T, ir::Arith>) {
+          __int128 a = Eval(n.lhs).i, b = Eval(n.rhs).i;
+          switch (n.op) {
+            case ir::ArithOp::kAdd: return Value::Int(Saturate(a + b));
+            case ir::ArithOp::kSub: return Value::Int(Saturate(a - b));
+            case ir::ArithOp::kMul: return Value::Int(Saturate(a * b));
+            case ir::ArithOp::kDiv: return Value::Int(b == 0 ? 0 : Saturate(a / b));
+            case ir::ArithOp::kMod: return Value::Int(b == 0 ? 0 : Saturate(a % b));
+          }
+        }
+        if constexpr (std::is_same_v<T, ir::Compare>) {
+          Value a = Eval(n.lhs), b = Eval(n.rhs);
+          if (n.op == ir::CompareOp::kEq) return Value::Bool(Equal(a, b));
+          if (n.op == ir::CompareOp::kNe) return Value::Bool(!Equal(a, b));
+          if (a.IsNone() || b.IsNone()) return Value::Bool(false);
+          switch (n.op) {
+            case ir::CompareOp::kLt: return Value::Bool(a.i < b.i);
+            case ir::CompareOp::kLe: return Value::Bool(a.i <= b.i);
+            case ir::CompareOp::kGt: return Value::Bool(a.i > b.i);
+            default: return Value::Bool(a.i >= b.i);
+          }
+        }
+        if constexpr (std::is_same_v<T, ir::Member>) return Value::Bool(Contains(Eval(n.collection), Eval(n.element)));
+        if constexpr (std::is_same_v<T, ir::And>) return Value::Bool(Eval(n.lhs).Truthy() && Eval(n.rhs).Truthy());
+        if constexpr (std::is_same_v<T, ir::Or>) return Value::Bool(Eval(n.lhs).Truthy() || Eval(n.rhs).Truthy());
+        if constexpr (std::is_same_v<T, ir::Coalesce>) {
+          Value v = Eval(n.value);
+          return v.IsNone() ? Eval(n.fallback) : v;
+        }
+        if constexpr (std::is_same_v<T, ir::Select>) {
+          return Eval(n.condition).Truthy() ? Eval(n.then_value) : Eval(n.else_value);
+        }
+        if constexpr (std::is_same_v<T, ir::IntToQuantity>) {
+          Value v = Eval(n.operand);
+          return v.IsNone() ? v : Value::Int(Saturate(static_cast<__int128>(v.i) * 1000));
+        }
+        if constexpr (std::is_same_v<T, ir::Loop>) return EvalLoop(n);
+        if constexpr (std::is_same_v<T, ir::MakeList>) {
+          std::vector<Value> elements;
+          for (ir::NodeId e : n.elements) elements.push_back(Eval(e));
+          return Value::List(std::move(elements));
+        }
+        if constexpr (std::is_same_v<T, ir::CallBuiltin>) return Builtin(n);
+        return Value::None();
+      },
+      program_.nodes[id]);
+}
+
+Value Interpreter::EvalLoop(const ir::Loop& loop) {
+  int64_t sum = 0, count = 0;
+  for (auto& [first, second] : Elements(Eval(loop.collection))) {
+    slots_[loop.first] = first;
+    if (loop.second) slots_[*loop.second] = second;
+    Value body = loop.body ? Eval(*loop.body) : Value::Bool(true);
+    switch (loop.kind) {
+      case ir::LoopKind::kAny:
+        if (body.Truthy()) return Value::Bool(true);
+        break;
+      case ir::LoopKind::kAll:
+        if (!body.Truthy()) return Value::Bool(false);
+        break;
+      case ir::LoopKind::kSum: sum = Saturate(static_cast<__int128>(sum) + body.i); break;
+      case ir::LoopKind::kCount: count += body.Truthy(); break;
+      case ir::LoopKind::kFirst:
+        if (body.Truthy()) return first;
+        break;
+    }
+  }
+  switch (loop.kind) {
+    case ir::LoopKind::kAny: return Value::Bool(false);
+    case ir::LoopKind::kAll: return Value::Bool(true);
+    case ir::LoopKind::kSum: return Value::Int(sum);
+    case ir::LoopKind::kCount: return Value::Int(count);
+    case ir::LoopKind::kFirst: return Value::None();
+  }
+  return Value::None();
+}
+
+}  // namespace policy::rt

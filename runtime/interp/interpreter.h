@@ -1,0 +1,61 @@
+#pragma once
+/// The reference interpreter: evaluates a policy program's filters and
+/// scores for one pod, node by node, over the NodeTable.
+///
+/// It is the oracle the JIT is tested against, so it is written to be
+/// obviously right rather than fast: a tree walk over the IR with `let`
+/// slots computed on first use per node.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/ir.h"
+#include "compiler/k8s/objects.h"
+#include "runtime/columnar/node_table.h"
+#include "runtime/interp/value.h"
+
+namespace policy::rt {
+
+/// One failing filter of one node. A `filter for` fails once per element.
+struct FilterFailure {
+  size_t filter = 0;
+  std::string reason;  ///< the rendered reason (the policy's name when it gives none)
+  std::string detail;  ///< the rendered detail, or empty
+};
+
+class Interpreter {
+ public:
+  Interpreter(const ir::Program& program, const k8s::Pod& pod, const NodeTable& table);
+
+  /// Whether function `f` applies to the pod (its `when`, true without one).
+  bool Applies(size_t f);
+  /// Every failing filter of function `f` on node `row`, in filter order.
+  std::vector<FilterFailure> Filter(size_t f, RowId row);
+  /// The raw value of score `s` of function `f` on node `row`.
+  int64_t Score(size_t f, size_t s, RowId row);
+
+ private:
+  Value Eval(ir::NodeId id);
+  Value EvalLoop(const ir::Loop& loop);
+  Value Load(sema::FieldId field, const Value& object);
+  Value IndexOf(const Value& object, const Value& key);
+  bool Contains(const Value& collection, const Value& element);
+  std::vector<std::pair<Value, Value>> Elements(const Value& collection);
+  Value Builtin(const ir::CallBuiltin& call);
+  std::string Render(const ir::Message& message);
+  std::string Text(const Value& v, sema::TypeRef type);
+  void Begin(size_t f, RowId row);
+
+  const ir::Program& program_;
+  const k8s::Pod& pod_;
+  const NodeTable& table_;
+  ResourceAmounts pod_requests_;
+  ResourceAmounts pod_scoring_requests_;
+  k8s::NodeAffinity empty_affinity_;
+  const ir::Function* function_ = nullptr;
+  RowId row_ = 0;
+  std::vector<std::optional<Value>> slots_;
+};
+
+}  // namespace policy::rt

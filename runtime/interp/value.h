@@ -1,0 +1,75 @@
+#pragma once
+/// Runtime values of the reference interpreter.
+///
+/// Scalars are held directly (ints and quantities as int64, quantities in
+/// milli-units). Collections and records are views: of the pod being placed
+/// (pointers into its k8s objects and precomputed requests) or of one row of
+/// the NodeTable; lists built by the policy itself are owned.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string_view>
+#include <string>
+#include <utility>
+#include <vector>
+
+#include "compiler/k8s/objects.h"
+#include "runtime/columnar/node_table.h"
+
+namespace policy::rt {
+
+/// Which record a record value is.
+enum class RecordKind : uint8_t { kPod, kNodeAffinity, kTerm, kRequirement, kPreferredTerm, kToleration, kNode, kTaint };
+/// Where a map or resources value reads from.
+enum class SourceKind : uint8_t {
+  kStringMap,        ///< a k8s::StringMap (pod labels, nodeSelector)
+  kNodeLabels,       ///< the labels of node `row`
+  kResourceList,     ///< a precomputed list of (name, milli) pairs
+  kNodeAllocatable,  ///< resource columns of node `row`
+  kNodeRequested,
+  kNodeScoringRequested,
+};
+
+using ResourceAmounts = std::vector<std::pair<std::string, int64_t>>;  ///< name, milli-units
+
+struct Value {
+  enum class Kind : uint8_t { kNone, kBool, kInt, kString, kList, kRecord, kMap, kResources };
+  Kind kind = Kind::kNone;
+  int64_t i = 0;  ///< bool, int, quantity; node rows and taint ids for views
+  std::string s;
+  std::shared_ptr<const std::vector<Value>> list;
+  RecordKind record = RecordKind::kPod;
+  SourceKind source = SourceKind::kStringMap;
+  const void* ptr = nullptr;  ///< the viewed object (pod side)
+
+  static Value None() { return {}; }
+  static Value Bool(bool b) { Value v; v.kind = Kind::kBool; v.i = b; return v; }
+  static Value Int(int64_t n) { Value v; v.kind = Kind::kInt; v.i = n; return v; }
+  static Value String(std::string text) { Value v; v.kind = Kind::kString; v.s = std::move(text); return v; }
+  static Value List(std::vector<Value> elements) {
+    Value v;
+    v.kind = Kind::kList;
+    v.list = std::make_shared<const std::vector<Value>>(std::move(elements));
+    return v;
+  }
+  static Value Record(RecordKind kind, const void* ptr, int64_t row = 0) {
+    Value v; v.kind = Kind::kRecord; v.record = kind; v.ptr = ptr; v.i = row; return v;
+  }
+  static Value Map(SourceKind source, const void* ptr, int64_t row = 0) {
+    Value v; v.kind = Kind::kMap; v.source = source; v.ptr = ptr; v.i = row; return v;
+  }
+  static Value Resources(SourceKind source, const void* ptr, int64_t row = 0) {
+    Value v; v.kind = Kind::kResources; v.source = source; v.ptr = ptr; v.i = row; return v;
+  }
+  bool IsNone() const { return kind == Kind::kNone; }
+  bool Truthy() const { return kind == Kind::kBool && i != 0; }
+};
+
+/// Go's strconv.ParseInt(s, 10, 64): an optional sign and decimal digits.
+std::optional<int64_t> ParseDecimalInt(std::string_view s);
+
+/// A quantity in milli-units for people: `500m`, `4`, `16Gi`, `1500k`.
+std::string FormatQuantity(int64_t milli);
+
+}  // namespace policy::rt
