@@ -80,6 +80,15 @@ TypeRef Checker::BuiltinCall(ExprId id, const Builtin& builtin, TypeRef receiver
       }
       return common;
     }
+    case BuiltinId::kMulDiv: {
+      bool same = (types[0]->kind == TypeKind::kQuantity) == (types[2]->kind == TypeKind::kQuantity);
+      if (!IsNumeric(types[0]) || !IsNumeric(types[2]) || types[1]->kind != TypeKind::kInt || !same) {
+        return Mismatch(id, fmt::format("`muldiv` takes (number, int, number of the same kind), found `{}`, `{}`, `{}`",
+                                        ToString(types[0]), ToString(types[1]), ToString(types[2])),
+                        std::string(builtin.doc));
+      }
+      return types_.Int();
+    }
     case BuiltinId::kLen: {
       TypeKind k = types[0]->kind;
       if (k != TypeKind::kList && k != TypeKind::kSet && k != TypeKind::kMap && k != TypeKind::kResources) {

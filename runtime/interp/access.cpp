@@ -210,6 +210,13 @@ Value Interpreter::Builtin(const ir::CallBuiltin& call) {
   switch (call.builtin) {
     case sema::BuiltinId::kMax: return Value::Int(std::max(args[0].i, args[1].i));
     case sema::BuiltinId::kMin: return Value::Int(std::min(args[0].i, args[1].i));
+    case sema::BuiltinId::kMulDiv: {
+      if (args[2].i == 0) return Value::Int(0);
+      __int128 q = static_cast<__int128>(args[0].i) * args[1].i;
+      __int128 r = q / args[2].i;
+      if ((q % args[2].i != 0) && ((q < 0) != (args[2].i < 0))) --r;  // round down
+      return Value::Int(r > INT64_MAX ? INT64_MAX : r < INT64_MIN ? INT64_MIN : static_cast<int64_t>(r));
+    }
     case sema::BuiltinId::kLen:
       if (args[0].kind == Value::Kind::kList) return Value::Int(static_cast<int64_t>(args[0].list->size()));
       return Value::Int(static_cast<int64_t>(Elements(args[0]).size()));

@@ -1,5 +1,6 @@
 #include "runtime/interp/interpreter.h"
 
+#include <algorithm>
 #include <charconv>
 #include <limits>
 
@@ -24,9 +25,17 @@ int64_t ToMilli(std::string_view name, int64_t scheduler_units) {
   return name == "cpu" ? scheduler_units : Saturate(static_cast<__int128>(scheduler_units) * 1000);
 }
 
+// kube-scheduler checks cpu, memory, ephemeral-storage, then the rest.
+int Rank(std::string_view name) {
+  return name == "cpu" ? 0 : name == "memory" ? 1 : name == "ephemeral-storage" ? 2 : 3;
+}
+
 ResourceAmounts Amounts(const k8s::ResourceList& list) {
   ResourceAmounts out;
   for (const auto& [name, q] : list) out.emplace_back(name, ToMilli(name, k8s::SchedulerUnits(name, q)));
+  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
+    return Rank(a.first) != Rank(b.first) ? Rank(a.first) < Rank(b.first) : a.first < b.first;
+  });
   return out;
 }
 
