@@ -23,7 +23,10 @@ class TableBuilder final : public k8s::ClusterVisitor {
 
   void OnPod(k8s::Pod&& pod, Span where) override {
     switch (table_.BindPod(pod)) {
-      case BindResult::kBound: ++report_.pods_bound; break;
+      case BindResult::kBound:
+        ++report_.pods_bound;
+        report_.pods_with_pod_affinity += pod.affinity.pod_affinity.has_value() || pod.affinity.pod_anti_affinity.has_value();
+        break;
       case BindResult::kWaitingForNode:
         if (!first_waiting_.Valid()) first_waiting_ = where;
         break;

@@ -1,0 +1,26 @@
+#pragma once
+/// The front half of the compiler as one call: parse, check, lower.
+
+#include <memory>
+#include <optional>
+
+#include "compiler/ir/ir.h"
+#include "compiler/sema/check.h"
+#include "compiler/syntax/ast.h"
+
+namespace policy::passes {
+
+/// Everything compiling one policy file produced; keep it alive while the
+/// program is used (spans point into the source).
+struct CompiledFile {
+  syntax::Module module;
+  sema::CheckedModule checked;
+  ir::Program program;
+};
+
+/// Compiles `source`; null with diagnostics on any error. The IR verifier
+/// runs on the result; its problems abort (they are compiler bugs).
+std::unique_ptr<CompiledFile> CompileFile(const Source& source, sema::TypeTable& types, const sema::Schema& schema,
+                                        DiagnosticSink& diags);
+
+}  // namespace policy::passes

@@ -1,0 +1,113 @@
+#include "runtime/sched/placement.h"
+
+#include <algorithm>
+#include <map>
+#include <memory>
+
+#include <fmt/format.h>
+
+#include "runtime/interp/interpreter.h"
+
+namespace policy::rt {
+namespace {
+
+// kube-scheduler's NormalizeScore variants over the feasible nodes' raw scores.
+void Normalize(sema::Normalize kind, std::vector<int64_t>& scores) {
+  if (kind == sema::Normalize::kNone || scores.empty()) return;
+  int64_t max = *std::max_element(scores.begin(), scores.end());
+  int64_t min = *std::min_element(scores.begin(), scores.end());
+  if (kind == sema::Normalize::kMinMax) {
+    for (int64_t& s : scores) s = max == min ? 0 : (s - min) * 100 / (max - min);
+    return;
+  }
+  // helper.DefaultNormalizeScore(100, reverse): a zero maximum leaves zeros
+  // (or all 100 when reversed).
+  bool reverse = kind == sema::Normalize::kReverse;
+  for (int64_t& s : scores) {
+    if (max == 0) {
+      s = reverse ? 100 : s;
+      continue;
+    }
+    s = 100 * s / max;
+    if (reverse) s = 100 - s;
+  }
+}
+
+// `0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had ...`: counts of
+// the first failing plugin's reasons, sorted as strings (sort.Strings).
+std::string Summary(const Placement& p) {
+  size_t n = p.nodes.size();
+  if (p.feasible > 0) return fmt::format("{}/{} nodes are available.", p.feasible, n);
+  std::map<std::string, size_t> counts;
+  for (const NodeResult& node : p.nodes) {
+    for (size_t i = 0; i < node.first_failing_reasons; ++i) ++counts[node.reasons[i].reason];
+  }
+  std::vector<std::string> parts;
+  for (const auto& [reason, count] : counts) parts.push_back(fmt::format("{} {}", count, reason));
+  std::sort(parts.begin(), parts.end());
+  return fmt::format("0/{} nodes are available: {}.", n, fmt::join(parts, ", "));
+}
+
+}  // namespace
+
+Placement Place(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table) {
+  Placement p;
+  std::map<const ir::Program*, std::unique_ptr<Interpreter>> interpreters;
+  for (const Plugin& plugin : plugins) {
+    auto& slot = interpreters[plugin.program];
+    if (!slot) slot = std::make_unique<Interpreter>(*plugin.program, pod, table);
+  }
+  std::vector<bool> applies;
+  for (const Plugin& plugin : plugins) applies.push_back(interpreters[plugin.program]->Applies(plugin.function));
+
+  for (RowId row = 0; row < table.RowCount(); ++row) {
+    if (!table.Live()[row]) continue;
+    NodeResult node;
+    node.row = row;
+    node.name = std::string(table.NodeName(row));
+    for (size_t i = 0; i < plugins.size(); ++i) {
+      const Plugin& plugin = plugins[i];
+      if (!plugin.filter || !applies[i]) continue;
+      bool first = node.reasons.empty();
+      for (FilterFailure& f : interpreters[plugin.program]->Filter(plugin.function, row)) {
+        node.reasons.push_back({plugin.name, std::move(f.reason), std::move(f.detail)});
+      }
+      if (first) node.first_failing_reasons = node.reasons.size();
+    }
+    node.feasible = node.reasons.empty();
+    p.feasible += node.feasible;
+    p.nodes.push_back(std::move(node));
+  }
+
+  // Scores over feasible nodes: raw, normalized per score rule, summed per
+  // plugin (a plugin's rules average), weighted.
+  std::vector<size_t> feasible;
+  for (size_t i = 0; i < p.nodes.size(); ++i) {
+    if (p.nodes[i].feasible) feasible.push_back(i);
+  }
+  for (size_t i = 0; i < plugins.size(); ++i) {
+    const Plugin& plugin = plugins[i];
+    const ir::Function& fn = plugin.program->functions[plugin.function];
+    if (!plugin.score || !applies[i] || fn.scores.empty() || feasible.empty()) continue;
+    std::vector<int64_t> total(feasible.size(), 0);
+    for (size_t s = 0; s < fn.scores.size(); ++s) {
+      std::vector<int64_t> raw;
+      for (size_t k : feasible) raw.push_back(interpreters[plugin.program]->Score(plugin.function, s, p.nodes[k].row));
+      Normalize(fn.scores[s].normalize, raw);
+      for (size_t k = 0; k < raw.size(); ++k) total[k] += raw[k];
+    }
+    for (size_t k = 0; k < feasible.size(); ++k) {
+      NodeResult& node = p.nodes[feasible[k]];
+      int64_t score = total[k] / static_cast<int64_t>(fn.scores.size());
+      node.scores.emplace_back(plugin.name, score);
+      node.score += score * plugin.weight;
+    }
+  }
+  for (size_t k : feasible) {
+    if (!p.selected || p.nodes[k].score > p.nodes[*p.selected].score) p.selected = k;
+  }
+  p.summary = Summary(p);
+  return p;
+}
+
+}  // namespace policy::rt

@@ -1,0 +1,52 @@
+#pragma once
+/// The scheduling core for one pod: filter every node with every plugin,
+/// score the feasible ones, normalize and weight the scores, select, and
+/// summarize failures the way kube-scheduler's FitError does.
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/ir/ir.h"
+#include "compiler/k8s/objects.h"
+#include "runtime/columnar/node_table.h"
+
+namespace policy::rt {
+
+/// One plugin: a function of a compiled program.
+struct Plugin {
+  std::string name;
+  const ir::Program* program = nullptr;
+  size_t function = 0;
+  int64_t weight = 1;
+  bool filter = true;  ///< run its filters
+  bool score = true;   ///< run its scores
+};
+
+struct NodeReason {
+  std::string plugin;
+  std::string reason;
+  std::string detail;
+};
+
+struct NodeResult {
+  RowId row = 0;
+  std::string name;
+  bool feasible = false;
+  std::vector<NodeReason> reasons;   ///< every failing plugin's reasons, in plugin order
+  size_t first_failing_reasons = 0;  ///< how many leading reasons come from the first failing plugin
+  int64_t score = 0;                 ///< weighted sum (feasible nodes)
+  std::vector<std::pair<std::string, int64_t>> scores;  ///< normalized, per applied score plugin
+};
+
+struct Placement {
+  std::vector<NodeResult> nodes;  ///< live nodes in table order
+  size_t feasible = 0;
+  std::optional<size_t> selected;  ///< index into nodes
+  std::string summary;             ///< kube-scheduler's FitError first sentence, or `K/N nodes are available.`
+};
+
+/// Places `pod` on `table` with `plugins` (filters in the given order).
+Placement Place(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table);
+
+}  // namespace policy::rt
