@@ -11,7 +11,8 @@
 /// limits; division and remainder by zero give 0.
 ///
 /// Evaluation order per node: a `let` slot is computed at its first use and
-/// kept for the rest of that node; loop slots are set by their loop.
+/// kept for the rest of that node; an argument slot is computed at each use;
+/// loop slots are set by their loop.
 
 #include <cstdint>
 #include <optional>
@@ -69,12 +70,15 @@ using Node = std::variant<NoneConst, BoolConst, IntConst, StringConst, PodRoot, 
                           Negate, Arith, Compare, Member, And, Or, Coalesce, Select, IntToQuantity, Loop, MakeList,
                           CallBuiltin>;
 
-/// What a slot holds: a lazily computed `let` or `def` argument, or a loop
-/// variable set by its loop.
+/// What a slot holds: a `let` (computed at first use, then kept for the
+/// node), a `def` argument (computed at each use: it may read loop
+/// variables that change between uses), or a loop variable set by its loop.
 struct Slot {
+  enum class Kind : uint8_t { kLet, kArgument, kLoop };
   std::string name;
   std::optional<NodeId> value;  ///< lets and arguments; absent for loop variables
   sema::TypeRef type;
+  Kind kind = Kind::kLet;
 };
 
 /// A reason or detail message: literal text and interpolated values.

@@ -90,8 +90,9 @@ std::string Print(const Program& program) {
   for (const Function& f : program.functions) {
     out += fmt::format("\nfunction {} weight {}\n", f.name, f.weight);
     for (SlotId s = 0; s < f.slots.size(); ++s) {
-      out += fmt::format("  slot ${} {}{} : {}\n", s, f.slots[s].name,
-                         f.slots[s].value ? " = " + Ref(*f.slots[s].value) : " (loop)", sema::ToString(f.slots[s].type));
+      static constexpr const char* kKinds[] = {"let", "arg", "loop"};
+      out += fmt::format("  slot ${} {} {}{} : {}\n", s, kKinds[static_cast<int>(f.slots[s].kind)], f.slots[s].name,
+                         f.slots[s].value ? " = " + Ref(*f.slots[s].value) : "", sema::ToString(f.slots[s].type));
     }
     if (f.when) out += fmt::format("  when {}\n", Ref(*f.when));
     for (const Filter& filter : f.filters) {

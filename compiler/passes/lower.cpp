@@ -39,8 +39,9 @@ class Lowerer {
     return value;
   }
 
-  ir::SlotId NewSlot(std::string name, std::optional<ir::NodeId> value, TypeRef type) {
-    function_->slots.push_back({std::move(name), value, type});
+  ir::SlotId NewSlot(std::string name, std::optional<ir::NodeId> value, TypeRef type,
+                     ir::Slot::Kind kind = ir::Slot::Kind::kLet) {
+    function_->slots.push_back({std::move(name), value, type, value ? kind : ir::Slot::Kind::kLoop});
     return static_cast<ir::SlotId>(function_->slots.size() - 1);
   }
 
@@ -149,7 +150,7 @@ class Lowerer {
         // A quantity parameter takes a converted int.
         TypeRef param_type = checked_.def_params.at(&def)[i];
         ir::NodeId arg = Convert(Expr(e.args[i]), param_type);
-        slots.push_back(NewSlot(def.params[i].name, arg, param_type));
+        slots.push_back(NewSlot(def.params[i].name, arg, param_type, ir::Slot::Kind::kArgument));
       }
       params_.push_back(slots);
       ir::NodeId body = Expr(def.body);

@@ -159,8 +159,10 @@ Value Interpreter::Eval(ir::NodeId id) {
         if constexpr (std::is_same_v<T, ir::LoadField>) return Load(n.field, Eval(n.object));
         if constexpr (std::is_same_v<T, ir::Index>) return IndexOf(Eval(n.object), Eval(n.key));
         if constexpr (std::is_same_v<T, ir::Local>) {
+          const ir::Slot& info = function_->slots[n.slot];
+          if (info.kind == ir::Slot::Kind::kArgument) return Eval(*info.value);
           std::optional<Value>& slot = slots_[n.slot];
-          if (!slot) slot = Eval(*function_->slots[n.slot].value);  // INVARIANT: loop slots are set by their loop
+          if (!slot) slot = Eval(*info.value);  // INVARIANT: loop slots are set by their loop
           return *slot;
         }
         if constexpr (std::is_same_v<T, ir::Not>) return Value::Bool(!Eval(n.operand).Truthy());
