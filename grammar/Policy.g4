@@ -35,6 +35,7 @@ member
   | LET IDENT ASSIGN expr                                          # letMember
   | DEF IDENT LPAREN (param (COMMA param)*)? RPAREN ASSIGN expr    # defMember
   | FILTER (FOR binder IN expr COLON)? expr reasonClause? detailClause?  # filterMember
+  | PREFILTER expr reasonClause? detailClause?                      # prefilterMember
   | SCORE expr (NORMALIZE IDENT)?                                  # scoreMember
   | WHEN expr                                                      # whenMember
   ;
@@ -73,7 +74,7 @@ expr
 
 // After a dot any word names a field, keywords included (`term.weight`).
 fieldName
-  : IDENT | POLICY | WEIGHT | LET | DEF | FILTER | SCORE | WHEN | REASON | DETAIL | NORMALIZE | FOR
+  : IDENT | POLICY | WEIGHT | LET | DEF | FILTER | PREFILTER | SCORE | WHEN | REASON | DETAIL | NORMALIZE | FOR
   | ANY | ALL | SUM | COUNT | FIRST | WHERE
   ;
 
@@ -95,6 +96,7 @@ WEIGHT    : 'weight' ;
 LET       : 'let' ;
 DEF       : 'def' ;
 FILTER    : 'filter' ;
+PREFILTER : 'prefilter' ;
 SCORE     : 'score' ;
 WHEN      : 'when' ;
 REASON    : 'reason' ;

@@ -111,6 +111,7 @@ struct Function {
   std::string doc;
   int64_t weight = 1;
   std::optional<NodeId> when;
+  std::vector<Filter> prefilters;  ///< kube-scheduler's PreFilter: see syntax::PrefilterDecl
   std::vector<Filter> filters;
   std::vector<Score> scores;
   std::vector<Slot> slots;

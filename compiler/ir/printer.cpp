@@ -95,6 +95,10 @@ std::string Print(const Program& program) {
                          f.slots[s].value ? " = " + Ref(*f.slots[s].value) : "", sema::ToString(f.slots[s].type));
     }
     if (f.when) out += fmt::format("  when {}\n", Ref(*f.when));
+    for (const Filter& prefilter : f.prefilters) {
+      out += fmt::format("  prefilter {}{}\n", Ref(prefilter.condition),
+                         prefilter.reason.parts.empty() ? "" : " reason " + MessageText(prefilter.reason));
+    }
     for (const Filter& filter : f.filters) {
       out += "  filter ";
       if (filter.each_collection) {

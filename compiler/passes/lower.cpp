@@ -84,6 +84,13 @@ class Lowerer {
         f.detail = MessageOf(filter->detail);
         function_ = &program_.functions.back();
         function_->filters.push_back(std::move(f));
+      } else if (const auto* prefilter = std::get_if<PrefilterDecl>(&member)) {
+        ir::Filter f;
+        f.span = prefilter->span;
+        f.condition = Expr(prefilter->condition);
+        f.reason = MessageOf(prefilter->reason);
+        f.detail = MessageOf(prefilter->detail);
+        function_->prefilters.push_back(std::move(f));
       } else if (const auto* score = std::get_if<ScoreDecl>(&member)) {
         ir::NodeId value = Expr(score->value);
         function_ = &program_.functions.back();

@@ -193,6 +193,11 @@ void Checker::Member(CheckedPolicy& policy, size_t index, const syntax::Member& 
       if (filter->detail) Template(*filter->detail);
     }
     policy.filters.push_back(index);
+  } else if (const auto* prefilter = std::get_if<PrefilterDecl>(&member)) {
+    NeedBool(prefilter->condition, "a prefilter");
+    if (prefilter->reason) Template(*prefilter->reason);
+    if (prefilter->detail) Template(*prefilter->detail);
+    policy.prefilters.push_back(index);
   } else if (const auto* score = std::get_if<ScoreDecl>(&member)) {
     TypeRef type = Expr(score->value);
     if (type->kind != TypeKind::kInt && type->kind != TypeKind::kError) {

@@ -40,6 +40,7 @@ struct CheckedPolicy {
   int64_t weight = 1;
   std::optional<syntax::ExprId> when;
   std::vector<size_t> filters;  ///< member indexes, in order
+  std::vector<size_t> prefilters;
   std::vector<size_t> scores;
   std::vector<Normalize> normalize;  ///< per score
 };

@@ -115,6 +115,17 @@ struct FilterDecl {
   Span span;
 };
 
+/// kube-scheduler's PreFilter stage. A condition that does not read the node
+/// decides for the pod: false rejects every node with this reason. One that
+/// reads the node excludes the nodes where it is false: they carry this
+/// reason first, and the policy's filters do not run on them.
+struct PrefilterDecl {
+  ExprId condition;
+  std::optional<Template> reason;
+  std::optional<Template> detail;
+  Span span;
+};
+
 struct ScoreDecl {
   ExprId value;
   std::string normalize;  ///< empty: none
@@ -132,7 +143,7 @@ struct WeightDecl {
   Span span;
 };
 
-using Member = std::variant<LetDecl, DefDecl, FilterDecl, ScoreDecl, WhenDecl, WeightDecl>;
+using Member = std::variant<LetDecl, DefDecl, FilterDecl, PrefilterDecl, ScoreDecl, WhenDecl, WeightDecl>;
 
 struct PolicyDecl {
   std::string name;

@@ -66,6 +66,13 @@ class Printer {
     if (d.detail) TemplateOf("detail", *d.detail);
     Close();
   }
+  void MemberOf(const PrefilterDecl& d) {
+    Line(1, "(prefilter");
+    Expr(d.condition, 2);
+    if (d.reason) TemplateOf("reason", *d.reason);
+    if (d.detail) TemplateOf("detail", *d.detail);
+    Close();
+  }
   void MemberOf(const ScoreDecl& d) {
     Line(1, d.normalize.empty() ? "(score" : fmt::format("(score normalize={}", d.normalize));
     Expr(d.value, 2);

@@ -303,6 +303,12 @@ Member Builder::MemberOf(PolicyParser::MemberContext* ctx) {
     if (m->detailClause() != nullptr) f.detail = TemplateOf(m->detailClause()->STRING());
     return f;
   }
+  if (auto* m = dynamic_cast<PolicyParser::PrefilterMemberContext*>(ctx)) {
+    PrefilterDecl f{Expr(m->expr()), std::nullopt, std::nullopt, span};
+    if (m->reasonClause() != nullptr) f.reason = TemplateOf(m->reasonClause()->STRING());
+    if (m->detailClause() != nullptr) f.detail = TemplateOf(m->detailClause()->STRING());
+    return f;
+  }
   if (auto* m = dynamic_cast<PolicyParser::ScoreMemberContext*>(ctx)) {
     ScoreDecl s{Expr(m->expr()), {}, {}, span};
     if (m->IDENT() != nullptr) {

@@ -122,6 +122,18 @@ std::vector<FilterFailure> Interpreter::Filter(size_t f, RowId row) {
   return failures;
 }
 
+std::optional<FilterFailure> Interpreter::Prefilter(size_t f, RowId row, bool node_level) {
+  Begin(f, row);
+  for (size_t i = 0; i < function_->prefilters.size(); ++i) {
+    const ir::Filter& prefilter = function_->prefilters[i];
+    if ((program_.reads_node[prefilter.condition] != 0) != node_level) continue;
+    if (Eval(prefilter.condition).Truthy()) continue;
+    std::string reason = prefilter.reason.parts.empty() ? function_->name : Render(prefilter.reason);
+    return FilterFailure{i, std::move(reason), Render(prefilter.detail)};
+  }
+  return std::nullopt;
+}
+
 int64_t Interpreter::Score(size_t f, size_t s, RowId row) {
   Begin(f, row);
   return Eval(function_->scores[s].value).i;

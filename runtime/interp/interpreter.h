@@ -32,6 +32,9 @@ class Interpreter {
   bool Applies(size_t f);
   /// Every failing filter of function `f` on node `row`, in filter order.
   std::vector<FilterFailure> Filter(size_t f, RowId row);
+  /// The first failing prefilter of function `f` on node `row` (`row` is
+  /// not read by prefilters that do not read the node).
+  std::optional<FilterFailure> Prefilter(size_t f, RowId row, bool node_level);
   /// The raw value of score `s` of function `f` on node `row`.
   int64_t Score(size_t f, size_t s, RowId row);
 

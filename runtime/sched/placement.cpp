@@ -60,14 +60,46 @@ Placement Place(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const N
   std::vector<bool> applies;
   for (const Plugin& plugin : plugins) applies.push_back(interpreters[plugin.program]->Applies(plugin.function));
 
+  // PreFilter, per pod: the first plugin that rejects the pod rejects every
+  // node with its reason alone, and kube-scheduler's message is that reason.
+  for (size_t i = 0; i < plugins.size(); ++i) {
+    const Plugin& plugin = plugins[i];
+    if (!plugin.filter || !applies[i]) continue;
+    std::optional<FilterFailure> rejected = interpreters[plugin.program]->Prefilter(plugin.function, 0, false);
+    if (!rejected) continue;
+    for (RowId row = 0; row < table.RowCount(); ++row) {
+      if (!table.Live()[row]) continue;
+      NodeResult node;
+      node.row = row;
+      node.name = std::string(table.NodeName(row));
+      node.reasons.push_back({plugin.name, rejected->reason, rejected->detail});
+      node.first_failing_reasons = 1;
+      p.nodes.push_back(std::move(node));
+    }
+    p.summary = fmt::format("0/{} nodes are available: {}.", p.nodes.size(), rejected->reason);
+    return p;
+  }
+
   for (RowId row = 0; row < table.RowCount(); ++row) {
     if (!table.Live()[row]) continue;
     NodeResult node;
     node.row = row;
     node.name = std::string(table.NodeName(row));
+    // PreFilter, per node: nodes a plugin excludes carry its reason first, and
+    // that plugin's filters do not run on them.
+    std::vector<bool> excluded(plugins.size(), false);
     for (size_t i = 0; i < plugins.size(); ++i) {
       const Plugin& plugin = plugins[i];
       if (!plugin.filter || !applies[i]) continue;
+      if (auto f = interpreters[plugin.program]->Prefilter(plugin.function, row, true)) {
+        node.reasons.push_back({plugin.name, std::move(f->reason), std::move(f->detail)});
+        excluded[i] = true;
+      }
+    }
+    node.first_failing_reasons = node.reasons.size();
+    for (size_t i = 0; i < plugins.size(); ++i) {
+      const Plugin& plugin = plugins[i];
+      if (!plugin.filter || !applies[i] || excluded[i]) continue;
       bool first = node.reasons.empty();
       for (FilterFailure& f : interpreters[plugin.program]->Filter(plugin.function, row)) {
         node.reasons.push_back({plugin.name, std::move(f.reason), std::move(f.detail)});
