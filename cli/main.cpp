@@ -18,7 +18,7 @@ usage: policyc <command> [flags]
 commands:
   inspect   load a cluster snapshot or a pod and summarise what policyc reads
   check     place a pod on a cluster snapshot and explain, or lint policy files
-  compile   parse a policy file and print a compiler stage (--emit=ast)
+  compile   compile a policy file and print a compiler stage (--emit=ast|ir)
   version   print the version
   help      print this help
 

@@ -1,17 +1,24 @@
-// Fuzzes the policy language front end: lexing, parsing, interpolation and
-// AST printing; a refusal must always come with a diagnostic.
+// Fuzzes the policy language front half: lexing, parsing, interpolation,
+// sema, lowering (with the IR verifier), and printing; a refusal must always
+// come with a diagnostic.
 #include <cstddef>
 #include <cstdint>
 #include <string>
 
+#include "compiler/passes/pipeline.h"
 #include "compiler/syntax/parser.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   policy::Source source("fuzz.policy", std::string(reinterpret_cast<const char*>(data), size));
   policy::DiagnosticSink diags;
-  auto module = policy::syntax::ParsePolicyFile(source, diags);
-  if (!module && !diags.HasErrors()) __builtin_trap();
-  if (module) (void)policy::syntax::PrintModule(*module);
+  policy::sema::TypeTable types;
+  policy::sema::Schema schema(types);
+  auto compiled = policy::passes::CompileFile(source, types, schema, diags);
+  if (!compiled && !diags.HasErrors()) __builtin_trap();
+  if (compiled) {
+    (void)policy::syntax::PrintModule(compiled->module);
+    (void)policy::ir::Print(compiled->program);
+  }
   (void)policy::RenderAll(diags);
   return 0;
 }
