@@ -1,0 +1,159 @@
+#include <doctest/doctest.h>
+
+#include <memory>
+#include <string>
+
+#include "compiler/passes/pipeline.h"
+#include "runtime/interp/interpreter.h"
+
+using namespace policy;
+
+namespace {
+
+// A two-node table: n1 labelled zone=a, gen=8, tainted gpu=yes:NoSchedule;
+// n2 labelled zone=b, gen=x, 4 cpu with 3 requested.
+struct Fixture {
+  std::unique_ptr<rt::NodeTable> table = std::make_unique<rt::NodeTable>();
+  k8s::Pod pod;
+  sema::TypeTable types;
+  sema::Schema schema{types};
+  std::unique_ptr<Source> source;
+  std::unique_ptr<passes::CompiledFile> compiled;
+  DiagnosticSink diags;
+
+  Fixture() {
+    k8s::Node n1;
+    n1.name = "n1";
+    n1.labels = {{"zone", "a"}, {"gen", "8"}};
+    n1.taints = {{"gpu", "yes", k8s::TaintEffect::kNoSchedule}};
+    n1.allocatable = {{"cpu", k8s::Quantity::FromUnits(8)}, {"memory", *k8s::Quantity::Parse("16Gi")}};
+    k8s::Node n2;
+    n2.name = "n2";
+    n2.labels = {{"zone", "b"}, {"gen", "x"}};
+    n2.allocatable = {{"cpu", k8s::Quantity::FromUnits(4)}};
+    table->AddNode(n1);
+    table->AddNode(n2);
+    k8s::Pod bound;
+    bound.name = "b";
+    bound.node_name = "n2";
+    bound.phase = k8s::PodPhase::kRunning;
+    k8s::Container c;
+    c.requests = {{"cpu", k8s::Quantity::FromUnits(3)}};
+    bound.containers = {c};
+    table->BindPod(bound);
+    pod.name = "p";
+    k8s::Container pc;
+    pc.requests = {{"cpu", *k8s::Quantity::Parse("500m")}};
+    pod.containers = {pc};
+    pod.tolerations = {{"gpu", k8s::TolerationOp::kExists, "", k8s::TaintEffect::kNoSchedule, std::nullopt}};
+  }
+
+  // Compiles `let v = EXPR` plus `score v` / `filter v` and evaluates per node.
+  void Compile(const std::string& text) {
+    source = std::make_unique<Source>("t.policy", text);
+    compiled = passes::CompileFile(*source, types, schema, diags);
+    REQUIRE_MESSAGE(compiled != nullptr, RenderAll(diags));
+  }
+  int64_t Score(const std::string& expr, rt::RowId row) {
+    Compile("policy P\n  score " + expr + "\n");
+    rt::Interpreter interp(compiled->program, pod, *table);
+    return interp.Score(0, 0, row);
+  }
+  bool Passes(const std::string& expr, rt::RowId row) {
+    Compile("policy P\n  filter " + expr + "\n");
+    rt::Interpreter interp(compiled->program, pod, *table);
+    return interp.Filter(0, row).empty();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("labels: absent values are none; comparisons with none") {
+  Fixture f;
+  CHECK(f.Passes("node.labels['zone'] == 'a'", 0));
+  CHECK_FALSE(f.Passes("node.labels['zone'] == 'a'", 1));
+  CHECK(f.Passes("node.labels['nope'] == none", 0));
+  CHECK(f.Passes("node.labels['nope'] != 'a'", 0));         // none differs from any value
+  CHECK_FALSE(f.Passes("node.labels['nope'] in ['a']", 0));   // not an element
+  CHECK(f.Passes("node.labels['nope'] not in ['a']", 0));     // NotIn matches an absent label
+  CHECK(f.Passes("'zone' in node.labels", 0));
+  CHECK_FALSE(f.Passes("'nope' in node.labels", 0));
+}
+
+TEST_CASE("integers from labels: Gt on a label that is not an integer is false") {
+  Fixture f;
+  CHECK(f.Passes("node.labels['gen'].int() > 4", 0));
+  CHECK_FALSE(f.Passes("node.labels['gen'].int() > 4", 1));   // `x` is not an integer
+  CHECK_FALSE(f.Passes("node.labels['gen'].int() <= 4", 1));
+  CHECK(f.Score("node.labels['gen'].int() ?? -1", 1) == -1);
+}
+
+TEST_CASE("resources: milli-unit quantities, absent resources are 0") {
+  Fixture f;
+  CHECK(f.Score("(node.allocatable['cpu'] - node.requested['cpu']) / 1m", 1) == 1000);  // 1 cpu free
+  CHECK(f.Score("node.allocatable['memory'] / 1Gi", 0) == 16);
+  CHECK(f.Score("node.allocatable['nvidia.com/gpu'].units()", 0) == 0);
+  CHECK(f.Score("pod.requests['cpu'].millis()", 0) == 500);
+  CHECK(f.Score("pod.scoringRequests['memory'] / 1Mi", 0) == 200);  // non-zero default
+  CHECK(f.Score("node.pods", 1) == 1);
+}
+
+TEST_CASE("arithmetic saturates; division by zero is 0; muldiv is exact") {
+  Fixture f;
+  CHECK(f.Score("9223372036854775807 + 1", 0) == INT64_MAX);
+  CHECK(f.Score("-9223372036854775807 - 10", 0) == INT64_MIN);
+  CHECK(f.Score("7 / 0", 0) == 0);
+  CHECK(f.Score("7 % 0", 0) == 0);
+  CHECK(f.Score("muldiv(9223372036854775807, 100, 1000)", 0) == 922337203685477580);
+  CHECK(f.Score("muldiv(-7, 1, 2)", 0) == -4);  // rounds down
+  CHECK(f.Score("(16Gi * 1000) / 1Gi", 0) == 16000);
+}
+
+TEST_CASE("def arguments that read loop variables are computed at each use") {
+  Fixture f;
+  f.Compile(R"(policy P
+  def tolerates(t: Toleration, taint: Taint) = (t.key == "" or t.key == taint.key) and (t.effect == "" or t.effect == taint.effect)
+  let untolerated = first taint in node.taints where not (any t in pod.tolerations: tolerates(t, taint))
+  filter untolerated == none reason "untolerated {untolerated.key}"
+)");
+  rt::Interpreter interp(f.compiled->program, f.pod, *f.table);
+  CHECK(interp.Filter(0, 0).empty());
+  f.pod.tolerations[0].key = "other";
+  rt::Interpreter again(f.compiled->program, f.pod, *f.table);
+  auto failures = again.Filter(0, 0);
+  REQUIRE(failures.size() == 1);
+  CHECK(failures[0].reason == "untolerated gpu");
+}
+
+TEST_CASE("filter for fails once per element, with the element in the message") {
+  Fixture f;
+  f.pod.containers[0].requests.emplace_back("nvidia.com/gpu", k8s::Quantity::FromUnits(1));
+  f.Compile(R"(policy P
+  filter for (name, amount) in pod.requests: amount <= node.allocatable[name] - node.requested[name]
+    reason "Insufficient {name}"
+    detail "{node.allocatable[name] - node.requested[name]} free, {amount} asked"
+)");
+  rt::Interpreter interp(f.compiled->program, f.pod, *f.table);
+  auto failures = interp.Filter(0, 1);
+  REQUIRE(failures.size() == 1);
+  CHECK(failures[0].reason == "Insufficient nvidia.com/gpu");
+  CHECK(failures[0].detail == "0 free, 1 asked");
+  CHECK(rt::FormatQuantity(1500) == "1500m");
+  CHECK(rt::FormatQuantity(16LL * 1024 * 1024 * 1024 * 1000) == "16Gi");
+}
+
+TEST_CASE("when and prefilters") {
+  Fixture f;
+  f.Compile(R"(policy P
+  when pod.name == "other"
+  prefilter node.name != "n2" reason "excluded"
+  prefilter pod.priority > 5 reason "low priority"
+)");
+  rt::Interpreter interp(f.compiled->program, f.pod, *f.table);
+  CHECK_FALSE(interp.Applies(0));
+  CHECK_FALSE(interp.Prefilter(0, 0, true).has_value());
+  REQUIRE(interp.Prefilter(0, 1, true).has_value());
+  CHECK(interp.Prefilter(0, 1, true)->reason == "excluded");
+  REQUIRE(interp.Prefilter(0, 0, false).has_value());
+  CHECK(interp.Prefilter(0, 0, false)->reason == "low priority");
+}
