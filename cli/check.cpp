@@ -10,6 +10,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/input.h"
 #include "cli/report.h"
 #include "compiler/k8s/pod_reader.h"
 #include "compiler/passes/pipeline.h"
@@ -55,22 +56,13 @@ int Fail(const DiagnosticSink& diags) {
   return kExitBadInput;
 }
 
-std::unique_ptr<Source> Read(const std::string& path, DiagnosticSink& diags) {
-  std::string error;
-  std::unique_ptr<Source> source = Source::FromFile(path, &error);
-  if (!source) {
-    diags.Report({DiagCode::kIoError, Severity::kError, fmt::format("cannot read `{}`: {}", path, error), {}, {}, {}, {}});
-  }
-  return source;
-}
-
 int Lint(const std::vector<std::string>& files) {
   sema::TypeTable types;
   sema::Schema schema(types);
   bool failed = false;
   for (const std::string& path : files) {
     DiagnosticSink diags;
-    std::unique_ptr<Source> source = Read(path, diags);
+    std::unique_ptr<Source> source = ReadInput(path, diags);
     std::unique_ptr<passes::CompiledFile> compiled = source ? passes::CompileFile(*source, types, schema, diags) : nullptr;
     if (!diags.All().empty()) std::fputs(RenderAll(diags).c_str(), stderr);
     if (!compiled) {
@@ -165,12 +157,12 @@ int RunCheck(const std::vector<std::string>& argv) {
   }
 
   DiagnosticSink diags;
-  std::unique_ptr<Source> cluster_source = Read(args->Get("cluster"), diags);
+  std::unique_ptr<Source> cluster_source = ReadInput(args->Get("cluster"), diags);
   if (!cluster_source) return Fail(diags);
   rt::LoadReport report;
   std::unique_ptr<rt::NodeTable> table = rt::LoadCluster(*cluster_source, diags, &report);
   if (!table) return Fail(diags);
-  std::unique_ptr<Source> pod_source = Read(args->Get("pod"), diags);
+  std::unique_ptr<Source> pod_source = ReadInput(args->Get("pod"), diags);
   if (!pod_source) return Fail(diags);
   std::optional<k8s::Pod> pod = k8s::ReadPod(*pod_source, diags);
   if (!pod) return Fail(diags);
@@ -205,7 +197,7 @@ int RunCheck(const std::vector<std::string>& argv) {
     }
   }
   for (const std::string& path : args->GetAll("policy")) {
-    std::unique_ptr<Source> source = Read(path, diags);
+    std::unique_ptr<Source> source = ReadInput(path, diags);
     if (!source || !add(std::move(source), std::nullopt)) return Fail(diags);
   }
   if (!diags.All().empty()) std::fputs(RenderAll(diags).c_str(), stderr);  // warnings

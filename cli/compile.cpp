@@ -7,6 +7,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/input.h"
 #include "compiler/passes/pipeline.h"
 #include "compiler/syntax/parser.h"
 
@@ -45,9 +46,8 @@ int RunCompile(const std::vector<std::string>& argv) {
   }
   const std::string& path = args->Positional()[0];
   DiagnosticSink diags;
-  std::unique_ptr<Source> source = Source::FromFile(path, &error);
+  std::unique_ptr<Source> source = ReadInput(path, diags);
   if (!source) {
-    diags.Report({DiagCode::kIoError, Severity::kError, fmt::format("cannot read `{}`: {}", path, error), {}, {}, {}, {}});
     std::fputs(RenderAll(diags).c_str(), stderr);
     return kExitBadInput;
   }

@@ -8,6 +8,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/input.h"
 #include "cli/summary.h"
 #include "compiler/k8s/pod_reader.h"
 #include "compiler/k8s/pod_resources.h"
@@ -25,15 +26,6 @@ a NodeList, a multi-document YAML stream) or a pod (a Pod or a workload with a
 pod template) and prints what policyc reads from it. Bad input is reported with
 file:line:col and exit status 2.
 )";
-
-std::unique_ptr<Source> ReadSource(const std::string& path, DiagnosticSink& diags) {
-  std::string error;
-  std::unique_ptr<Source> source = Source::FromFile(path, &error);
-  if (!source) {
-    diags.Report({DiagCode::kIoError, Severity::kError, fmt::format("cannot read `{}`: {}", path, error), {}, {}, {}, {}});
-  }
-  return source;
-}
 
 std::string Requests(const k8s::ResourceList& list) {
   std::vector<std::string> parts;
@@ -147,7 +139,7 @@ int RunInspect(const std::vector<std::string>& argv) {
   }
   DiagnosticSink diags;
   if (args->Has("pod")) {
-    auto source = ReadSource(args->Get("pod"), diags);
+    auto source = ReadInput(args->Get("pod"), diags);
     if (!source) return Fail(diags);
     std::optional<k8s::Pod> pod = k8s::ReadPod(*source, diags);
     if (!pod) return Fail(diags);
@@ -155,7 +147,7 @@ int RunInspect(const std::vector<std::string>& argv) {
     fmt::print("{}", output == "json" ? PodJson(*pod) : PodText(*pod));
     return kExitOk;
   }
-  auto source = ReadSource(args->Get("cluster"), diags);
+  auto source = ReadInput(args->Get("cluster"), diags);
   if (!source) return Fail(diags);
   rt::LoadReport report;
   std::unique_ptr<rt::NodeTable> table = rt::LoadCluster(*source, diags, &report);

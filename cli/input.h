@@ -1,0 +1,14 @@
+#pragma once
+/// Reading input files for subcommands: a failure is an I/O diagnostic.
+
+#include <memory>
+#include <string>
+
+#include "compiler/support/diagnostic.h"
+
+namespace policy::cli {
+
+/// Reads `path`; on failure reports `cannot read PATH: why` and returns null.
+std::unique_ptr<Source> ReadInput(const std::string& path, DiagnosticSink& diags);
+
+}  // namespace policy::cli
