@@ -13,6 +13,7 @@
 #include "cli/input.h"
 #include "cli/report.h"
 #include "compiler/k8s/pod_reader.h"
+#include "compiler/passes/pass.h"
 #include "compiler/passes/pipeline.h"
 #include "runtime/columnar/cluster_loader.h"
 #include "stdlib/embedded.h"
@@ -180,6 +181,7 @@ int RunCheck(const std::vector<std::string>& argv) {
   auto add = [&](std::unique_ptr<Source> source, std::optional<int64_t> weight) {
     std::unique_ptr<passes::CompiledFile> file = passes::CompileFile(*source, types, schema, diags);
     if (!file) return false;
+    passes::Optimize(file->program, {}, nullptr);
     for (size_t f = 0; f < file->program.functions.size(); ++f) {
       const ir::Function& fn = file->program.functions[f];
       plugins.push_back({fn.name, &file->program, f, weight.value_or(fn.weight), true, true});

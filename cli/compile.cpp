@@ -1,6 +1,7 @@
 // `policyc compile`: runs the compiler pipeline on a policy file and prints
 // the requested stage.
 
+#include <algorithm>
 #include <cstdio>
 
 #include <fmt/format.h>
@@ -8,17 +9,20 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/input.h"
+#include "compiler/passes/pass.h"
 #include "compiler/passes/pipeline.h"
 #include "compiler/syntax/parser.h"
 
 namespace policy::cli {
 namespace {
 
-constexpr const char* kUsage = R"(usage: policyc compile FILE.policy --emit=ast|ir
+constexpr const char* kUsage = R"(usage: policyc compile FILE.policy --emit=ast|ir|ir-opt
+                       [--disable-pass=NAME ...] [--print-after=NAME|all ...] [--time-passes]
 
 Compiles a policy file and prints the requested stage:
-  ast   the syntax tree, as an indented S-expression
-  ir    the typed IR after lowering (names resolved, defs inlined)
+  ast      the syntax tree, as an indented S-expression
+  ir       the typed IR after lowering (names resolved, defs inlined)
+  ir-opt   the IR after the optimisation pipeline (fold, cse, dce)
 Errors are reported with file:line:col and exit status 2.
 )";
 
@@ -26,7 +30,10 @@ Errors are reported with file:line:col and exit status 2.
 
 int RunCompile(const std::vector<std::string>& argv) {
   std::string error;
-  auto args = Args::Parse(argv, {{"emit"}, {"help", false}}, &error);
+  auto args = Args::Parse(argv,
+                          {{"emit"}, {"disable-pass", true, true}, {"print-after", true, true}, {"time-passes", false},
+                           {"help", false}},
+                          &error);
   if (!args) {
     fmt::print(stderr, "policyc compile: {}\n\n{}", error, kUsage);
     return kExitBadInput;
@@ -40,9 +47,22 @@ int RunCompile(const std::vector<std::string>& argv) {
     return kExitBadInput;
   }
   std::string emit = args->Get("emit", "ast");
-  if (emit != "ast" && emit != "ir") {
-    fmt::print(stderr, "policyc compile: `--emit={}` is not available; this build emits `ast` and `ir`\n", emit);
+  if (emit != "ast" && emit != "ir" && emit != "ir-opt") {
+    fmt::print(stderr, "policyc compile: `--emit={}` is not available; this build emits `ast`, `ir` and `ir-opt`\n", emit);
     return kExitBadInput;
+  }
+  passes::PassOptions options;
+  for (const std::string& name : args->GetAll("disable-pass")) options.disabled.insert(name);
+  for (const std::string& name : args->GetAll("print-after")) options.print_after.insert(name);
+  options.time = args->Has("time-passes");
+  std::vector<std::string_view> known = passes::PassNames();
+  for (const std::set<std::string>* names : {&options.disabled, &options.print_after}) {
+    for (const std::string& name : *names) {
+      if (name != "all" && std::find(known.begin(), known.end(), name) == known.end()) {
+        fmt::print(stderr, "policyc compile: unknown pass `{}`; the passes are {}\n", name, fmt::join(known, ", "));
+        return kExitBadInput;
+      }
+    }
   }
   const std::string& path = args->Positional()[0];
   DiagnosticSink diags;
@@ -65,6 +85,11 @@ int RunCompile(const std::vector<std::string>& argv) {
   std::unique_ptr<passes::CompiledFile> compiled = passes::CompileFile(*source, types, schema, diags);
   if (!diags.All().empty()) std::fputs(RenderAll(diags).c_str(), stderr);
   if (!compiled) return kExitBadInput;
+  if (emit == "ir-opt") {
+    std::string trace;
+    passes::Optimize(compiled->program, options, &trace);
+    fmt::print("{}", trace);
+  }
   fmt::print("{}", ir::Print(compiled->program));
   return kExitOk;
 }

@@ -1,0 +1,193 @@
+// Constant folding.
+//
+// Algorithm: one walk in id order (operands first). A node whose operands
+// are constants is evaluated with the language's semantics (saturating
+// arithmetic, division by zero is 0, `none` compares unequal to values and
+// false in orderings) and replaced by a constant. Short-circuit forms fold
+// with one constant operand: `false and x` is false, `true and x` is x, an
+// `if` on a constant picks its branch, `c ?? x` with a non-none constant c is
+// c. Loops and reads of slots and of the pod or node are left alone.
+
+#include <charconv>
+#include <limits>
+
+#include "compiler/k8s/quantity.h"
+#include "compiler/passes/pass.h"
+#include "compiler/passes/rewriter.h"
+
+namespace policy::passes {
+namespace {
+
+using namespace ir;
+
+int64_t Saturate(__int128 v) {
+  if (v > std::numeric_limits<int64_t>::max()) return std::numeric_limits<int64_t>::max();
+  if (v < std::numeric_limits<int64_t>::min()) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(v);
+}
+
+bool IsConst(const Node& n) {
+  return std::holds_alternative<NoneConst>(n) || std::holds_alternative<BoolConst>(n) ||
+         std::holds_alternative<IntConst>(n) || std::holds_alternative<StringConst>(n);
+}
+
+class FoldPass final : public Pass {
+ public:
+  std::string_view Name() const override { return "fold"; }
+
+  bool Run(Program& program) override {
+    changed_ = false;
+    program = Rebuild(program, [&](NodeId old, Node node, Program& out) {
+      std::optional<Folded> folded = Fold(node, out);
+      if (!folded) return out.Add(std::move(node), program.types[old], program.spans[old], program.reads_node[old] != 0);
+      changed_ = true;
+      if (const auto* existing = std::get_if<Existing>(&*folded)) return existing->id;
+      return out.Add(std::get<Node>(std::move(*folded)), program.types[old], program.spans[old], false);
+    });
+    return changed_;
+  }
+
+ private:
+  /// A node that stands for the folded one already exists.
+  struct Existing {
+    NodeId id;
+  };
+  using Folded = std::variant<Node, Existing>;
+  static Folded Forward(NodeId id) { return Existing{id}; }
+
+  std::optional<Folded> Fold(const Node& node, const Program& out) {
+    auto at = [&](NodeId id) -> const Node& { return out.nodes[id]; };
+    auto as_bool = [&](NodeId id) -> std::optional<bool> {
+      if (const auto* b = std::get_if<BoolConst>(&at(id))) return b->value;
+      return std::nullopt;
+    };
+    auto as_int = [&](NodeId id) -> std::optional<int64_t> {
+      if (const auto* i = std::get_if<IntConst>(&at(id))) return i->value;
+      return std::nullopt;
+    };
+    if (const auto* n = std::get_if<Not>(&node)) {
+      if (auto b = as_bool(n->operand)) return BoolConst{!*b};
+    } else if (const auto* n = std::get_if<Negate>(&node)) {
+      if (auto i = as_int(n->operand)) return IntConst{Saturate(-static_cast<__int128>(*i))};
+    } else if (const auto* n = std::get_if<Arith>(&node)) {
+      auto a = as_int(n->lhs), b = as_int(n->rhs);
+      if (a && b) {
+        __int128 x = *a, y = *b;
+        switch (n->op) {
+          case ArithOp::kAdd: return IntConst{Saturate(x + y)};
+          case ArithOp::kSub: return IntConst{Saturate(x - y)};
+          case ArithOp::kMul: return IntConst{Saturate(x * y)};
+          case ArithOp::kDiv: return IntConst{y == 0 ? 0 : Saturate(x / y)};
+          case ArithOp::kMod: return IntConst{y == 0 ? 0 : Saturate(x % y)};
+        }
+      }
+    } else if (const auto* n = std::get_if<Compare>(&node)) {
+      const Node& a = at(n->lhs);
+      const Node& b = at(n->rhs);
+      if (IsConst(a) && IsConst(b)) return BoolConst{CompareConsts(n->op, a, b)};
+    } else if (const auto* n = std::get_if<And>(&node)) {
+      auto a = as_bool(n->lhs), b = as_bool(n->rhs);
+      if ((a && !*a) || (b && !*b)) return BoolConst{false};
+      if (a && *a) return Forward(n->rhs);
+      if (b && *b) return Forward(n->lhs);
+    } else if (const auto* n = std::get_if<Or>(&node)) {
+      auto a = as_bool(n->lhs), b = as_bool(n->rhs);
+      if ((a && *a) || (b && *b)) return BoolConst{true};
+      if (a && !*a) return Forward(n->rhs);
+      if (b && !*b) return Forward(n->lhs);
+    } else if (const auto* n = std::get_if<Select>(&node)) {
+      if (auto c = as_bool(n->condition)) return Forward(*c ? n->then_value : n->else_value);
+    } else if (const auto* n = std::get_if<Coalesce>(&node)) {
+      if (std::holds_alternative<NoneConst>(at(n->value))) return Forward(n->fallback);
+      if (IsConst(at(n->value))) return Forward(n->value);
+    } else if (const auto* n = std::get_if<IntToQuantity>(&node)) {
+      if (std::holds_alternative<NoneConst>(at(n->operand))) return NoneConst{};
+      if (auto i = as_int(n->operand)) return IntConst{Saturate(static_cast<__int128>(*i) * 1000)};
+    } else if (const auto* n = std::get_if<CallBuiltin>(&node)) {
+      return FoldCall(*n, out);
+    }
+    return std::nullopt;
+  }
+
+  static bool CompareConsts(CompareOp op, const Node& a, const Node& b) {
+    bool a_none = std::holds_alternative<NoneConst>(a), b_none = std::holds_alternative<NoneConst>(b);
+    auto equal = [&]() {
+      if (a_none || b_none) return a_none && b_none;
+      if (const auto* s = std::get_if<StringConst>(&a)) {
+        const auto* t = std::get_if<StringConst>(&b);
+        return t != nullptr && s->value == t->value;
+      }
+      return Int(a) == Int(b);
+    };
+    if (op == CompareOp::kEq) return equal();
+    if (op == CompareOp::kNe) return !equal();
+    if (a_none || b_none) return false;
+    int64_t x = Int(a), y = Int(b);
+    switch (op) {
+      case CompareOp::kLt: return x < y;
+      case CompareOp::kLe: return x <= y;
+      case CompareOp::kGt: return x > y;
+      default: return x >= y;
+    }
+  }
+
+  static int64_t Int(const Node& n) {
+    if (const auto* i = std::get_if<IntConst>(&n)) return i->value;
+    if (const auto* b = std::get_if<BoolConst>(&n)) return b->value;
+    return 0;
+  }
+
+  std::optional<Folded> FoldCall(const CallBuiltin& call, const Program& out) {
+    for (NodeId a : call.args) {
+      if (!IsConst(out.nodes[a])) return std::nullopt;
+    }
+    auto arg = [&](size_t i) -> const Node& { return out.nodes[call.args[i]]; };
+    auto text = [&](size_t i) -> const std::string* {
+      const auto* s = std::get_if<StringConst>(&arg(i));
+      return s ? &s->value : nullptr;
+    };
+    switch (call.builtin) {
+      case sema::BuiltinId::kMax: return IntConst{std::max(Int(arg(0)), Int(arg(1)))};
+      case sema::BuiltinId::kMin: return IntConst{std::min(Int(arg(0)), Int(arg(1)))};
+      case sema::BuiltinId::kMulDiv: {
+        __int128 c = Int(arg(2));
+        if (c == 0) return IntConst{0};
+        __int128 q = static_cast<__int128>(Int(arg(0))) * Int(arg(1));
+        __int128 r = q / c;
+        if (q % c != 0 && ((q < 0) != (c < 0))) --r;
+        return IntConst{Saturate(r)};
+      }
+      case sema::BuiltinId::kUnits: {
+        int64_t v = Int(arg(0));
+        return IntConst{v / 1000 + (v % 1000 > 0 ? 1 : 0)};
+      }
+      case sema::BuiltinId::kMillis: return IntConst{Int(arg(0))};
+      case sema::BuiltinId::kToInt: {
+        const std::string* s = text(0);
+        if (s == nullptr || s->empty()) return NoneConst{};
+        size_t start = (*s)[0] == '+' ? 1 : 0;
+        if (start == 1 && (s->size() == 1 || (*s)[1] == '-')) return NoneConst{};
+        int64_t v = 0;
+        auto [ptr, ec] = std::from_chars(s->data() + start, s->data() + s->size(), v);
+        if (ec != std::errc() || ptr != s->data() + s->size()) return NoneConst{};
+        return IntConst{v};
+      }
+      case sema::BuiltinId::kToQuantity: {
+        const std::string* s = text(0);
+        if (s == nullptr) return NoneConst{};
+        std::optional<k8s::Quantity> q = k8s::Quantity::Parse(*s);
+        if (!q) return NoneConst{};
+        return IntConst{q->MilliValue()};
+      }
+      default: return std::nullopt;  // len and has read collections
+    }
+  }
+
+  bool changed_ = false;
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> CreateFoldPass() { return std::make_unique<FoldPass>(); }
+
+}  // namespace policy::passes

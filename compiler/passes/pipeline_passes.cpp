@@ -1,0 +1,57 @@
+// The optimisation pipeline: one ordered, named table.
+
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+
+#include <fmt/format.h>
+
+#include "compiler/passes/pass.h"
+
+namespace policy::passes {
+namespace {
+
+struct PassEntry {
+  std::string_view name;
+  std::unique_ptr<Pass> (*create)();
+};
+
+// Order matters:
+constexpr PassEntry kPipeline[] = {
+    {"fold", CreateFoldPass},  // first: constants and short circuits, so CSE compares canonical operands
+    {"cse", CreateCsePass},    // after fold: merges what folding made identical
+    {"dce", CreateDcePass},    // last: drops what folding and CSE left unused
+};
+
+}  // namespace
+
+std::vector<std::string_view> PassNames() {
+  std::vector<std::string_view> names;
+  for (const PassEntry& e : kPipeline) names.push_back(e.name);
+  return names;
+}
+
+void Optimize(ir::Program& program, const PassOptions& options, std::string* trace) {
+  for (const PassEntry& entry : kPipeline) {
+    if (options.disabled.contains(std::string(entry.name))) continue;
+    std::unique_ptr<Pass> pass = entry.create();
+    auto start = std::chrono::steady_clock::now();
+    size_t before = program.nodes.size();
+    bool changed = pass->Run(program);
+    double micros = std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - start).count();
+    for (const std::string& problem : ir::Verify(program)) {
+      std::fprintf(stderr, "policyc: IR verifier after `%s`: %s\n", std::string(entry.name).c_str(), problem.c_str());
+      std::abort();
+    }
+    if (trace == nullptr) continue;
+    if (options.time) {
+      *trace += fmt::format("; pass {:<5} {:>8.1f} us  nodes {} -> {}{}\n", entry.name, micros, before,
+                            program.nodes.size(), changed ? "" : "  (no change)");
+    }
+    if (options.print_after.contains(std::string(entry.name)) || options.print_after.contains("all")) {
+      *trace += fmt::format("; IR after {}\n{}", entry.name, ir::Print(program));
+    }
+  }
+}
+
+}  // namespace policy::passes
