@@ -72,7 +72,7 @@ int RunCompile(const std::vector<std::string>& argv) {
     return kExitBadInput;
   }
   if (emit == "ast") {
-    std::optional<syntax::Module> module = syntax::ParsePolicyFile(*source, diags);
+    std::optional<syntax::Module> module = syntax::ParseAnyPolicyFile(*source, diags);
     if (!module) {
       std::fputs(RenderAll(diags).c_str(), stderr);
       return kExitBadInput;

@@ -26,6 +26,16 @@ exprOnly
   : expr EOF
   ;
 
+// `x in C` / `(k, v) in C` alone: the `each` of a filter in the YAML form.
+eachOnly
+  : binder IN expr EOF
+  ;
+
+// A type alone: `def` parameter types in the YAML form.
+typeOnly
+  : typeExpr EOF
+  ;
+
 policyDecl
   : POLICY name=IDENT doc=STRING? member*
   ;

@@ -10,7 +10,7 @@ namespace policy::passes {
 
 std::unique_ptr<CompiledFile> CompileFile(const Source& source, sema::TypeTable& types, const sema::Schema& schema,
                                           DiagnosticSink& diags) {
-  std::optional<syntax::Module> module = syntax::ParsePolicyFile(source, diags);
+  std::optional<syntax::Module> module = syntax::ParseAnyPolicyFile(source, diags);
   if (!module) return nullptr;
   auto file = std::make_unique<CompiledFile>();
   file->module = std::move(*module);

@@ -160,6 +160,9 @@ struct AntlrRun {
   ErrorCollector errors;
 };
 
+std::optional<Template> TemplateFromBody(Module& module, const Source& source, std::string_view body, uint32_t base,
+                                         Span span, DiagnosticSink& diags);
+
 class Builder {
  public:
   Builder(Module& module, const Window& window, DiagnosticSink& diags)
@@ -171,6 +174,8 @@ class Builder {
 
   ExprId Expr(PolicyParser::ExprContext* ctx);
   std::optional<Template> TemplateOf(antlr4::tree::TerminalNode* string);
+  Binder BinderOf(PolicyParser::BinderContext* ctx);
+  TypeExpr TypeOf(PolicyParser::TypeExprContext* ctx);
 
  private:
   Span SpanOf(antlr4::ParserRuleContext* ctx) const { return window_.ContextSpan(ctx); }
@@ -178,8 +183,6 @@ class Builder {
 
   PolicyDecl Policy(PolicyParser::PolicyDeclContext* ctx);
   Member MemberOf(PolicyParser::MemberContext* ctx);
-  Binder BinderOf(PolicyParser::BinderContext* ctx);
-  TypeExpr TypeOf(PolicyParser::TypeExprContext* ctx);
   ExprId Primary(PolicyParser::PrimaryContext* ctx);
   std::vector<ExprId> Exprs(const std::vector<PolicyParser::ExprContext*>& list, size_t from = 0);
   std::string StringValue(antlr4::tree::TerminalNode* string);
@@ -219,34 +222,13 @@ std::string Builder::StringValue(antlr4::tree::TerminalNode* string) {
 std::optional<Template> Builder::TemplateOf(antlr4::tree::TerminalNode* string) {
   Span span = window_.TokenSpan(string->getSymbol());
   std::string_view raw = window_.source().Text().substr(span.begin, span.end - span.begin);
-  Template out;
-  out.span = span;
   if (raw[0] == '\'') {
+    Template out;
+    out.span = span;
     out.parts.push_back({std::string(raw.substr(1, raw.size() - 2)), std::nullopt});
     return out;
   }
-  std::vector<TemplatePiece> pieces;
-  std::string error;
-  uint32_t error_offset = 0;
-  if (!SplitTemplate(raw.substr(1, raw.size() - 2), &pieces, &error, &error_offset)) {
-    uint32_t at = span.begin + 1 + error_offset;
-    diags_.Error(DiagCode::kBadString, Span{&window_.source(), at, at + 1}, error);
-    return std::nullopt;
-  }
-  for (const TemplatePiece& piece : pieces) {
-    if (!piece.is_expr) {
-      out.parts.push_back({piece.text, std::nullopt});
-      continue;
-    }
-    uint32_t base = span.begin + 1 + piece.offset;
-    Window inner(window_.source(), base, piece.text);
-    AntlrRun run(piece.text, inner, diags_, "end of the interpolation");
-    auto* tree = run.parser.exprOnly();
-    if (run.errors.errors() > 0) return std::nullopt;
-    Builder nested(module_, inner, diags_);
-    out.parts.push_back({{}, nested.Expr(tree->expr())});
-  }
-  return out;
+  return TemplateFromBody(module_, window_.source(), raw.substr(1, raw.size() - 2), span.begin + 1, span, diags_);
 }
 
 PolicyDecl Builder::Policy(PolicyParser::PolicyDeclContext* ctx) {
@@ -413,7 +395,86 @@ ExprId Builder::Primary(PolicyParser::PrimaryContext* ctx) {
   return Add(ListLit{Exprs(p->expr())}, ctx);
 }
 
+std::optional<Template> TemplateFromBody(Module& module, const Source& source, std::string_view body, uint32_t base,
+                                         Span span, DiagnosticSink& diags) {
+  Template out;
+  out.span = span;
+  std::vector<TemplatePiece> pieces;
+  std::string error;
+  uint32_t error_offset = 0;
+  if (!SplitTemplate(body, &pieces, &error, &error_offset)) {
+    uint32_t at = base + error_offset;
+    diags.Error(DiagCode::kBadString, Span{&source, at, at + 1}, error);
+    return std::nullopt;
+  }
+  for (const TemplatePiece& piece : pieces) {
+    if (!piece.is_expr) {
+      out.parts.push_back({piece.text, std::nullopt});
+      continue;
+    }
+    Window inner(source, base + piece.offset, piece.text);
+    AntlrRun run(piece.text, inner, diags, "end of the interpolation");
+    auto* tree = run.parser.exprOnly();
+    if (run.errors.errors() > 0) return std::nullopt;
+    Builder nested(module, inner, diags);
+    out.parts.push_back({{}, nested.Expr(tree->expr())});
+  }
+  return out;
+}
+
 }  // namespace
+
+std::optional<ExprId> ParseEmbeddedExpr(const Source& source, uint32_t base, std::string_view text, Module& module,
+                                        DiagnosticSink& diags) {
+  try {
+    Window window(source, base, text);
+    AntlrRun run(text, window, diags, "end of the expression");
+    auto* tree = run.parser.exprOnly();
+    if (run.errors.errors() > 0) return std::nullopt;
+    Builder builder(module, window, diags);
+    return builder.Expr(tree->expr());
+  } catch (const std::exception& e) {
+    diags.Error(DiagCode::kSyntaxError, Span{&source, base, base + 1}, fmt::format("cannot parse: {}", e.what()));
+    return std::nullopt;
+  }
+}
+
+std::optional<std::pair<Binder, ExprId>> ParseEmbeddedEach(const Source& source, uint32_t base, std::string_view text,
+                                                           Module& module, DiagnosticSink& diags) {
+  try {
+    Window window(source, base, text);
+    AntlrRun run(text, window, diags, "end of the loop");
+    auto* tree = run.parser.eachOnly();
+    if (run.errors.errors() > 0) return std::nullopt;
+    Builder builder(module, window, diags);
+    return std::make_pair(builder.BinderOf(tree->binder()), builder.Expr(tree->expr()));
+  } catch (const std::exception& e) {
+    diags.Error(DiagCode::kSyntaxError, Span{&source, base, base + 1}, fmt::format("cannot parse: {}", e.what()));
+    return std::nullopt;
+  }
+}
+
+std::optional<TypeExpr> ParseEmbeddedType(const Source& source, uint32_t base, std::string_view text,
+                                          DiagnosticSink& diags) {
+  try {
+    Window window(source, base, text);
+    AntlrRun run(text, window, diags, "end of the type");
+    auto* tree = run.parser.typeOnly();
+    if (run.errors.errors() > 0) return std::nullopt;
+    Module scratch;
+    Builder builder(scratch, window, diags);
+    return builder.TypeOf(tree->typeExpr());
+  } catch (const std::exception& e) {
+    diags.Error(DiagCode::kSyntaxError, Span{&source, base, base + 1}, fmt::format("cannot parse: {}", e.what()));
+    return std::nullopt;
+  }
+}
+
+std::optional<Template> ParseEmbeddedTemplate(const Source& source, uint32_t base, std::string_view text, Module& module,
+                                              DiagnosticSink& diags) {
+  return TemplateFromBody(module, source, text, base, Span{&source, base, base + static_cast<uint32_t>(text.size())},
+                          diags);
+}
 
 std::optional<Module> ParsePolicyFile(const Source& source, DiagnosticSink& diags) {
   size_t bad = FirstInvalidUtf8(source.Text());

@@ -47,6 +47,8 @@ def args_for(stem, input_file):
         text = open(args_file, encoding="utf-8").read().strip()
         text = text.replace("{file}", rel(input_file) if input_file else "").replace("{dir}", rel(os.path.dirname(stem)))
         return shlex.split(text)
+    if os.path.basename(os.path.dirname(stem)) == "yaml-policy":
+        return ["check", rel(input_file)]
     if input_file.endswith(".policy"):
         if os.path.basename(os.path.dirname(stem)) == "sema":
             return ["check", rel(input_file)]
