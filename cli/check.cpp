@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <map>
 #include <memory>
 
 #include <fmt/format.h>
@@ -16,41 +17,26 @@
 #include "compiler/passes/pass.h"
 #include "compiler/passes/pipeline.h"
 #include "runtime/columnar/cluster_loader.h"
+#include "runtime/sched/profile.h"
 #include "stdlib/embedded.h"
 
 namespace policy::cli {
 namespace {
 
-constexpr const char* kUsage = R"(usage: policyc check --cluster CLUSTER --pod POD [--plugins P1,P2,...]
+constexpr const char* kUsage = R"(usage: policyc check --cluster CLUSTER --pod POD [--plugins P1,P2,...] [--profile PROFILE.yaml]
                      [--policy FILE.policy ...] [--output text|json] [--node NAME ...] [--all-nodes]
        policyc check POLICY.policy...
 
 Places POD (a Pod, or a workload whose template is the pod) on the nodes of
 CLUSTER (`kubectl get nodes,pods -A -o yaml` or `-o json`) with kube-scheduler's
-default plugins, or only those named by --plugins, plus every --policy. Prints
+default plugins (or a KubeSchedulerConfiguration profile's), or only those named
+by --plugins, plus every --policy (DSL or YAML form). Prints
 kube-scheduler's summary, the reasons grouped with the nodes they apply to, and
 with --node/--all-nodes the details per node. Exit status: 0 schedulable,
 1 schedulable nowhere, 2 bad input or usage.
 
 With policy files only, type-checks and lints them.
 )";
-
-// kube-scheduler's filter order in the default profile, with default weights.
-struct BuiltinPlugin {
-  std::string_view name;
-  std::string_view file;  ///< stdlib source; empty: not implemented in this build
-  int64_t weight;
-};
-constexpr BuiltinPlugin kBuiltins[] = {
-    {"NodeUnschedulable", "stdlib/node_unschedulable.policy", 0},
-    {"NodeName", "stdlib/node_name.policy", 0},
-    {"TaintToleration", "stdlib/taint_toleration.policy", 3},
-    {"NodeAffinity", "stdlib/node_affinity.policy", 2},
-    {"NodeResourcesFit", "stdlib/node_resources_fit.policy", 1},
-    {"PodTopologySpread", "", 2},
-    {"InterPodAffinity", "", 2},
-    {"NodeResourcesBalancedAllocation", "stdlib/balanced_allocation.policy", 1},
-};
 
 int Fail(const DiagnosticSink& diags) {
   std::fputs(RenderAll(diags).c_str(), stderr);
@@ -81,9 +67,13 @@ int Lint(const std::vector<std::string>& files) {
 }
 
 // Inter-pod constraints are not evaluated yet: refuse rather than answer wrong.
-std::optional<std::string> Unsupported(const k8s::Pod& pod, const rt::LoadReport& report,
-                                       const std::vector<std::string_view>& enabled) {
-  auto on = [&](std::string_view name) { return std::find(enabled.begin(), enabled.end(), name) != enabled.end(); };
+std::optional<std::string> Unsupported(const k8s::Pod& pod, const rt::LoadReport& report, const rt::Profile& profile) {
+  auto on = [&](std::string_view name) {
+    for (const rt::PluginSetting& p : profile.plugins) {
+      if (p.name == name) return p.filter || p.score;
+    }
+    return false;
+  };
   if (on("InterPodAffinity") && (pod.affinity.pod_affinity || pod.affinity.pod_anti_affinity)) {
     return "the pod has pod affinity or anti-affinity terms, and InterPodAffinity is not implemented in this build";
   }
@@ -103,7 +93,7 @@ std::optional<std::string> Unsupported(const k8s::Pod& pod, const rt::LoadReport
 int RunCheck(const std::vector<std::string>& argv) {
   std::string error;
   auto args = Args::Parse(argv,
-                          {{"cluster"}, {"pod"}, {"plugins"}, {"policy", true, true}, {"output"},
+                          {{"cluster"}, {"pod"}, {"plugins"}, {"profile"}, {"policy", true, true}, {"output"},
                            {"node", true, true}, {"all-nodes", false}, {"help", false}},
                           &error);
   if (!args) {
@@ -133,28 +123,21 @@ int RunCheck(const std::vector<std::string>& argv) {
     return kExitBadInput;
   }
 
-  // Which built-ins run.
-  std::vector<std::string_view> enabled;
+  // --plugins: names of built-ins that may run (others are switched off).
+  std::vector<std::string> only;
   if (args->Has("plugins")) {
     std::string list = args->Get("plugins");
-    size_t start = 0;
-    while (start <= list.size()) {
-      size_t comma = list.find(',', start);
-      std::string name = list.substr(start, comma == std::string::npos ? std::string::npos : comma - start);
-      start = comma == std::string::npos ? list.size() + 1 : comma + 1;
+    for (size_t start = 0; start <= list.size();) {
+      size_t comma = std::min(list.find(',', start), list.size());
+      std::string name = list.substr(start, comma - start);
+      start = comma + 1;
       if (name.empty()) continue;
-      const BuiltinPlugin* found = nullptr;
-      for (const BuiltinPlugin& b : kBuiltins) {
-        if (b.name == name) found = &b;
-      }
-      if (found == nullptr) {
+      if (rt::FindBuiltin(name) == nullptr) {
         fmt::print(stderr, "policyc check: unknown plugin `{}` in --plugins\n", name);
         return kExitBadInput;
       }
-      enabled.push_back(found->name);
+      only.push_back(name);
     }
-  } else {
-    for (const BuiltinPlugin& b : kBuiltins) enabled.push_back(b.name);
   }
 
   DiagnosticSink diags;
@@ -167,37 +150,88 @@ int RunCheck(const std::vector<std::string>& argv) {
   if (!pod_source) return Fail(diags);
   std::optional<k8s::Pod> pod = k8s::ReadPod(*pod_source, diags);
   if (!pod) return Fail(diags);
-  if (std::optional<std::string> why = Unsupported(*pod, report, enabled)) {
+  rt::Profile profile = rt::DefaultProfile();
+  std::unique_ptr<Source> profile_source;
+  if (args->Has("profile")) {
+    profile_source = ReadInput(args->Get("profile"), diags);
+    if (!profile_source) return Fail(diags);
+    std::optional<std::vector<rt::Profile>> profiles = rt::ReadProfiles(*profile_source, diags);
+    if (!profiles) return Fail(diags);
+    const rt::Profile* chosen = profiles->size() == 1 ? &profiles->front() : nullptr;
+    for (const rt::Profile& p : *profiles) {
+      if (p.scheduler_name == pod->scheduler_name) chosen = &p;
+    }
+    if (chosen == nullptr) {
+      fmt::print(stderr, "policyc check: no profile in {} is for schedulerName `{}`\n", args->Get("profile"),
+                 pod->scheduler_name);
+      return kExitBadInput;
+    }
+    profile = *chosen;
+  }
+  if (!only.empty()) {
+    for (rt::PluginSetting& p : profile.plugins) {
+      if (std::find(only.begin(), only.end(), p.name) == only.end()) p.filter = p.score = false;
+    }
+  }
+  if (std::optional<std::string> why = Unsupported(*pod, report, profile)) {
     fmt::print(stderr, "policyc check: cannot answer for this pod: {}\n", *why);
     return kExitBadInput;
   }
 
-  // Compile the built-ins that run, then the --policy files.
+  // Compile the built-ins that run (each stdlib file once), then the --policy files.
   sema::TypeTable types;
   sema::Schema schema(types);
   std::vector<std::unique_ptr<Source>> sources;
   std::vector<std::unique_ptr<passes::CompiledFile>> compiled;
+  std::map<std::string_view, const ir::Program*> by_file;
   std::vector<rt::Plugin> plugins;
-  auto add = [&](std::unique_ptr<Source> source, std::optional<int64_t> weight) {
+  auto compile = [&](std::unique_ptr<Source> source) -> const ir::Program* {
     std::unique_ptr<passes::CompiledFile> file = passes::CompileFile(*source, types, schema, diags);
-    if (!file) return false;
+    if (!file) return nullptr;
     passes::Optimize(file->program, {}, nullptr);
-    for (size_t f = 0; f < file->program.functions.size(); ++f) {
-      const ir::Function& fn = file->program.functions[f];
-      plugins.push_back({fn.name, &file->program, f, weight.value_or(fn.weight), true, true});
-    }
     sources.push_back(std::move(source));
     compiled.push_back(std::move(file));
+    return &compiled.back()->program;
+  };
+  auto stdlib_program = [&](std::string_view path) -> const ir::Program* {
+    auto it = by_file.find(path);
+    if (it != by_file.end()) return it->second;
+    for (const stdlib::EmbeddedPolicy& e : stdlib::Sources()) {
+      if (e.path != path) continue;
+      const ir::Program* program = compile(std::make_unique<Source>(std::string(e.path), std::string(e.text)));
+      by_file[path] = program;
+      return program;
+    }
+    return nullptr;
+  };
+  for (const rt::PluginSetting& setting : profile.plugins) {
+    const rt::BuiltinPlugin& builtin = *rt::FindBuiltin(setting.name);
+    if (!builtin.implemented) continue;
+    std::string_view filter_file = setting.filter ? builtin.filter_file : std::string_view();
+    std::string_view score_file = setting.score ? profile.ScoreFile(builtin) : std::string_view();
+    auto push = [&](std::string_view file, bool filters, bool scores) {
+      const ir::Program* program = stdlib_program(file);
+      if (program != nullptr) plugins.push_back({setting.name, program, 0, setting.weight, filters, scores});
+      return program != nullptr;
+    };
+    bool ok = true;
+    if (!filter_file.empty() && filter_file == score_file) {
+      ok = push(filter_file, true, true);
+    } else {
+      if (!filter_file.empty()) ok = ok && push(filter_file, true, false);
+      if (!score_file.empty()) ok = ok && push(score_file, false, true);
+    }
+    if (!ok) return Fail(diags);
+  }
+  auto add = [&](std::unique_ptr<Source> source, std::optional<int64_t>) {
+    const ir::Program* program = compile(std::move(source));
+    if (program == nullptr) return false;
+    for (size_t f = 0; f < program->functions.size(); ++f) {
+      const ir::Function& fn = program->functions[f];
+      plugins.push_back({fn.name, program, f, fn.weight, true, true});
+    }
     return true;
   };
-  for (const BuiltinPlugin& b : kBuiltins) {
-    if (b.file.empty() || std::find(enabled.begin(), enabled.end(), b.name) == enabled.end()) continue;
-    for (const stdlib::EmbeddedPolicy& e : stdlib::Sources()) {
-      if (e.path == b.file && !add(std::make_unique<Source>(std::string(e.path), std::string(e.text)), b.weight)) {
-        return Fail(diags);
-      }
-    }
-  }
   for (const std::string& path : args->GetAll("policy")) {
     std::unique_ptr<Source> source = ReadInput(path, diags);
     if (!source || !add(std::move(source), std::nullopt)) return Fail(diags);

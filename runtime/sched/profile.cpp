@@ -1,0 +1,171 @@
+#include "runtime/sched/profile.h"
+
+#include <fmt/format.h>
+
+#include "compiler/k8s/object_reader.h"
+#include "compiler/support/suggest.h"
+
+namespace policy::rt {
+
+const std::vector<BuiltinPlugin>& BuiltinPlugins() {
+  static const std::vector<BuiltinPlugin> kPlugins = {
+      {"NodeUnschedulable", "stdlib/node_unschedulable.policy", "", 0, true},
+      {"NodeName", "stdlib/node_name.policy", "", 0, true},
+      {"TaintToleration", "stdlib/taint_toleration.policy", "stdlib/taint_toleration.policy", 3, true},
+      {"NodeAffinity", "stdlib/node_affinity.policy", "stdlib/node_affinity.policy", 2, true},
+      {"NodeResourcesFit", "stdlib/node_resources_fit.policy", "stdlib/least_allocated.policy", 1, true},
+      {"PodTopologySpread", "", "", 2, false},
+      {"InterPodAffinity", "", "", 2, false},
+      {"NodeResourcesBalancedAllocation", "", "stdlib/balanced_allocation.policy", 1, true},
+  };
+  return kPlugins;
+}
+
+const BuiltinPlugin* FindBuiltin(std::string_view name) {
+  for (const BuiltinPlugin& p : BuiltinPlugins()) {
+    if (p.name == name) return &p;
+  }
+  return nullptr;
+}
+
+std::string_view Profile::ScoreFile(const BuiltinPlugin& plugin) const {
+  if (plugin.name == "NodeResourcesFit" && fit_strategy == "MostAllocated") return "stdlib/most_allocated.policy";
+  return plugin.score_file;
+}
+
+Profile DefaultProfile() {
+  Profile profile;
+  for (const BuiltinPlugin& p : BuiltinPlugins()) {
+    profile.plugins.push_back({std::string(p.name), !p.filter_file.empty() || !p.implemented,
+                               !p.score_file.empty() || !p.implemented, p.default_weight});
+  }
+  return profile;
+}
+
+namespace {
+
+using k8s::NodeRef;
+
+class ProfileReader final : public k8s::ObjectVisitor {
+ public:
+  ProfileReader(DiagnosticSink& diags, std::vector<Profile>& out) : diags_(diags), out_(out) {}
+
+  void Visit(NodeRef object, std::string_view) override {
+    if (object.Get("kind").Text() != "KubeSchedulerConfiguration") {
+      Bad(object.Get("kind").Valid() ? object.Get("kind") : object, "expected `kind: KubeSchedulerConfiguration`");
+      return;
+    }
+    NodeRef profiles = object.Get("profiles");
+    if (!profiles.Valid() || profiles.IsNull()) {
+      out_.push_back(DefaultProfile());
+      return;
+    }
+    if (!profiles.IsSequence()) return Bad(profiles, "`profiles` must be a list");
+    for (uint32_t i = 0; i < profiles.Size(); ++i) ReadOne(profiles.At(i));
+  }
+
+ private:
+  void Bad(NodeRef at, std::string message, std::string help = {}) {
+    diags_.Error(DiagCode::kBadProfile, at.GetSpan(), std::move(message)).help = std::move(help);
+  }
+
+  bool Known(NodeRef name_node) {
+    std::string_view name = name_node.Text();
+    if (name == "*" || FindBuiltin(name) != nullptr) return true;
+    std::vector<std::string_view> names;
+    for (const BuiltinPlugin& p : BuiltinPlugins()) names.push_back(p.name);
+    std::string_view close = Closest(name, names);
+    Bad(name_node, fmt::format("unknown plugin `{}`", name),
+        close.empty() ? fmt::format("the plugins are {}", fmt::join(names, ", ")) : fmt::format("did you mean `{}`?", close));
+    return false;
+  }
+
+  // One plugin set (multiPoint, filter or score) applied to `profile`.
+  void ApplySet(NodeRef set, Profile& profile, bool filter, bool score) {
+    if (!set.IsMapping()) return;
+    NodeRef disabled = set.Get("disabled");
+    for (uint32_t i = 0; disabled.IsSequence() && i < disabled.Size(); ++i) {
+      NodeRef name = disabled.At(i).Get("name");
+      if (!Known(name)) continue;
+      for (PluginSetting& p : profile.plugins) {
+        if (name.Text() != "*" && name.Text() != p.name) continue;
+        if (filter) p.filter = false;
+        if (score) p.score = false;
+      }
+    }
+    NodeRef enabled = set.Get("enabled");
+    for (uint32_t i = 0; enabled.IsSequence() && i < enabled.Size(); ++i) {
+      NodeRef name = enabled.At(i).Get("name");
+      if (!Known(name) || name.Text() == "*") continue;
+      const BuiltinPlugin* builtin = FindBuiltin(name.Text());
+      for (PluginSetting& p : profile.plugins) {
+        if (p.name != name.Text()) continue;
+        if (filter) p.filter = !builtin->filter_file.empty() || !builtin->implemented;
+        if (score) p.score = !builtin->score_file.empty() || !builtin->implemented;
+        NodeRef weight = enabled.At(i).Get("weight");
+        if (weight.IsScalar() && weight.Type() == k8s::ScalarType::kInt) p.weight = std::stoll(std::string(weight.Text()));
+      }
+    }
+  }
+
+  void ReadOne(NodeRef node) {
+    Profile profile = DefaultProfile();
+    if (NodeRef name = node.Get("schedulerName"); name.IsScalar()) profile.scheduler_name = name.Text();
+    NodeRef plugins = node.Get("plugins");
+    if (plugins.IsMapping()) {
+      ApplySet(plugins.Get("multiPoint"), profile, true, true);
+      ApplySet(plugins.Get("filter"), profile, true, false);
+      ApplySet(plugins.Get("score"), profile, false, true);
+    }
+    NodeRef config = node.Get("pluginConfig");
+    for (uint32_t i = 0; config.IsSequence() && i < config.Size(); ++i) {
+      NodeRef entry = config.At(i);
+      if (entry.Get("name").Text() != "NodeResourcesFit") continue;
+      NodeRef strategy = entry.Get("args").Get("scoringStrategy");
+      if (!strategy.IsMapping()) continue;
+      NodeRef type = strategy.Get("type");
+      if (type.Valid()) {
+        if (type.Text() == "LeastAllocated" || type.Text() == "MostAllocated") {
+          profile.fit_strategy = type.Text();
+        } else if (type.Text() == "RequestedToCapacityRatio") {
+          Bad(type, "the RequestedToCapacityRatio scoring strategy is not implemented in this build",
+              "use LeastAllocated or MostAllocated");
+        } else {
+          Bad(type, fmt::format("unknown scoring strategy `{}`", type.Text()),
+              "use LeastAllocated, MostAllocated or RequestedToCapacityRatio");
+        }
+      }
+      NodeRef resources = strategy.Get("resources");
+      for (uint32_t r = 0; resources.IsSequence() && r < resources.Size(); ++r) {
+        NodeRef res = resources.At(r);
+        bool standard = (res.Get("name").Text() == "cpu" || res.Get("name").Text() == "memory") &&
+                        (!res.Get("weight").Valid() || res.Get("weight").Text() == "1");
+        if (!standard || resources.Size() != 2) {
+          Bad(res, "scoring resources other than cpu and memory with weight 1 are not implemented in this build");
+          break;
+        }
+      }
+    }
+    out_.push_back(std::move(profile));
+  }
+
+  DiagnosticSink& diags_;
+  std::vector<Profile>& out_;
+};
+
+}  // namespace
+
+std::optional<std::vector<Profile>> ReadProfiles(const Source& source, DiagnosticSink& diags) {
+  size_t errors = diags.ErrorCount();
+  std::vector<Profile> profiles;
+  ProfileReader reader(diags, profiles);
+  if (!k8s::ReadObjects(source, reader, diags)) return std::nullopt;
+  if (diags.ErrorCount() != errors) return std::nullopt;
+  if (profiles.empty()) {
+    diags.Error(DiagCode::kBadProfile, Span{&source, 0, 0}, "the profile file holds no KubeSchedulerConfiguration");
+    return std::nullopt;
+  }
+  return profiles;
+}
+
+}  // namespace policy::rt

@@ -1,0 +1,60 @@
+#pragma once
+/// Scheduling profiles: which built-in plugins run, with which weights and
+/// plugin args, modelled on KubeSchedulerConfiguration profiles.
+///
+///   apiVersion: kubescheduler.config.k8s.io/v1
+///   kind: KubeSchedulerConfiguration
+///   profiles:
+///   - schedulerName: default-scheduler
+///     plugins:
+///       multiPoint: {enabled: [{name: X, weight: N}], disabled: [{name: X} | {name: "*"}]}
+///       filter: {...}   score: {...}
+///     pluginConfig:
+///     - name: NodeResourcesFit
+///       args: {scoringStrategy: {type: LeastAllocated | MostAllocated}}
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "compiler/support/diagnostic.h"
+
+namespace policy::rt {
+
+/// A kube-scheduler plugin and where policyc's implementation lives.
+struct BuiltinPlugin {
+  std::string_view name;
+  std::string_view filter_file;  ///< stdlib source of its filters; empty: none
+  std::string_view score_file;   ///< stdlib source of its score; empty: none
+  int64_t default_weight;
+  bool implemented;              ///< false: known to kube-scheduler, not yet to policyc
+};
+
+/// Every built-in, in kube-scheduler's default filter order.
+const std::vector<BuiltinPlugin>& BuiltinPlugins();
+const BuiltinPlugin* FindBuiltin(std::string_view name);
+
+struct PluginSetting {
+  std::string name;
+  bool filter = false;
+  bool score = false;
+  int64_t weight = 0;
+};
+
+struct Profile {
+  std::string scheduler_name = "default-scheduler";
+  std::vector<PluginSetting> plugins;            ///< in filter order
+  std::string fit_strategy = "LeastAllocated";   ///< NodeResourcesFit scoringStrategy.type
+  /// The stdlib source of a plugin's score under this profile.
+  std::string_view ScoreFile(const BuiltinPlugin& plugin) const;
+};
+
+/// kube-scheduler 1.31's default profile.
+Profile DefaultProfile();
+
+/// Reads the profiles of a KubeSchedulerConfiguration file; nullopt with
+/// diagnostics when the file is invalid or asks for what policyc lacks.
+std::optional<std::vector<Profile>> ReadProfiles(const Source& source, DiagnosticSink& diags);
+
+}  // namespace policy::rt
