@@ -25,6 +25,7 @@ namespace {
 
 constexpr const char* kUsage = R"(usage: policyc check --cluster CLUSTER --pod POD [--plugins P1,P2,...] [--profile PROFILE.yaml]
                      [--policy FILE.policy ...] [--output text|json] [--node NAME ...] [--all-nodes]
+                     [--disable-pass NAME|all ...]
        policyc check POLICY.policy...
 
 Places POD (a Pod, or a workload whose template is the pod) on the nodes of
@@ -94,6 +95,7 @@ int RunCheck(const std::vector<std::string>& argv) {
   std::string error;
   auto args = Args::Parse(argv,
                           {{"cluster"}, {"pod"}, {"plugins"}, {"profile"}, {"policy", true, true}, {"output"},
+                           {"disable-pass", true, true},
                            {"node", true, true}, {"all-nodes", false}, {"help", false}},
                           &error);
   if (!args) {
@@ -179,6 +181,19 @@ int RunCheck(const std::vector<std::string>& argv) {
   }
 
   // Compile the built-ins that run (each stdlib file once), then the --policy files.
+  passes::PassOptions pass_options;
+  for (const std::string& name : args->GetAll("disable-pass")) {
+    std::vector<std::string_view> known = passes::PassNames();
+    if (name != "all" && std::find(known.begin(), known.end(), name) == known.end()) {
+      fmt::print(stderr, "policyc check: unknown pass `{}`; the passes are {}\n", name, fmt::join(known, ", "));
+      return kExitBadInput;
+    }
+    if (name == "all") {
+      for (std::string_view k : known) pass_options.disabled.insert(std::string(k));
+    } else {
+      pass_options.disabled.insert(name);
+    }
+  }
   sema::TypeTable types;
   sema::Schema schema(types);
   std::vector<std::unique_ptr<Source>> sources;
@@ -188,7 +203,7 @@ int RunCheck(const std::vector<std::string>& argv) {
   auto compile = [&](std::unique_ptr<Source> source) -> const ir::Program* {
     std::unique_ptr<passes::CompiledFile> file = passes::CompileFile(*source, types, schema, diags);
     if (!file) return nullptr;
-    passes::Optimize(file->program, {}, nullptr);
+    passes::Optimize(file->program, pass_options, nullptr);
     sources.push_back(std::move(source));
     compiled.push_back(std::move(file));
     return &compiled.back()->program;

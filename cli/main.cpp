@@ -35,8 +35,24 @@ int main(int argc, char** argv) {
     std::fputs(kHelp, stderr);
     return kExitBadInput;
   }
+  // Pass options may come before the command (`policyc --disable-pass=all
+  // check ...`, how the conformance runner's command line takes them).
+  std::vector<std::string> leading;
+  while (!args.empty() && args.front().rfind("--disable-pass", 0) == 0) {
+    leading.push_back(args.front());
+    args.erase(args.begin());
+    if (leading.back() == "--disable-pass" && !args.empty()) {
+      leading.push_back(args.front());
+      args.erase(args.begin());
+    }
+  }
+  if (args.empty()) {
+    std::fputs(kHelp, stderr);
+    return kExitBadInput;
+  }
   std::string command = args.front();
   args.erase(args.begin());
+  args.insert(args.end(), leading.begin(), leading.end());
   if (command == "help" || command == "--help" || command == "-h") {
     std::fputs(kHelp, stdout);
     return kExitOk;

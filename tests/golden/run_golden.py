@@ -29,6 +29,12 @@ ROOT = os.path.dirname(os.path.dirname(HERE))
 def find_cases(paths):
     cases = {}
     for p in paths:
+        if os.path.isfile(p):  # one case: its input, .args or .expected file
+            stem, ext = os.path.splitext(p)
+            cases.setdefault(stem, None)
+            if ext not in (".args", ".expected"):
+                cases[stem] = p
+            continue
         for dirpath, _, names in os.walk(p):
             for n in sorted(names):
                 stem, ext = os.path.splitext(n)
