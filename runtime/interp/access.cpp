@@ -25,11 +25,6 @@ Value Strings(const std::vector<std::string>& items) {
   return Value::List(std::move(out));
 }
 
-int64_t ColumnMilli(const ResourceColumn&, std::string_view name, int64_t units) {
-  if (name == "cpu") return units;
-  __int128 v = static_cast<__int128>(units) * 1000;
-  return v > INT64_MAX ? INT64_MAX : v < INT64_MIN ? INT64_MIN : static_cast<int64_t>(v);
-}
 
 }  // namespace
 
@@ -111,7 +106,7 @@ static ResourceAmounts ResourcesOf(const Value& v, const NodeTable& table) {
       if (name == "cpu") units = table.NonZeroMilliCpu()[row];
       if (name == "memory") units = table.NonZeroMemory()[row];
     }
-    if (units != 0) out.emplace_back(std::string(name), ColumnMilli(column, name, units));
+    if (units != 0) out.emplace_back(std::string(name), passes::SchedulerUnitsToMilli(name, units));
   }
   return out;
 }
@@ -126,12 +121,12 @@ static std::optional<int64_t> ResourceAmount(const Value& v, std::string_view na
   RowId row = static_cast<RowId>(v.i);
   if (v.source == SourceKind::kNodeScoringRequested && (name == "cpu" || name == "memory")) {
     int64_t units = name == "cpu" ? table.NonZeroMilliCpu()[row] : table.NonZeroMemory()[row];
-    return ColumnMilli(ResourceColumn{}, name, units);
+    return passes::SchedulerUnitsToMilli(name, units);
   }
   const ResourceColumn* column = table.Resource(name);
   if (column == nullptr) return std::nullopt;
   int64_t units = v.source == SourceKind::kNodeAllocatable ? column->allocatable[row] : column->requested[row];
-  return ColumnMilli(*column, name, units);
+  return passes::SchedulerUnitsToMilli(name, units);
 }
 
 static std::optional<std::string> MapLookup(const Value& v, std::string_view key, const NodeTable& table) {

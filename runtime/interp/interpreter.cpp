@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "compiler/k8s/pod_resources.h"
+#include "compiler/passes/pod_values.h"
 #include "compiler/k8s/quantity.h"
 
 namespace policy::rt {
@@ -18,25 +18,6 @@ int64_t Saturate(__int128 v) {
   if (v > std::numeric_limits<int64_t>::max()) return std::numeric_limits<int64_t>::max();
   if (v < std::numeric_limits<int64_t>::min()) return std::numeric_limits<int64_t>::min();
   return static_cast<int64_t>(v);
-}
-
-// kube-scheduler's units (milli-cpu, units otherwise) to milli-units.
-int64_t ToMilli(std::string_view name, int64_t scheduler_units) {
-  return name == "cpu" ? scheduler_units : Saturate(static_cast<__int128>(scheduler_units) * 1000);
-}
-
-// kube-scheduler checks cpu, memory, ephemeral-storage, then the rest.
-int Rank(std::string_view name) {
-  return name == "cpu" ? 0 : name == "memory" ? 1 : name == "ephemeral-storage" ? 2 : 3;
-}
-
-ResourceAmounts Amounts(const k8s::ResourceList& list) {
-  ResourceAmounts out;
-  for (const auto& [name, q] : list) out.emplace_back(name, ToMilli(name, k8s::SchedulerUnits(name, q)));
-  std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
-    return Rank(a.first) != Rank(b.first) ? Rank(a.first) < Rank(b.first) : a.first < b.first;
-  });
-  return out;
 }
 
 }  // namespace
@@ -75,16 +56,8 @@ std::string FormatQuantity(int64_t milli) {
 
 Interpreter::Interpreter(const ir::Program& program, const k8s::Pod& pod, const NodeTable& table)
     : program_(program), pod_(pod), table_(table) {
-  pod_requests_ = Amounts(k8s::PodRequests(pod));
-  k8s::NonZeroRequests nz = k8s::PodNonZeroRequests(pod);
-  pod_scoring_requests_ = pod_requests_;
-  bool has_cpu = false, has_memory = false;
-  for (auto& [name, amount] : pod_scoring_requests_) {
-    if (name == "cpu") amount = nz.milli_cpu, has_cpu = true;
-    if (name == "memory") amount = ToMilli("memory", nz.memory), has_memory = true;
-  }
-  if (!has_cpu) pod_scoring_requests_.emplace_back("cpu", nz.milli_cpu);
-  if (!has_memory) pod_scoring_requests_.emplace_back("memory", ToMilli("memory", nz.memory));
+  pod_requests_ = passes::PodRequestAmounts(pod);
+  pod_scoring_requests_ = passes::PodScoringAmounts(pod);
 }
 
 void Interpreter::Begin(size_t f, RowId row) {

@@ -15,6 +15,7 @@
 #include <vector>
 
 #include "compiler/k8s/objects.h"
+#include "compiler/passes/pod_values.h"
 #include "runtime/columnar/node_table.h"
 
 namespace policy::rt {
@@ -31,7 +32,7 @@ enum class SourceKind : uint8_t {
   kNodeScoringRequested,
 };
 
-using ResourceAmounts = std::vector<std::pair<std::string, int64_t>>;  ///< name, milli-units
+using ResourceAmounts = passes::ResourceAmounts;
 
 struct Value {
   enum class Kind : uint8_t { kNone, kBool, kInt, kString, kList, kRecord, kMap, kResources };
