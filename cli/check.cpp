@@ -181,7 +181,11 @@ int RunCheck(const std::vector<std::string>& argv) {
   }
 
   // Compile the built-ins that run (each stdlib file once), then the --policy files.
+  sema::TypeTable types;
+  sema::Schema schema(types);
   passes::PassOptions pass_options;
+  pass_options.pod = &*pod;
+  pass_options.types = &types;
   for (const std::string& name : args->GetAll("disable-pass")) {
     std::vector<std::string_view> known = passes::PassNames();
     if (name != "all" && std::find(known.begin(), known.end(), name) == known.end()) {
@@ -194,8 +198,6 @@ int RunCheck(const std::vector<std::string>& argv) {
       pass_options.disabled.insert(name);
     }
   }
-  sema::TypeTable types;
-  sema::Schema schema(types);
   std::vector<std::unique_ptr<Source>> sources;
   std::vector<std::unique_ptr<passes::CompiledFile>> compiled;
   std::map<std::string_view, const ir::Program*> by_file;

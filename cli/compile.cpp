@@ -9,6 +9,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/input.h"
+#include "compiler/k8s/pod_reader.h"
 #include "compiler/passes/pass.h"
 #include "compiler/passes/pipeline.h"
 #include "compiler/syntax/parser.h"
@@ -16,13 +17,14 @@
 namespace policy::cli {
 namespace {
 
-constexpr const char* kUsage = R"(usage: policyc compile FILE.policy --emit=ast|ir|ir-opt
+constexpr const char* kUsage = R"(usage: policyc compile FILE.policy --emit=ast|ir|ir-opt [--pod POD.yaml]
                        [--disable-pass=NAME ...] [--print-after=NAME|all ...] [--time-passes]
 
 Compiles a policy file and prints the requested stage:
   ast      the syntax tree, as an indented S-expression
   ir       the typed IR after lowering (names resolved, defs inlined)
-  ir-opt   the IR after the optimisation pipeline (fold, cse, dce)
+  ir-opt   the IR after the optimisation pipeline (specialize, fold, cse, dce);
+           with --pod, specialized to that pod: its values folded, its loops unrolled
 Errors are reported with file:line:col and exit status 2.
 )";
 
@@ -31,7 +33,7 @@ Errors are reported with file:line:col and exit status 2.
 int RunCompile(const std::vector<std::string>& argv) {
   std::string error;
   auto args = Args::Parse(argv,
-                          {{"emit"}, {"disable-pass", true, true}, {"print-after", true, true}, {"time-passes", false},
+                          {{"emit"}, {"pod"}, {"disable-pass", true, true}, {"print-after", true, true}, {"time-passes", false},
                            {"help", false}},
                           &error);
   if (!args) {
@@ -85,6 +87,18 @@ int RunCompile(const std::vector<std::string>& argv) {
   std::unique_ptr<passes::CompiledFile> compiled = passes::CompileFile(*source, types, schema, diags);
   if (!diags.All().empty()) std::fputs(RenderAll(diags).c_str(), stderr);
   if (!compiled) return kExitBadInput;
+  std::optional<k8s::Pod> pod;
+  std::unique_ptr<Source> pod_source;
+  if (args->Has("pod")) {
+    pod_source = ReadInput(args->Get("pod"), diags);
+    if (pod_source) pod = k8s::ReadPod(*pod_source, diags);
+    if (!pod) {
+      std::fputs(RenderAll(diags).c_str(), stderr);
+      return kExitBadInput;
+    }
+    options.pod = &*pod;
+    options.types = &types;
+  }
   if (emit == "ir-opt") {
     std::string trace;
     passes::Optimize(compiled->program, options, &trace);

@@ -48,18 +48,7 @@ class CsePass final : public Pass {
   std::string_view Name() const override { return "cse"; }
 
   bool Run(Program& program) override {
-    // Which function each node belongs to (lowering gives every function its own nodes).
-    std::vector<size_t> owner(program.nodes.size(), SIZE_MAX);
-    for (size_t f = 0; f < program.functions.size(); ++f) {
-      std::vector<NodeId> stack = Roots(program.functions[f]);
-      while (!stack.empty()) {
-        NodeId id = stack.back();
-        stack.pop_back();
-        if (owner[id] == f) continue;
-        owner[id] = f;
-        ForEachOperand(program.nodes[id], [&](NodeId operand) { stack.push_back(operand); });
-      }
-    }
+    std::vector<size_t> owner = Owners(program);
     bool changed = false;
     std::unordered_map<std::string, NodeId> seen;
     program = Rebuild(program, [&](NodeId old, Node node, Program& out) {

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "compiler/ir/ir.h"
+#include "compiler/k8s/objects.h"
 
 namespace policy::passes {
 
@@ -24,6 +25,7 @@ class Pass {
   virtual bool Run(ir::Program& program) = 0;
 };
 
+std::unique_ptr<Pass> CreateSpecializePass(const k8s::Pod& pod, sema::TypeTable& types);
 std::unique_ptr<Pass> CreateFoldPass();
 std::unique_ptr<Pass> CreateCsePass();
 std::unique_ptr<Pass> CreateDcePass();
@@ -32,6 +34,10 @@ struct PassOptions {
   std::set<std::string> disabled;     ///< --disable-pass=NAME
   std::set<std::string> print_after;  ///< --print-after=NAME (or `all`)
   bool time = false;                  ///< --time-passes
+  /// The pod to specialize for (`specialize` runs only with one), and the
+  /// type table the program's types come from.
+  const k8s::Pod* pod = nullptr;
+  sema::TypeTable* types = nullptr;
 };
 
 /// The pipeline's pass names, in order.

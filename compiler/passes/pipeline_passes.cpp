@@ -13,14 +13,23 @@ namespace {
 
 struct PassEntry {
   std::string_view name;
-  std::unique_ptr<Pass> (*create)();
+  /// Null when the pass cannot run with these options (no pod to specialize for).
+  std::unique_ptr<Pass> (*create)(const PassOptions&);
 };
+
+std::unique_ptr<Pass> Specialize(const PassOptions& o) {
+  return o.pod != nullptr && o.types != nullptr ? CreateSpecializePass(*o.pod, *o.types) : nullptr;
+}
+std::unique_ptr<Pass> Fold(const PassOptions&) { return CreateFoldPass(); }
+std::unique_ptr<Pass> Cse(const PassOptions&) { return CreateCsePass(); }
+std::unique_ptr<Pass> Dce(const PassOptions&) { return CreateDcePass(); }
 
 // Order matters:
 constexpr PassEntry kPipeline[] = {
-    {"fold", CreateFoldPass},  // first: constants and short circuits, so CSE compares canonical operands
-    {"cse", CreateCsePass},    // after fold: merges what folding made identical
-    {"dce", CreateDcePass},    // last: drops what folding and CSE left unused
+    {"specialize", Specialize},  // first: the pod's values become constants for every later pass
+    {"fold", Fold},              // after specialize: constants and short circuits, canonical operands for CSE
+    {"cse", Cse},                // after fold: merges what folding made identical
+    {"dce", Dce},                // last: drops what specialization, folding and CSE left unused
 };
 
 }  // namespace
@@ -34,7 +43,8 @@ std::vector<std::string_view> PassNames() {
 void Optimize(ir::Program& program, const PassOptions& options, std::string* trace) {
   for (const PassEntry& entry : kPipeline) {
     if (options.disabled.contains(std::string(entry.name))) continue;
-    std::unique_ptr<Pass> pass = entry.create();
+    std::unique_ptr<Pass> pass = entry.create(options);
+    if (pass == nullptr) continue;
     auto start = std::chrono::steady_clock::now();
     size_t before = program.nodes.size();
     bool changed = pass->Run(program);

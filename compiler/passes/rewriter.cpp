@@ -51,6 +51,26 @@ void RenameFilter(ir::Filter& f, const std::vector<ir::NodeId>& map) {
 
 }  // namespace
 
+ir::Node MapOperands(ir::Node node, const std::function<ir::NodeId(ir::NodeId)>& f) {
+  VisitOperands(node, [&](ir::NodeId& id) { id = f(id); });
+  return node;
+}
+
+std::vector<size_t> Owners(const ir::Program& program) {
+  std::vector<size_t> owner(program.nodes.size(), SIZE_MAX);
+  for (size_t f = 0; f < program.functions.size(); ++f) {
+    std::vector<ir::NodeId> stack = Roots(program.functions[f]);
+    while (!stack.empty()) {
+      ir::NodeId id = stack.back();
+      stack.pop_back();
+      if (owner[id] == f) continue;
+      owner[id] = f;
+      ForEachOperand(program.nodes[id], [&](ir::NodeId operand) { stack.push_back(operand); });
+    }
+  }
+  return owner;
+}
+
 ir::Node RenameOperands(ir::Node node, const std::vector<ir::NodeId>& map) {
   VisitOperands(node, [&](ir::NodeId& id) { id = map[id]; });
   return node;

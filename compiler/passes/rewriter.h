@@ -16,6 +16,13 @@ namespace policy::passes {
 /// Renames every operand of `node` through `map`.
 ir::Node RenameOperands(ir::Node node, const std::vector<ir::NodeId>& map);
 
+/// `node` with every operand replaced by `f(operand)`, in operand order.
+ir::Node MapOperands(ir::Node node, const std::function<ir::NodeId(ir::NodeId)>& f);
+
+/// The function each node belongs to (lowering gives every function its own
+/// nodes), by reachability from the roots; SIZE_MAX for unreachable nodes.
+std::vector<size_t> Owners(const ir::Program& program);
+
 /// Calls `f` on every operand id of `node`.
 void ForEachOperand(const ir::Node& node, const std::function<void(ir::NodeId)>& f);
 

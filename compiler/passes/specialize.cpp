@@ -1,0 +1,470 @@
+// Partial evaluation against one pod.
+//
+// Algorithm: each function is cloned from its roots with an environment that
+// maps loop variables to IR nodes. Inside one scheduling cycle the pod is a
+// constant, so:
+//   * reads of the pod's scalar fields, of its labels and nodeSelector by a
+//     constant key, and of its requests become constants;
+//   * loops over the pod's collections (tolerations, nodeSelector, requests,
+//     affinity terms and their requirements and values) are unrolled into
+//     and/or/add/select chains, the loop variable replaced per element by a
+//     constant or by an index into the pod's list;
+//   * `filter for` over a pod collection becomes one filter per element;
+//   * def arguments are inlined (they are pure), and `let`s that became
+//     constants are replaced by their value.
+// What is left reads only the node; `fold` then collapses the constants.
+
+#include <map>
+#include <set>
+
+#include "compiler/passes/pass.h"
+#include "compiler/passes/pod_values.h"
+#include "compiler/passes/rewriter.h"
+
+namespace policy::passes {
+namespace {
+
+using namespace ir;
+using sema::FieldId;
+
+enum class PodRecord : uint8_t { kPod, kNodeAffinity, kTerm, kRequirement, kPreferredTerm, kToleration };
+
+// A pod-side value seen through: a scalar, a record, or a collection.
+struct PodRef {
+  enum class Kind : uint8_t { kNone, kBool, kInt, kString, kRecord, kRecordList, kStringList, kStringMap, kResources };
+  Kind kind = Kind::kNone;
+  int64_t i = 0;
+  std::string s;
+  PodRecord record = PodRecord::kPod;
+  const void* ptr = nullptr;
+  std::vector<const void*> records;  // kRecordList
+};
+
+class Specializer {
+ public:
+  Specializer(const Program& in, const k8s::Pod& pod, sema::TypeTable& types)
+      : in_(in), pod_(pod), types_(types), requests_(PodRequestAmounts(pod)), scoring_(PodScoringAmounts(pod)) {}
+
+  Program Run() {
+    out_.source = in_.source;
+    for (const ir::Function& f : in_.functions) out_.functions.push_back(SpecializeFunction(f));
+    return std::move(out_);
+  }
+
+ private:
+  using Env = std::map<SlotId, NodeId>;
+
+  ir::Function SpecializeFunction(const ir::Function& f) {
+    fn_ = &f;
+    memo_.clear();
+    ir::Function out = f;
+    let_values_.assign(f.slots.size(), std::nullopt);
+    for (SlotId s = 0; s < f.slots.size(); ++s) {
+      if (f.slots[s].kind != Slot::Kind::kLet) continue;
+      NodeId v = Clone(*f.slots[s].value, {});
+      out.slots[s].value = v;
+      let_values_[s] = v;
+    }
+    if (f.when) out.when = Clone(*f.when, {});
+    out.prefilters.clear();
+    for (const Filter& p : f.prefilters) out.prefilters.push_back(CloneFilter(p, {}));
+    out.filters.clear();
+    for (const Filter& x : f.filters) {
+      if (!x.each_collection) {
+        out.filters.push_back(CloneFilter(x, {}));
+        continue;
+      }
+      NodeId collection = Clone(*x.each_collection, {});
+      std::optional<std::vector<std::pair<NodeId, std::optional<NodeId>>>> elements =
+          Elements(collection, *x.each_first, x.each_second);
+      if (!elements) {
+        Filter y = CloneFilter(x, {});
+        y.each_collection = collection;
+        out.filters.push_back(std::move(y));
+        continue;
+      }
+      for (const auto& [first, second] : *elements) {  // one filter per element
+        Env env = {{*x.each_first, first}};
+        if (x.each_second && second) env[*x.each_second] = *second;
+        Filter y = CloneFilter(x, env);
+        y.each_collection.reset();
+        y.each_first.reset();
+        y.each_second.reset();
+        out.filters.push_back(std::move(y));
+      }
+    }
+    for (Score& s : out.scores) s.value = Clone(s.value, {});
+    // Argument slots are inlined: nothing reads them any more.
+    for (Slot& slot : out.slots) {
+      if (slot.kind == Slot::Kind::kArgument) slot.value.reset(), slot.kind = Slot::Kind::kLoop;
+    }
+    return out;
+  }
+
+  Filter CloneFilter(const Filter& x, const Env& env) {
+    Filter y = x;
+    if (y.each_collection) y.each_collection = Clone(*x.each_collection, env);
+    y.condition = Clone(x.condition, env);
+    for (Message* m : {&y.reason, &y.detail}) {
+      for (Message::Part& p : m->parts) {
+        if (p.value) p.value = Clone(*p.value, env);
+      }
+    }
+    return y;
+  }
+
+  NodeId Emit(Node node, sema::TypeRef type, Span span, bool reads_node) {
+    return out_.Add(std::move(node), type, span, reads_node);
+  }
+
+  bool Reads(const Node& node) {
+    if (std::holds_alternative<NodeRoot>(node)) return true;
+    bool reads = false;
+    ForEachOperand(node, [&](NodeId id) { reads |= out_.reads_node[id] != 0; });
+    return reads;
+  }
+
+  NodeId Clone(NodeId old, const Env& env) {
+    bool memoizable = env.empty() || !DependsOn(old, env);
+    if (memoizable) {
+      if (auto it = memo_.find(old); it != memo_.end()) return it->second;
+    }
+    NodeId id = CloneFresh(old, env);
+    if (memoizable) memo_[old] = id;
+    return id;
+  }
+
+  // Whether node `old` reads any loop variable bound in `env`.
+  bool DependsOn(NodeId old, const Env& env) {
+    const std::set<SlotId>& deps = Deps(old);
+    for (const auto& [slot, node] : env) {
+      if (deps.contains(slot)) return true;
+    }
+    return false;
+  }
+
+  const std::set<SlotId>& Deps(NodeId old) {
+    if (auto it = deps_.find(old); it != deps_.end()) return it->second;
+    std::set<SlotId> deps;
+    const Node& n = in_.nodes[old];
+    if (const auto* local = std::get_if<Local>(&n)) {
+      const Slot& slot = fn_->slots[local->slot];
+      if (slot.kind == Slot::Kind::kLoop) deps.insert(local->slot);
+      if (slot.kind == Slot::Kind::kArgument) deps = Deps(*slot.value);
+    } else {
+      ForEachOperand(n, [&](NodeId operand) {
+        const std::set<SlotId>& d = Deps(operand);
+        deps.insert(d.begin(), d.end());
+      });
+      if (const auto* loop = std::get_if<Loop>(&n)) {
+        deps.erase(loop->first);
+        if (loop->second) deps.erase(*loop->second);
+      }
+    }
+    return deps_[old] = std::move(deps);
+  }
+
+  NodeId CloneFresh(NodeId old, const Env& env) {
+    const Node& n = in_.nodes[old];
+    sema::TypeRef type = in_.types[old];
+    Span span = in_.spans[old];
+    if (const auto* local = std::get_if<Local>(&n)) {
+      if (auto it = env.find(local->slot); it != env.end()) return it->second;
+      const Slot& slot = fn_->slots[local->slot];
+      if (slot.kind == Slot::Kind::kArgument) return Clone(*slot.value, env);
+      if (slot.kind == Slot::Kind::kLet && let_values_[local->slot] && IsConstant(*let_values_[local->slot])) {
+        return *let_values_[local->slot];
+      }
+      return Emit(*local, type, span, in_.reads_node[old] != 0);
+    }
+    if (const auto* loop = std::get_if<Loop>(&n)) return CloneLoop(old, *loop, env);
+    Node copy = MapOperands(n, [&](NodeId operand) { return Clone(operand, env); });
+    bool reads = Reads(copy);
+    NodeId id = Emit(copy, type, span, reads);
+    if (reads) return id;
+    std::optional<PodRef> value = Eval(id);
+    if (!value) return id;
+    switch (value->kind) {
+      case PodRef::Kind::kNone: return Emit(NoneConst{}, type, span, false);
+      case PodRef::Kind::kBool: return Emit(BoolConst{value->i != 0}, type, span, false);
+      case PodRef::Kind::kInt: return Emit(IntConst{value->i}, type, span, false);
+      case PodRef::Kind::kString: return Emit(StringConst{value->s}, type, span, false);
+      default: return id;  // records and collections stay paths into the pod
+    }
+  }
+
+  bool IsConstant(NodeId id) const {
+    const Node& n = out_.nodes[id];
+    return std::holds_alternative<NoneConst>(n) || std::holds_alternative<BoolConst>(n) ||
+           std::holds_alternative<IntConst>(n) || std::holds_alternative<StringConst>(n);
+  }
+
+  NodeId CloneLoop(NodeId old, const Loop& loop, const Env& env) {
+    sema::TypeRef type = in_.types[old];
+    Span span = in_.spans[old];
+    NodeId collection = Clone(loop.collection, env);
+    auto elements = Elements(collection, loop.first, loop.second);
+    if (!elements) {
+      Loop copy = loop;
+      copy.collection = collection;
+      if (loop.body) copy.body = Clone(*loop.body, env);
+      return Emit(copy, type, span, in_.reads_node[old] != 0);
+    }
+    std::vector<NodeId> bodies;
+    for (const auto& [first, second] : *elements) {
+      Env inner = env;
+      inner[loop.first] = first;
+      if (loop.second && second) inner[*loop.second] = *second;
+      bodies.push_back(loop.body ? Clone(*loop.body, inner) : Emit(BoolConst{true}, types_.Bool(), span, false));
+    }
+    auto reads = [&](NodeId a, NodeId b) { return out_.reads_node[a] || out_.reads_node[b]; };
+    switch (loop.kind) {
+      case LoopKind::kAny: {
+        NodeId acc = Emit(BoolConst{false}, types_.Bool(), span, false);
+        for (NodeId b : bodies) acc = Emit(Or{acc, b}, types_.Bool(), span, reads(acc, b));
+        return acc;
+      }
+      case LoopKind::kAll: {
+        NodeId acc = Emit(BoolConst{true}, types_.Bool(), span, false);
+        for (NodeId b : bodies) acc = Emit(And{acc, b}, types_.Bool(), span, reads(acc, b));
+        return acc;
+      }
+      case LoopKind::kSum: {
+        NodeId acc = Emit(IntConst{0}, type, span, false);
+        for (NodeId b : bodies) acc = Emit(Arith{ArithOp::kAdd, acc, b}, type, span, reads(acc, b));
+        return acc;
+      }
+      case LoopKind::kCount: {
+        NodeId one = Emit(IntConst{1}, types_.Int(), span, false);
+        NodeId zero = Emit(IntConst{0}, types_.Int(), span, false);
+        NodeId acc = zero;
+        for (NodeId b : bodies) {
+          NodeId step = Emit(ir::Select{b, one, zero}, types_.Int(), span, out_.reads_node[b] != 0);
+          acc = Emit(Arith{ArithOp::kAdd, acc, step}, types_.Int(), span, reads(acc, step));
+        }
+        return acc;
+      }
+      case LoopKind::kFirst: {
+        NodeId acc = Emit(NoneConst{}, type, span, false);
+        for (size_t i = bodies.size(); i-- > 0;) {
+          NodeId element = (*elements)[i].first;
+          acc = Emit(ir::Select{bodies[i], element, acc}, type, span,
+                     out_.reads_node[bodies[i]] || out_.reads_node[element] || out_.reads_node[acc]);
+        }
+        return acc;
+      }
+    }
+    return collection;
+  }
+
+  // The elements of a pod-side collection as IR nodes (first, second), or
+  // nullopt when the collection is not the pod's.
+  std::optional<std::vector<std::pair<NodeId, std::optional<NodeId>>>> Elements(NodeId collection, SlotId first,
+                                                                                 std::optional<SlotId> second) {
+    if (out_.reads_node[collection]) return std::nullopt;
+    std::optional<PodRef> value = Eval(collection);
+    if (!value) return std::nullopt;
+    Span span = out_.spans[collection];
+    sema::TypeRef first_type = fn_->slots[first].type;
+    std::vector<std::pair<NodeId, std::optional<NodeId>>> out;
+    switch (value->kind) {
+      case PodRef::Kind::kRecordList:
+        for (size_t i = 0; i < value->records.size(); ++i) {
+          NodeId index = Emit(IntConst{static_cast<int64_t>(i)}, types_.Int(), span, false);
+          out.emplace_back(Emit(Index{collection, index}, first_type, span, false), std::nullopt);
+        }
+        return out;
+      case PodRef::Kind::kStringList:
+        for (const std::string& s : *static_cast<const std::vector<std::string>*>(value->ptr)) {
+          out.emplace_back(Emit(StringConst{s}, first_type, span, false), std::nullopt);
+        }
+        return out;
+      case PodRef::Kind::kStringMap:
+        for (const auto& [k, v] : *static_cast<const k8s::StringMap*>(value->ptr)) {
+          NodeId key = Emit(StringConst{k}, first_type, span, false);
+          std::optional<NodeId> val;
+          if (second) val = Emit(StringConst{v}, fn_->slots[*second].type, span, false);
+          out.emplace_back(key, val);
+        }
+        return out;
+      case PodRef::Kind::kResources:
+        for (const auto& [name, amount] : *static_cast<const ResourceAmounts*>(value->ptr)) {
+          NodeId key = Emit(StringConst{name}, first_type, span, false);
+          std::optional<NodeId> val;
+          if (second) val = Emit(IntConst{amount}, fn_->slots[*second].type, span, false);
+          out.emplace_back(key, val);
+        }
+        return out;
+      default: return std::nullopt;
+    }
+  }
+
+  std::optional<PodRef> Eval(NodeId id) {
+    const Node& n = out_.nodes[id];
+    if (std::holds_alternative<NoneConst>(n)) return PodRef{};
+    if (const auto* b = std::get_if<BoolConst>(&n)) return PodRef{PodRef::Kind::kBool, b->value};
+    if (const auto* i = std::get_if<IntConst>(&n)) return PodRef{PodRef::Kind::kInt, i->value};
+    if (const auto* s = std::get_if<StringConst>(&n)) {
+      PodRef r{PodRef::Kind::kString};
+      r.s = s->value;
+      return r;
+    }
+    if (std::holds_alternative<PodRoot>(n)) return Record(PodRecord::kPod, &pod_);
+    if (const auto* local = std::get_if<Local>(&n)) {
+      // A `let` of the pod's (a list, say) is seen through to its value.
+      const Slot& slot = fn_->slots[local->slot];
+      if (slot.kind != Slot::Kind::kLet || !let_values_[local->slot]) return std::nullopt;
+      return Eval(*let_values_[local->slot]);
+    }
+    if (const auto* call = std::get_if<CallBuiltin>(&n); call && call->builtin == sema::BuiltinId::kLen) {
+      std::optional<PodRef> c = Eval(call->args[0]);
+      if (!c) return std::nullopt;
+      switch (c->kind) {
+        case PodRef::Kind::kRecordList: return PodRef{PodRef::Kind::kInt, static_cast<int64_t>(c->records.size())};
+        case PodRef::Kind::kStringList:
+          return PodRef{PodRef::Kind::kInt, static_cast<int64_t>(static_cast<const std::vector<std::string>*>(c->ptr)->size())};
+        case PodRef::Kind::kStringMap:
+          return PodRef{PodRef::Kind::kInt, static_cast<int64_t>(static_cast<const k8s::StringMap*>(c->ptr)->size())};
+        case PodRef::Kind::kResources:
+          return PodRef{PodRef::Kind::kInt, static_cast<int64_t>(static_cast<const ResourceAmounts*>(c->ptr)->size())};
+        default: return std::nullopt;
+      }
+    }
+    if (const auto* load = std::get_if<LoadField>(&n)) {
+      std::optional<PodRef> object = Eval(load->object);
+      if (!object) return std::nullopt;
+      if (object->kind == PodRef::Kind::kNone) return PodRef{};
+      if (object->kind != PodRef::Kind::kRecord) return std::nullopt;
+      return Load(load->field, object->ptr);
+    }
+    if (const auto* index = std::get_if<Index>(&n)) {
+      std::optional<PodRef> object = Eval(index->object);
+      std::optional<PodRef> key = Eval(index->key);
+      if (!object || !key) return std::nullopt;
+      return IndexOf(*object, *key);
+    }
+    return std::nullopt;
+  }
+
+  static PodRef Record(PodRecord kind, const void* ptr) {
+    PodRef r{PodRef::Kind::kRecord};
+    r.record = kind;
+    r.ptr = ptr;
+    return r;
+  }
+  static PodRef String(std::string s) {
+    PodRef r{PodRef::Kind::kString};
+    r.s = std::move(s);
+    return r;
+  }
+  template <typename T>
+  static PodRef Records(const std::vector<T>& items, PodRecord kind) {
+    PodRef r{PodRef::Kind::kRecordList};
+    r.record = kind;
+    for (const T& item : items) r.records.push_back(&item);
+    return r;
+  }
+  static PodRef Ptr(PodRef::Kind kind, const void* ptr) {
+    PodRef r{kind};
+    r.ptr = ptr;
+    return r;
+  }
+
+  std::optional<PodRef> Load(FieldId field, const void* ptr) {
+    const auto* pod = static_cast<const k8s::Pod*>(ptr);
+    const auto* term = static_cast<const k8s::NodeSelectorTerm*>(ptr);
+    const auto* req = static_cast<const k8s::SelectorRequirement*>(ptr);
+    const auto* tol = static_cast<const k8s::Toleration*>(ptr);
+    const auto* pref = static_cast<const k8s::PreferredSchedulingTerm*>(ptr);
+    const auto* aff = static_cast<const k8s::NodeAffinity*>(ptr);
+    static const std::vector<k8s::NodeSelectorTerm> kNoTerms;
+    static const k8s::NodeAffinity kNoAffinity;
+    switch (field) {
+      case FieldId::kPodName: return String(pod->name);
+      case FieldId::kPodNamespace: return String(pod->namespace_name);
+      case FieldId::kPodNodeName: return String(pod->node_name);
+      case FieldId::kPodPriority: return PodRef{PodRef::Kind::kInt, pod->priority.value_or(0)};
+      case FieldId::kPodLabels: return Ptr(PodRef::Kind::kStringMap, &pod->labels);
+      case FieldId::kPodNodeSelector: return Ptr(PodRef::Kind::kStringMap, &pod->node_selector);
+      case FieldId::kPodNodeAffinity:
+        return Record(PodRecord::kNodeAffinity, pod->affinity.node_affinity ? &*pod->affinity.node_affinity : &kNoAffinity);
+      case FieldId::kPodTolerations: return Records(pod->tolerations, PodRecord::kToleration);
+      case FieldId::kPodRequests: return Ptr(PodRef::Kind::kResources, &requests_);
+      case FieldId::kPodScoringRequests: return Ptr(PodRef::Kind::kResources, &scoring_);
+      case FieldId::kAffinityRequired: return Records(aff->required ? *aff->required : kNoTerms, PodRecord::kTerm);
+      case FieldId::kAffinityPreferred: return Records(aff->preferred, PodRecord::kPreferredTerm);
+      case FieldId::kTermExpressions: return Records(term->match_expressions, PodRecord::kRequirement);
+      case FieldId::kTermFields: return Records(term->match_fields, PodRecord::kRequirement);
+      case FieldId::kRequirementKey: return String(req->key);
+      case FieldId::kRequirementOperator: return String(std::string(k8s::ToString(req->op)));
+      case FieldId::kRequirementValues: return Ptr(PodRef::Kind::kStringList, &req->values);
+      case FieldId::kPreferredWeight: return PodRef{PodRef::Kind::kInt, pref->weight};
+      case FieldId::kPreferredTerm: return Record(PodRecord::kTerm, &pref->preference);
+      case FieldId::kTolerationKey: return String(tol->key);
+      case FieldId::kTolerationOperator: return String(tol->op == k8s::TolerationOp::kExists ? "Exists" : "Equal");
+      case FieldId::kTolerationValue: return String(tol->value);
+      case FieldId::kTolerationEffect: return String(tol->effect ? std::string(k8s::ToString(*tol->effect)) : "");
+      default: return std::nullopt;  // node-side fields
+    }
+  }
+
+  std::optional<PodRef> IndexOf(const PodRef& object, const PodRef& key) {
+    switch (object.kind) {
+      case PodRef::Kind::kStringMap: {
+        if (key.kind != PodRef::Kind::kString) return std::nullopt;
+        const std::string* found = k8s::Find(*static_cast<const k8s::StringMap*>(object.ptr), key.s);
+        return found ? String(*found) : PodRef{};
+      }
+      case PodRef::Kind::kResources: {
+        if (key.kind != PodRef::Kind::kString) return std::nullopt;
+        for (const auto& [name, amount] : *static_cast<const ResourceAmounts*>(object.ptr)) {
+          if (name == key.s) return PodRef{PodRef::Kind::kInt, amount};
+        }
+        return PodRef{PodRef::Kind::kInt, 0};
+      }
+      case PodRef::Kind::kRecordList:
+        if (key.kind != PodRef::Kind::kInt) return std::nullopt;
+        if (key.i < 0 || static_cast<size_t>(key.i) >= object.records.size()) return PodRef{};
+        return Record(object.record, object.records[static_cast<size_t>(key.i)]);
+      case PodRef::Kind::kStringList: {
+        if (key.kind != PodRef::Kind::kInt) return std::nullopt;
+        const auto& list = *static_cast<const std::vector<std::string>*>(object.ptr);
+        if (key.i < 0 || static_cast<size_t>(key.i) >= list.size()) return PodRef{};
+        return String(list[static_cast<size_t>(key.i)]);
+      }
+      default: return std::nullopt;
+    }
+  }
+
+  const Program& in_;
+  const k8s::Pod& pod_;
+  sema::TypeTable& types_;
+  ResourceAmounts requests_, scoring_;
+  Program out_;
+  const ir::Function* fn_ = nullptr;
+  std::map<NodeId, NodeId> memo_;
+  std::map<NodeId, std::set<SlotId>> deps_;
+  std::vector<std::optional<NodeId>> let_values_;
+};
+
+class SpecializePass final : public Pass {
+ public:
+  SpecializePass(const k8s::Pod& pod, sema::TypeTable& types) : pod_(pod), types_(types) {}
+  std::string_view Name() const override { return "specialize"; }
+  bool Run(Program& program) override {
+    program = Specializer(program, pod_, types_).Run();
+    return true;
+  }
+
+ private:
+  const k8s::Pod& pod_;
+  sema::TypeTable& types_;
+};
+
+}  // namespace
+
+std::unique_ptr<Pass> CreateSpecializePass(const k8s::Pod& pod, sema::TypeTable& types) {
+  return std::make_unique<SpecializePass>(pod, types);
+}
+
+}  // namespace policy::passes
