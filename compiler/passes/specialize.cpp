@@ -18,7 +18,7 @@
 #include <set>
 
 #include "compiler/passes/pass.h"
-#include "compiler/passes/pod_values.h"
+#include "compiler/passes/pod_view.h"
 #include "compiler/passes/rewriter.h"
 
 namespace policy::passes {
@@ -27,23 +27,9 @@ namespace {
 using namespace ir;
 using sema::FieldId;
 
-enum class PodRecord : uint8_t { kPod, kNodeAffinity, kTerm, kRequirement, kPreferredTerm, kToleration };
-
-// A pod-side value seen through: a scalar, a record, or a collection.
-struct PodRef {
-  enum class Kind : uint8_t { kNone, kBool, kInt, kString, kRecord, kRecordList, kStringList, kStringMap, kResources };
-  Kind kind = Kind::kNone;
-  int64_t i = 0;
-  std::string s;
-  PodRecord record = PodRecord::kPod;
-  const void* ptr = nullptr;
-  std::vector<const void*> records;  // kRecordList
-};
-
 class Specializer {
  public:
-  Specializer(const Program& in, const k8s::Pod& pod, sema::TypeTable& types)
-      : in_(in), pod_(pod), types_(types), requests_(PodRequestAmounts(pod)), scoring_(PodScoringAmounts(pod)) {}
+  Specializer(const Program& in, const k8s::Pod& pod, sema::TypeTable& types) : in_(in), pod_(pod), types_(types) {}
 
   Program Run() {
     out_.source = in_.source;
@@ -299,147 +285,40 @@ class Specializer {
     }
   }
 
+  // The pod-side value node `id` (of the output program) stands for, if any.
   std::optional<PodRef> Eval(NodeId id) {
     const Node& n = out_.nodes[id];
     if (std::holds_alternative<NoneConst>(n)) return PodRef{};
     if (const auto* b = std::get_if<BoolConst>(&n)) return PodRef{PodRef::Kind::kBool, b->value};
-    if (const auto* i = std::get_if<IntConst>(&n)) return PodRef{PodRef::Kind::kInt, i->value};
-    if (const auto* s = std::get_if<StringConst>(&n)) {
-      PodRef r{PodRef::Kind::kString};
-      r.s = s->value;
-      return r;
-    }
-    if (std::holds_alternative<PodRoot>(n)) return Record(PodRecord::kPod, &pod_);
+    if (const auto* i = std::get_if<IntConst>(&n)) return PodRef::Int(i->value);
+    if (const auto* s = std::get_if<StringConst>(&n)) return PodRef::Str(s->value);
+    if (std::holds_alternative<PodRoot>(n)) return pod_.Root();
     if (const auto* local = std::get_if<Local>(&n)) {
       // A `let` of the pod's (a list, say) is seen through to its value.
       const Slot& slot = fn_->slots[local->slot];
       if (slot.kind != Slot::Kind::kLet || !let_values_[local->slot]) return std::nullopt;
       return Eval(*let_values_[local->slot]);
     }
-    if (const auto* call = std::get_if<CallBuiltin>(&n); call && call->builtin == sema::BuiltinId::kLen) {
-      std::optional<PodRef> c = Eval(call->args[0]);
-      if (!c) return std::nullopt;
-      switch (c->kind) {
-        case PodRef::Kind::kRecordList: return PodRef{PodRef::Kind::kInt, static_cast<int64_t>(c->records.size())};
-        case PodRef::Kind::kStringList:
-          return PodRef{PodRef::Kind::kInt, static_cast<int64_t>(static_cast<const std::vector<std::string>*>(c->ptr)->size())};
-        case PodRef::Kind::kStringMap:
-          return PodRef{PodRef::Kind::kInt, static_cast<int64_t>(static_cast<const k8s::StringMap*>(c->ptr)->size())};
-        case PodRef::Kind::kResources:
-          return PodRef{PodRef::Kind::kInt, static_cast<int64_t>(static_cast<const ResourceAmounts*>(c->ptr)->size())};
-        default: return std::nullopt;
-      }
-    }
     if (const auto* load = std::get_if<LoadField>(&n)) {
       std::optional<PodRef> object = Eval(load->object);
-      if (!object) return std::nullopt;
-      if (object->kind == PodRef::Kind::kNone) return PodRef{};
-      if (object->kind != PodRef::Kind::kRecord) return std::nullopt;
-      return Load(load->field, object->ptr);
+      return object ? pod_.Load(load->field, *object) : std::nullopt;
     }
     if (const auto* index = std::get_if<Index>(&n)) {
       std::optional<PodRef> object = Eval(index->object);
       std::optional<PodRef> key = Eval(index->key);
-      if (!object || !key) return std::nullopt;
-      return IndexOf(*object, *key);
+      return object && key ? pod_.Index(*object, *key) : std::nullopt;
+    }
+    if (const auto* call = std::get_if<CallBuiltin>(&n); call && call->builtin == sema::BuiltinId::kLen) {
+      std::optional<PodRef> c = Eval(call->args[0]);
+      std::optional<int64_t> size = c ? pod_.Size(*c) : std::nullopt;
+      return size ? std::optional<PodRef>(PodRef::Int(*size)) : std::nullopt;
     }
     return std::nullopt;
   }
 
-  static PodRef Record(PodRecord kind, const void* ptr) {
-    PodRef r{PodRef::Kind::kRecord};
-    r.record = kind;
-    r.ptr = ptr;
-    return r;
-  }
-  static PodRef String(std::string s) {
-    PodRef r{PodRef::Kind::kString};
-    r.s = std::move(s);
-    return r;
-  }
-  template <typename T>
-  static PodRef Records(const std::vector<T>& items, PodRecord kind) {
-    PodRef r{PodRef::Kind::kRecordList};
-    r.record = kind;
-    for (const T& item : items) r.records.push_back(&item);
-    return r;
-  }
-  static PodRef Ptr(PodRef::Kind kind, const void* ptr) {
-    PodRef r{kind};
-    r.ptr = ptr;
-    return r;
-  }
-
-  std::optional<PodRef> Load(FieldId field, const void* ptr) {
-    const auto* pod = static_cast<const k8s::Pod*>(ptr);
-    const auto* term = static_cast<const k8s::NodeSelectorTerm*>(ptr);
-    const auto* req = static_cast<const k8s::SelectorRequirement*>(ptr);
-    const auto* tol = static_cast<const k8s::Toleration*>(ptr);
-    const auto* pref = static_cast<const k8s::PreferredSchedulingTerm*>(ptr);
-    const auto* aff = static_cast<const k8s::NodeAffinity*>(ptr);
-    static const std::vector<k8s::NodeSelectorTerm> kNoTerms;
-    static const k8s::NodeAffinity kNoAffinity;
-    switch (field) {
-      case FieldId::kPodName: return String(pod->name);
-      case FieldId::kPodNamespace: return String(pod->namespace_name);
-      case FieldId::kPodNodeName: return String(pod->node_name);
-      case FieldId::kPodPriority: return PodRef{PodRef::Kind::kInt, pod->priority.value_or(0)};
-      case FieldId::kPodLabels: return Ptr(PodRef::Kind::kStringMap, &pod->labels);
-      case FieldId::kPodNodeSelector: return Ptr(PodRef::Kind::kStringMap, &pod->node_selector);
-      case FieldId::kPodNodeAffinity:
-        return Record(PodRecord::kNodeAffinity, pod->affinity.node_affinity ? &*pod->affinity.node_affinity : &kNoAffinity);
-      case FieldId::kPodTolerations: return Records(pod->tolerations, PodRecord::kToleration);
-      case FieldId::kPodRequests: return Ptr(PodRef::Kind::kResources, &requests_);
-      case FieldId::kPodScoringRequests: return Ptr(PodRef::Kind::kResources, &scoring_);
-      case FieldId::kAffinityRequired: return Records(aff->required ? *aff->required : kNoTerms, PodRecord::kTerm);
-      case FieldId::kAffinityPreferred: return Records(aff->preferred, PodRecord::kPreferredTerm);
-      case FieldId::kTermExpressions: return Records(term->match_expressions, PodRecord::kRequirement);
-      case FieldId::kTermFields: return Records(term->match_fields, PodRecord::kRequirement);
-      case FieldId::kRequirementKey: return String(req->key);
-      case FieldId::kRequirementOperator: return String(std::string(k8s::ToString(req->op)));
-      case FieldId::kRequirementValues: return Ptr(PodRef::Kind::kStringList, &req->values);
-      case FieldId::kPreferredWeight: return PodRef{PodRef::Kind::kInt, pref->weight};
-      case FieldId::kPreferredTerm: return Record(PodRecord::kTerm, &pref->preference);
-      case FieldId::kTolerationKey: return String(tol->key);
-      case FieldId::kTolerationOperator: return String(tol->op == k8s::TolerationOp::kExists ? "Exists" : "Equal");
-      case FieldId::kTolerationValue: return String(tol->value);
-      case FieldId::kTolerationEffect: return String(tol->effect ? std::string(k8s::ToString(*tol->effect)) : "");
-      default: return std::nullopt;  // node-side fields
-    }
-  }
-
-  std::optional<PodRef> IndexOf(const PodRef& object, const PodRef& key) {
-    switch (object.kind) {
-      case PodRef::Kind::kStringMap: {
-        if (key.kind != PodRef::Kind::kString) return std::nullopt;
-        const std::string* found = k8s::Find(*static_cast<const k8s::StringMap*>(object.ptr), key.s);
-        return found ? String(*found) : PodRef{};
-      }
-      case PodRef::Kind::kResources: {
-        if (key.kind != PodRef::Kind::kString) return std::nullopt;
-        for (const auto& [name, amount] : *static_cast<const ResourceAmounts*>(object.ptr)) {
-          if (name == key.s) return PodRef{PodRef::Kind::kInt, amount};
-        }
-        return PodRef{PodRef::Kind::kInt, 0};
-      }
-      case PodRef::Kind::kRecordList:
-        if (key.kind != PodRef::Kind::kInt) return std::nullopt;
-        if (key.i < 0 || static_cast<size_t>(key.i) >= object.records.size()) return PodRef{};
-        return Record(object.record, object.records[static_cast<size_t>(key.i)]);
-      case PodRef::Kind::kStringList: {
-        if (key.kind != PodRef::Kind::kInt) return std::nullopt;
-        const auto& list = *static_cast<const std::vector<std::string>*>(object.ptr);
-        if (key.i < 0 || static_cast<size_t>(key.i) >= list.size()) return PodRef{};
-        return String(list[static_cast<size_t>(key.i)]);
-      }
-      default: return std::nullopt;
-    }
-  }
-
   const Program& in_;
-  const k8s::Pod& pod_;
+  PodView pod_;
   sema::TypeTable& types_;
-  ResourceAmounts requests_, scoring_;
   Program out_;
   const ir::Function* fn_ = nullptr;
   std::map<NodeId, NodeId> memo_;

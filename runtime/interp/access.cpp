@@ -11,69 +11,68 @@ namespace {
 
 using sema::FieldId;
 
-template <typename T>
-Value ListOf(const std::vector<T>& items, RecordKind kind) {
-  std::vector<Value> out;
-  out.reserve(items.size());
-  for (const T& item : items) out.push_back(Value::Record(kind, &item));
-  return Value::List(std::move(out));
+RecordKind FromPodRecord(passes::PodRecord r) {
+  switch (r) {
+    case passes::PodRecord::kPod: return RecordKind::kPod;
+    case passes::PodRecord::kNodeAffinity: return RecordKind::kNodeAffinity;
+    case passes::PodRecord::kTerm: return RecordKind::kTerm;
+    case passes::PodRecord::kRequirement: return RecordKind::kRequirement;
+    case passes::PodRecord::kPreferredTerm: return RecordKind::kPreferredTerm;
+    case passes::PodRecord::kToleration: return RecordKind::kToleration;
+  }
+  return RecordKind::kPod;
 }
 
-Value Strings(const std::vector<std::string>& items) {
-  std::vector<Value> out;
-  for (const std::string& s : items) out.push_back(Value::String(s));
-  return Value::List(std::move(out));
+std::optional<passes::PodRecord> ToPodRecord(RecordKind r) {
+  switch (r) {
+    case RecordKind::kPod: return passes::PodRecord::kPod;
+    case RecordKind::kNodeAffinity: return passes::PodRecord::kNodeAffinity;
+    case RecordKind::kTerm: return passes::PodRecord::kTerm;
+    case RecordKind::kRequirement: return passes::PodRecord::kRequirement;
+    case RecordKind::kPreferredTerm: return passes::PodRecord::kPreferredTerm;
+    case RecordKind::kToleration: return passes::PodRecord::kToleration;
+    default: return std::nullopt;  // node-side records
+  }
 }
 
+// A pod-side value (compiler/passes' view of the pod) as an interpreter value.
+Value FromPod(const passes::PodRef& r) {
+  using Kind = passes::PodRef::Kind;
+  switch (r.kind) {
+    case Kind::kNone: return Value::None();
+    case Kind::kBool: return Value::Bool(r.i != 0);
+    case Kind::kInt: return Value::Int(r.i);
+    case Kind::kString: return Value::String(r.s);
+    case Kind::kRecord: return Value::Record(FromPodRecord(r.record), r.ptr);
+    case Kind::kRecordList: {
+      std::vector<Value> out;
+      for (const void* p : r.records) out.push_back(Value::Record(FromPodRecord(r.record), p));
+      return Value::List(std::move(out));
+    }
+    case Kind::kStringList: {
+      std::vector<Value> out;
+      for (const std::string& s : *static_cast<const std::vector<std::string>*>(r.ptr)) out.push_back(Value::String(s));
+      return Value::List(std::move(out));
+    }
+    case Kind::kStringMap: return Value::Map(SourceKind::kStringMap, r.ptr);
+    case Kind::kResources: return Value::Resources(SourceKind::kResourceList, r.ptr);
+  }
+  return Value::None();
+}
 
 }  // namespace
 
 Value Interpreter::Load(FieldId field, const Value& object) {
   if (object.IsNone()) return Value::None();
   RowId row = static_cast<RowId>(object.i);
-  const auto* pod = static_cast<const k8s::Pod*>(object.ptr);
+  if (std::optional<passes::PodRecord> pod_record = ToPodRecord(object.record)) {
+    passes::PodRef record{passes::PodRef::Kind::kRecord};
+    record.record = *pod_record;
+    record.ptr = object.ptr;
+    std::optional<passes::PodRef> value = pod_view_.Load(field, record);
+    return value ? FromPod(*value) : Value::None();
+  }
   switch (field) {
-    case FieldId::kPodName: return Value::String(pod->name);
-    case FieldId::kPodNamespace: return Value::String(pod->namespace_name);
-    case FieldId::kPodLabels: return Value::Map(SourceKind::kStringMap, &pod->labels);
-    case FieldId::kPodNodeName: return Value::String(pod->node_name);
-    case FieldId::kPodNodeSelector: return Value::Map(SourceKind::kStringMap, &pod->node_selector);
-    case FieldId::kPodNodeAffinity: {
-      const k8s::NodeAffinity* a = pod->affinity.node_affinity ? &*pod->affinity.node_affinity : &empty_affinity_;
-      return Value::Record(RecordKind::kNodeAffinity, a);
-    }
-    case FieldId::kPodTolerations: return ListOf(pod->tolerations, RecordKind::kToleration);
-    case FieldId::kPodRequests: return Value::Resources(SourceKind::kResourceList, &pod_requests_);
-    case FieldId::kPodScoringRequests: return Value::Resources(SourceKind::kResourceList, &pod_scoring_requests_);
-    case FieldId::kPodPriority: return Value::Int(pod->priority.value_or(0));
-    case FieldId::kAffinityRequired: {
-      const auto* a = static_cast<const k8s::NodeAffinity*>(object.ptr);
-      static const std::vector<k8s::NodeSelectorTerm> kNone;
-      return ListOf(a->required ? *a->required : kNone, RecordKind::kTerm);
-    }
-    case FieldId::kAffinityPreferred:
-      return ListOf(static_cast<const k8s::NodeAffinity*>(object.ptr)->preferred, RecordKind::kPreferredTerm);
-    case FieldId::kTermExpressions:
-      return ListOf(static_cast<const k8s::NodeSelectorTerm*>(object.ptr)->match_expressions, RecordKind::kRequirement);
-    case FieldId::kTermFields:
-      return ListOf(static_cast<const k8s::NodeSelectorTerm*>(object.ptr)->match_fields, RecordKind::kRequirement);
-    case FieldId::kRequirementKey: return Value::String(static_cast<const k8s::SelectorRequirement*>(object.ptr)->key);
-    case FieldId::kRequirementOperator:
-      return Value::String(std::string(k8s::ToString(static_cast<const k8s::SelectorRequirement*>(object.ptr)->op)));
-    case FieldId::kRequirementValues: return Strings(static_cast<const k8s::SelectorRequirement*>(object.ptr)->values);
-    case FieldId::kPreferredWeight: return Value::Int(static_cast<const k8s::PreferredSchedulingTerm*>(object.ptr)->weight);
-    case FieldId::kPreferredTerm:
-      return Value::Record(RecordKind::kTerm, &static_cast<const k8s::PreferredSchedulingTerm*>(object.ptr)->preference);
-    case FieldId::kTolerationKey: return Value::String(static_cast<const k8s::Toleration*>(object.ptr)->key);
-    case FieldId::kTolerationOperator: {
-      auto op = static_cast<const k8s::Toleration*>(object.ptr)->op;
-      return Value::String(op == k8s::TolerationOp::kExists ? "Exists" : "Equal");
-    }
-    case FieldId::kTolerationValue: return Value::String(static_cast<const k8s::Toleration*>(object.ptr)->value);
-    case FieldId::kTolerationEffect: {
-      const auto& effect = static_cast<const k8s::Toleration*>(object.ptr)->effect;
-      return Value::String(effect ? std::string(k8s::ToString(*effect)) : "");
-    }
     case FieldId::kNodeName: return Value::String(std::string(table_.NodeName(row)));
     case FieldId::kNodeLabels: return Value::Map(SourceKind::kNodeLabels, nullptr, row);
     case FieldId::kNodeTaints: {
@@ -90,8 +89,8 @@ Value Interpreter::Load(FieldId field, const Value& object) {
     case FieldId::kTaintValue:
       return Value::String(std::string(table_.pool().Get(table_.TaintDictionary()[object.i].value)));
     case FieldId::kTaintEffect: return Value::String(std::string(k8s::ToString(table_.TaintDictionary()[object.i].effect)));
+    default: return Value::None();  // pod-side fields are read above
   }
-  return Value::None();
 }
 
 // Every (name, milli) of a resources value; node sides list their non-zero columns.

@@ -55,10 +55,7 @@ std::string FormatQuantity(int64_t milli) {
 }
 
 Interpreter::Interpreter(const ir::Program& program, const k8s::Pod& pod, const NodeTable& table)
-    : program_(program), pod_(pod), table_(table) {
-  pod_requests_ = passes::PodRequestAmounts(pod);
-  pod_scoring_requests_ = passes::PodScoringAmounts(pod);
-}
+    : program_(program), table_(table), pod_view_(pod) {}
 
 void Interpreter::Begin(size_t f, RowId row) {
   function_ = &program_.functions[f];
@@ -139,7 +136,7 @@ Value Interpreter::Eval(ir::NodeId id) {
         if constexpr (std::is_same_v<T, ir::BoolConst>) return Value::Bool(n.value);
         if constexpr (std::is_same_v<T, ir::IntConst>) return Value::Int(n.value);
         if constexpr (std::is_same_v<T, ir::StringConst>) return Value::String(n.value);
-        if constexpr (std::is_same_v<T, ir::PodRoot>) return Value::Record(RecordKind::kPod, &pod_);
+        if constexpr (std::is_same_v<T, ir::PodRoot>) return Value::Record(RecordKind::kPod, pod_view_.Root().ptr);
         if constexpr (std::is_same_v<T, ir::NodeRoot>) return Value::Record(RecordKind::kNode, nullptr, row_);
         if constexpr (std::is_same_v<T, ir::LoadField>) return Load(n.field, Eval(n.object));
         if constexpr (std::is_same_v<T, ir::Index>) return IndexOf(Eval(n.object), Eval(n.key));

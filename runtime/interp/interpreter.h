@@ -13,6 +13,7 @@
 #include "compiler/ir/ir.h"
 #include "compiler/k8s/objects.h"
 #include "runtime/columnar/node_table.h"
+#include "compiler/passes/pod_view.h"
 #include "runtime/interp/value.h"
 
 namespace policy::rt {
@@ -51,11 +52,8 @@ class Interpreter {
   void Begin(size_t f, RowId row);
 
   const ir::Program& program_;
-  const k8s::Pod& pod_;
   const NodeTable& table_;
-  ResourceAmounts pod_requests_;
-  ResourceAmounts pod_scoring_requests_;
-  k8s::NodeAffinity empty_affinity_;
+  passes::PodView pod_view_;  ///< the pod's fields, as partial evaluation reads them too
   const ir::Function* function_ = nullptr;
   RowId row_ = 0;
   std::vector<std::optional<Value>> slots_;

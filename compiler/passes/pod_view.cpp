@@ -1,0 +1,115 @@
+#include "compiler/passes/pod_view.h"
+
+namespace policy::passes {
+namespace {
+
+using sema::FieldId;
+
+PodRef Record(PodRecord kind, const void* ptr) {
+  PodRef r{PodRef::Kind::kRecord};
+  r.record = kind;
+  r.ptr = ptr;
+  return r;
+}
+
+template <typename T>
+PodRef Records(const std::vector<T>& items, PodRecord kind) {
+  PodRef r{PodRef::Kind::kRecordList};
+  r.record = kind;
+  for (const T& item : items) r.records.push_back(&item);
+  return r;
+}
+
+PodRef Ptr(PodRef::Kind kind, const void* ptr) {
+  PodRef r{kind};
+  r.ptr = ptr;
+  return r;
+}
+
+}  // namespace
+
+PodView::PodView(const k8s::Pod& pod)
+    : pod_(pod), requests_(PodRequestAmounts(pod)), scoring_(PodScoringAmounts(pod)) {}
+
+PodRef PodView::Root() const { return Record(PodRecord::kPod, &pod_); }
+
+std::optional<PodRef> PodView::Load(FieldId field, const PodRef& record) const {
+  if (record.kind == PodRef::Kind::kNone) return PodRef{};
+  if (record.kind != PodRef::Kind::kRecord) return std::nullopt;
+  const void* ptr = record.ptr;
+  const auto* pod = static_cast<const k8s::Pod*>(ptr);
+  const auto* aff = static_cast<const k8s::NodeAffinity*>(ptr);
+  const auto* term = static_cast<const k8s::NodeSelectorTerm*>(ptr);
+  const auto* req = static_cast<const k8s::SelectorRequirement*>(ptr);
+  const auto* pref = static_cast<const k8s::PreferredSchedulingTerm*>(ptr);
+  const auto* tol = static_cast<const k8s::Toleration*>(ptr);
+  static const std::vector<k8s::NodeSelectorTerm> kNoTerms;
+  switch (field) {
+    case FieldId::kPodName: return PodRef::Str(pod->name);
+    case FieldId::kPodNamespace: return PodRef::Str(pod->namespace_name);
+    case FieldId::kPodNodeName: return PodRef::Str(pod->node_name);
+    case FieldId::kPodPriority: return PodRef::Int(pod->priority.value_or(0));
+    case FieldId::kPodLabels: return Ptr(PodRef::Kind::kStringMap, &pod->labels);
+    case FieldId::kPodNodeSelector: return Ptr(PodRef::Kind::kStringMap, &pod->node_selector);
+    case FieldId::kPodNodeAffinity:
+      return Record(PodRecord::kNodeAffinity, pod->affinity.node_affinity ? &*pod->affinity.node_affinity : &no_affinity_);
+    case FieldId::kPodTolerations: return Records(pod->tolerations, PodRecord::kToleration);
+    case FieldId::kPodRequests: return Ptr(PodRef::Kind::kResources, &requests_);
+    case FieldId::kPodScoringRequests: return Ptr(PodRef::Kind::kResources, &scoring_);
+    case FieldId::kAffinityRequired: return Records(aff->required ? *aff->required : kNoTerms, PodRecord::kTerm);
+    case FieldId::kAffinityPreferred: return Records(aff->preferred, PodRecord::kPreferredTerm);
+    case FieldId::kTermExpressions: return Records(term->match_expressions, PodRecord::kRequirement);
+    case FieldId::kTermFields: return Records(term->match_fields, PodRecord::kRequirement);
+    case FieldId::kRequirementKey: return PodRef::Str(req->key);
+    case FieldId::kRequirementOperator: return PodRef::Str(std::string(k8s::ToString(req->op)));
+    case FieldId::kRequirementValues: return Ptr(PodRef::Kind::kStringList, &req->values);
+    case FieldId::kPreferredWeight: return PodRef::Int(pref->weight);
+    case FieldId::kPreferredTerm: return Record(PodRecord::kTerm, &pref->preference);
+    case FieldId::kTolerationKey: return PodRef::Str(tol->key);
+    case FieldId::kTolerationOperator: return PodRef::Str(tol->op == k8s::TolerationOp::kExists ? "Exists" : "Equal");
+    case FieldId::kTolerationValue: return PodRef::Str(tol->value);
+    case FieldId::kTolerationEffect: return PodRef::Str(tol->effect ? std::string(k8s::ToString(*tol->effect)) : "");
+    default: return std::nullopt;  // node-side fields
+  }
+}
+
+std::optional<PodRef> PodView::Index(const PodRef& object, const PodRef& key) const {
+  switch (object.kind) {
+    case PodRef::Kind::kStringMap: {
+      if (key.kind == PodRef::Kind::kNone) return PodRef{};
+      if (key.kind != PodRef::Kind::kString) return std::nullopt;
+      const std::string* found = k8s::Find(*static_cast<const k8s::StringMap*>(object.ptr), key.s);
+      return found ? PodRef::Str(*found) : PodRef{};
+    }
+    case PodRef::Kind::kResources: {
+      if (key.kind != PodRef::Kind::kString) return std::nullopt;
+      for (const auto& [name, amount] : *static_cast<const ResourceAmounts*>(object.ptr)) {
+        if (name == key.s) return PodRef::Int(amount);
+      }
+      return PodRef::Int(0);
+    }
+    case PodRef::Kind::kRecordList:
+      if (key.kind != PodRef::Kind::kInt) return std::nullopt;
+      if (key.i < 0 || static_cast<size_t>(key.i) >= object.records.size()) return PodRef{};
+      return Record(object.record, object.records[static_cast<size_t>(key.i)]);
+    case PodRef::Kind::kStringList: {
+      if (key.kind != PodRef::Kind::kInt) return std::nullopt;
+      const auto& list = *static_cast<const std::vector<std::string>*>(object.ptr);
+      if (key.i < 0 || static_cast<size_t>(key.i) >= list.size()) return PodRef{};
+      return PodRef::Str(list[static_cast<size_t>(key.i)]);
+    }
+    default: return std::nullopt;
+  }
+}
+
+std::optional<int64_t> PodView::Size(const PodRef& c) const {
+  switch (c.kind) {
+    case PodRef::Kind::kRecordList: return static_cast<int64_t>(c.records.size());
+    case PodRef::Kind::kStringList: return static_cast<int64_t>(static_cast<const std::vector<std::string>*>(c.ptr)->size());
+    case PodRef::Kind::kStringMap: return static_cast<int64_t>(static_cast<const k8s::StringMap*>(c.ptr)->size());
+    case PodRef::Kind::kResources: return static_cast<int64_t>(static_cast<const ResourceAmounts*>(c.ptr)->size());
+    default: return std::nullopt;
+  }
+}
+
+}  // namespace policy::passes

@@ -1,0 +1,60 @@
+#pragma once
+/// The pod as policies read it: one place that maps the schema's pod-side
+/// fields (compiler/sema/schema.def) to a k8s::Pod. Partial evaluation reads
+/// the pod through it at compile time; the interpreter at run time.
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/k8s/objects.h"
+#include "compiler/passes/pod_values.h"
+#include "compiler/sema/schema.h"
+
+namespace policy::passes {
+
+enum class PodRecord : uint8_t { kPod, kNodeAffinity, kTerm, kRequirement, kPreferredTerm, kToleration };
+
+/// A pod-side value: a scalar, a record, or a collection (views into the pod).
+struct PodRef {
+  enum class Kind : uint8_t { kNone, kBool, kInt, kString, kRecord, kRecordList, kStringList, kStringMap, kResources };
+  Kind kind = Kind::kNone;
+  int64_t i = 0;
+  std::string s;
+  PodRecord record = PodRecord::kPod;  ///< kRecord, and the elements of kRecordList
+  const void* ptr = nullptr;           ///< kRecord: the object; kStringList, kStringMap, kResources: the collection
+  std::vector<const void*> records;    ///< kRecordList
+
+  static PodRef Int(int64_t v) { return {Kind::kInt, v}; }
+  static PodRef Str(std::string v) {
+    PodRef r{Kind::kString};
+    r.s = std::move(v);
+    return r;
+  }
+};
+
+class PodView {
+ public:
+  explicit PodView(const k8s::Pod& pod);
+  PodView(const PodView&) = delete;
+  PodView& operator=(const PodView&) = delete;
+
+  /// The pod itself.
+  PodRef Root() const;
+  /// A pod-side field of a pod-side record; nullopt for node-side fields.
+  std::optional<PodRef> Load(sema::FieldId field, const PodRef& record) const;
+  /// `m[key]` (none when absent), `resources[name]` (0 when absent), `list[i]` (none when out of range);
+  /// nullopt when `object` is not indexable by `key`.
+  std::optional<PodRef> Index(const PodRef& object, const PodRef& key) const;
+  /// The number of elements of a collection.
+  std::optional<int64_t> Size(const PodRef& collection) const;
+
+ private:
+  const k8s::Pod& pod_;
+  ResourceAmounts requests_;
+  ResourceAmounts scoring_;
+  k8s::NodeAffinity no_affinity_;
+};
+
+}  // namespace policy::passes
