@@ -29,6 +29,7 @@ std::unique_ptr<Pass> CreateSpecializePass(const k8s::Pod& pod, sema::TypeTable&
 std::unique_ptr<Pass> CreateFoldPass();
 std::unique_ptr<Pass> CreateCsePass();
 std::unique_ptr<Pass> CreateDcePass();
+std::unique_ptr<Pass> CreateOrderPass();
 
 struct PassOptions {
   std::set<std::string> disabled;     ///< --disable-pass=NAME

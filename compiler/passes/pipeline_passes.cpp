@@ -23,13 +23,15 @@ std::unique_ptr<Pass> Specialize(const PassOptions& o) {
 std::unique_ptr<Pass> Fold(const PassOptions&) { return CreateFoldPass(); }
 std::unique_ptr<Pass> Cse(const PassOptions&) { return CreateCsePass(); }
 std::unique_ptr<Pass> Dce(const PassOptions&) { return CreateDcePass(); }
+std::unique_ptr<Pass> Order(const PassOptions&) { return CreateOrderPass(); }
 
 // Order matters:
 constexpr PassEntry kPipeline[] = {
     {"specialize", Specialize},  // first: the pod's values become constants for every later pass
     {"fold", Fold},              // after specialize: constants and short circuits, canonical operands for CSE
     {"cse", Cse},                // after fold: merges what folding made identical
-    {"dce", Dce},                // last: drops what specialization, folding and CSE left unused
+    {"dce", Dce},                // drops what specialization, folding and CSE left unused
+    {"order", Order},            // last: costs are estimated on the final, smallest program
 };
 
 }  // namespace
