@@ -203,7 +203,7 @@ int RunCheck(const std::vector<std::string>& argv) {
   std::map<std::string_view, const ir::Program*> by_file;
   std::vector<rt::Plugin> plugins;
   auto compile = [&](std::unique_ptr<Source> source) -> const ir::Program* {
-    std::unique_ptr<passes::CompiledFile> file = passes::CompileFile(*source, types, schema, diags);
+    std::unique_ptr<passes::CompiledFile> file = passes::CompileFile(*source, types, schema, diags, &profile.params);
     if (!file) return nullptr;
     passes::Optimize(file->program, pass_options, nullptr);
     sources.push_back(std::move(source));

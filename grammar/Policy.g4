@@ -43,6 +43,7 @@ policyDecl
 member
   : WEIGHT INT                                                     # weightMember
   | LET IDENT ASSIGN expr                                          # letMember
+  | PARAM IDENT COLON typeExpr ASSIGN expr                          # paramMember
   | DEF IDENT LPAREN (param (COMMA param)*)? RPAREN ASSIGN expr    # defMember
   | FILTER (FOR binder IN expr COLON)? expr reasonClause? detailClause?  # filterMember
   | PREFILTER expr reasonClause? detailClause?                      # prefilterMember
@@ -84,7 +85,7 @@ expr
 
 // After a dot any word names a field, keywords included (`term.weight`).
 fieldName
-  : IDENT | POLICY | WEIGHT | LET | DEF | FILTER | PREFILTER | SCORE | WHEN | REASON | DETAIL | NORMALIZE | FOR
+  : IDENT | POLICY | WEIGHT | LET | PARAM | DEF | FILTER | PREFILTER | SCORE | WHEN | REASON | DETAIL | NORMALIZE | FOR
   | ANY | ALL | SUM | COUNT | FIRST | WHERE
   ;
 
@@ -104,6 +105,7 @@ primary
 POLICY    : 'policy' ;
 WEIGHT    : 'weight' ;
 LET       : 'let' ;
+PARAM     : 'param' ;
 DEF       : 'def' ;
 FILTER    : 'filter' ;
 PREFILTER : 'prefilter' ;

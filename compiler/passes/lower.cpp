@@ -13,8 +13,8 @@ using sema::TypeRef;
 
 class Lowerer {
  public:
-  Lowerer(const sema::CheckedModule& checked, sema::TypeTable& types)
-      : checked_(checked), module_(*checked.module), types_(types) {}
+  Lowerer(const sema::CheckedModule& checked, sema::TypeTable& types, const ParamValues* params)
+      : checked_(checked), module_(*checked.module), types_(types), params_values_(params) {}
 
   ir::Program Run() {
     program_.source = module_.source;
@@ -67,7 +67,11 @@ class Lowerer {
     size_t score_index = 0;
     for (size_t i = 0; i < decl.members.size(); ++i) {
       const syntax::Member& member = decl.members[i];
-      if (const auto* let = std::get_if<LetDecl>(&member)) {
+      if (const auto* param = std::get_if<ParamDecl>(&member)) {
+        TypeRef type = ParamType(policy, i);
+        ir::NodeId value = Param(decl.name, *param, type);
+        let_slots_[i] = NewSlot(param->name, value, type);
+      } else if (const auto* let = std::get_if<LetDecl>(&member)) {
         ir::NodeId value = Expr(let->value);
         let_slots_[i] = NewSlot(let->name, value, TypeOf(let->value));
       } else if (const auto* def = std::get_if<DefDecl>(&member)) {
@@ -98,6 +102,36 @@ class Lowerer {
       }
     }
     if (policy.when) program_.functions.back().when = Expr(*policy.when);
+  }
+
+  static TypeRef ParamType(const sema::CheckedPolicy& policy, size_t member) {
+    for (const auto& [index, type] : policy.params) {
+      if (index == member) return type;
+    }
+    return nullptr;
+  }
+
+  // A param's value: the profile's, when it sets one, else the default.
+  ir::NodeId Param(const std::string& policy, const ParamDecl& param, TypeRef type) {
+    const ParamValue* value = nullptr;
+    if (params_values_ != nullptr) {
+      if (auto p = params_values_->find(policy); p != params_values_->end()) {
+        if (auto v = p->second.find(param.name); v != p->second.end()) value = &v->second;
+      }
+    }
+    if (value == nullptr) return Convert(Expr(param.default_value), type);
+    Span span = param.span;
+    if (const auto* i = std::get_if<int64_t>(value)) {
+      int64_t v = type->kind == TypeKind::kQuantity ? *i * 1000 : *i;
+      return program_.Add(ir::IntConst{v}, type, span, false);
+    }
+    if (const auto* b = std::get_if<bool>(value)) return program_.Add(ir::BoolConst{*b}, type, span, false);
+    if (const auto* s = std::get_if<std::string>(value)) return program_.Add(ir::StringConst{*s}, type, span, false);
+    std::vector<ir::NodeId> elements;
+    for (int64_t x : std::get<std::vector<int64_t>>(*value)) {
+      elements.push_back(program_.Add(ir::IntConst{x}, types_.Int(), span, false));
+    }
+    return program_.Add(ir::MakeList{std::move(elements), false}, type, span, false);
   }
 
   // Slots for a loop's names; recorded under the loop's owner expression.
@@ -273,6 +307,7 @@ class Lowerer {
   const sema::CheckedModule& checked_;
   const Module& module_;
   sema::TypeTable& types_;
+  const ParamValues* params_values_;
   ir::Program program_;
   ir::Function* function_ = nullptr;
   std::map<size_t, ir::SlotId> let_slots_;      // member index -> slot
@@ -283,8 +318,8 @@ class Lowerer {
 
 }  // namespace
 
-ir::Program Lower(const sema::CheckedModule& checked, sema::TypeTable& types) {
-  return Lowerer(checked, types).Run();
+ir::Program Lower(const sema::CheckedModule& checked, sema::TypeTable& types, const ParamValues* params) {
+  return Lowerer(checked, types, params).Run();
 }
 
 }  // namespace policy::passes

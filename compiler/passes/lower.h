@@ -5,11 +5,23 @@
 /// argument, `int`s used as quantities get an explicit conversion, and
 /// reason/detail templates become messages over IR values.
 
+#include <map>
+#include <string>
+#include <variant>
+#include <vector>
+
 #include "compiler/ir/ir.h"
 #include "compiler/sema/check.h"
 
 namespace policy::passes {
 
-ir::Program Lower(const sema::CheckedModule& checked, sema::TypeTable& types);
+/// A value a scheduler profile gives a `param` (plugin args).
+using ParamValue = std::variant<int64_t, bool, std::string, std::vector<int64_t>>;
+/// policy name -> param name -> value.
+using ParamValues = std::map<std::string, std::map<std::string, ParamValue>>;
+
+/// Lowers `checked`; `params` replace the defaults of the `param`s they name
+/// (CompileFile checks them against the declared types first).
+ir::Program Lower(const sema::CheckedModule& checked, sema::TypeTable& types, const ParamValues* params = nullptr);
 
 }  // namespace policy::passes

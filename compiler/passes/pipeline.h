@@ -5,6 +5,7 @@
 #include <optional>
 
 #include "compiler/ir/ir.h"
+#include "compiler/passes/lower.h"
 #include "compiler/sema/check.h"
 #include "compiler/syntax/ast.h"
 
@@ -20,7 +21,9 @@ struct CompiledFile {
 
 /// Compiles `source`; null with diagnostics on any error. The IR verifier
 /// runs on the result; its problems abort (they are compiler bugs).
+/// `params` (a profile's plugin args) must name params the file declares,
+/// with values of their types; a mismatch is a diagnostic at the param.
 std::unique_ptr<CompiledFile> CompileFile(const Source& source, sema::TypeTable& types, const sema::Schema& schema,
-                                        DiagnosticSink& diags);
+                                          DiagnosticSink& diags, const ParamValues* params = nullptr);
 
 }  // namespace policy::passes

@@ -154,6 +154,25 @@ void Checker::Template(const syntax::Template& t) {
   }
 }
 
+// Literals, and lists, sets and operators over them: what a param may default to.
+bool Checker::IsConstant(ExprId id) const {
+  const syntax::Expr& e = module_.exprs[id];
+  if (std::holds_alternative<IntLit>(e) || std::holds_alternative<QuantityLit>(e) || std::holds_alternative<StringLit>(e) ||
+      std::holds_alternative<BoolLit>(e) || std::holds_alternative<NoneLit>(e)) {
+    return true;
+  }
+  if (const auto* u = std::get_if<Unary>(&e)) return IsConstant(u->operand);
+  if (const auto* b = std::get_if<Binary>(&e)) return IsConstant(b->lhs) && IsConstant(b->rhs);
+  const std::vector<ExprId>* elements = nullptr;
+  if (const auto* l = std::get_if<ListLit>(&e)) elements = &l->elements;
+  if (const auto* s = std::get_if<SetLit>(&e)) elements = &s->elements;
+  if (elements == nullptr) return false;
+  for (ExprId x : *elements) {
+    if (!IsConstant(x)) return false;
+  }
+  return true;
+}
+
 void Checker::Member(CheckedPolicy& policy, size_t index, const syntax::Member& member) {
   if (const auto* let = std::get_if<LetDecl>(&member)) {
     TypeRef type = Expr(let->value);
@@ -161,6 +180,23 @@ void Checker::Member(CheckedPolicy& policy, size_t index, const syntax::Member& 
       Binding b{let->name, {NameTarget::Kind::kLet, static_cast<uint32_t>(index)}, type,
                 out_.reads_node[let->value] != 0, let->span};
       b.warn_unused = true;
+      scope_.push_back(std::move(b));
+    }
+  } else if (const auto* param = std::get_if<ParamDecl>(&member)) {
+    TypeRef declared = ResolveType(param->type);
+    TypeRef type = Expr(param->default_value);
+    if (!Assignable(type, declared)) {
+      Mismatch(param->default_value, fmt::format("the default of `{}` must be a `{}`, found `{}`", param->name,
+                                                 ToString(declared), ToString(type)));
+    }
+    if (!IsConstant(param->default_value)) {
+      diags_.Error(DiagCode::kBadMember, SpanOf(param->default_value),
+                   fmt::format("the default of `{}` must be a constant", param->name))
+          .help = "a param is set by a scheduler profile; use a `let` for values computed from the pod or node";
+    }
+    policy.params.push_back({index, declared});
+    if (Declare(param->name, param->span)) {
+      Binding b{param->name, {NameTarget::Kind::kLet, static_cast<uint32_t>(index)}, declared, false, param->span};
       scope_.push_back(std::move(b));
     }
   } else if (const auto* def = std::get_if<DefDecl>(&member)) {

@@ -43,6 +43,7 @@ struct CheckedPolicy {
   std::vector<size_t> prefilters;
   std::vector<size_t> scores;
   std::vector<Normalize> normalize;  ///< per score
+  std::vector<std::pair<size_t, TypeRef>> params;  ///< `param` members: member index, declared type
 };
 
 struct CheckedModule {

@@ -89,6 +89,15 @@ TypeRef Checker::BuiltinCall(ExprId id, const Builtin& builtin, TypeRef receiver
       }
       return types_.Int();
     }
+    case BuiltinId::kInterpolate: {
+      TypeRef list_of_int = types_.List(types_.Int());
+      if (types[0] != list_of_int || types[1] != list_of_int || types[2]->kind != TypeKind::kInt) {
+        return Mismatch(id, fmt::format("`interpolate` takes (list<int>, list<int>, int), found `{}`, `{}`, `{}`",
+                                        ToString(types[0]), ToString(types[1]), ToString(types[2])),
+                        std::string(builtin.doc));
+      }
+      return types_.Int();
+    }
     case BuiltinId::kLen: {
       TypeKind k = types[0]->kind;
       if (k != TypeKind::kList && k != TypeKind::kSet && k != TypeKind::kMap && k != TypeKind::kResources) {

@@ -42,6 +42,7 @@ class Checker {
   void Member(CheckedPolicy& policy, size_t index, const syntax::Member& member);
   void Template(const syntax::Template& t);
   TypeRef ResolveType(const syntax::TypeExpr& t);
+  bool IsConstant(syntax::ExprId id) const;
   bool Declare(const std::string& name, Span span);
 
   // Expressions (check_expr.cpp).

@@ -143,7 +143,16 @@ struct WeightDecl {
   Span span;
 };
 
-using Member = std::variant<LetDecl, DefDecl, FilterDecl, PrefilterDecl, ScoreDecl, WhenDecl, WeightDecl>;
+/// `param NAME: TYPE = DEFAULT`: a constant that a scheduler profile may set
+/// (plugin args); the default is used otherwise.
+struct ParamDecl {
+  std::string name;
+  TypeExpr type;
+  ExprId default_value;
+  Span span;
+};
+
+using Member = std::variant<LetDecl, ParamDecl, DefDecl, FilterDecl, PrefilterDecl, ScoreDecl, WhenDecl, WeightDecl>;
 
 struct PolicyDecl {
   std::string name;

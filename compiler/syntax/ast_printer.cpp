@@ -51,6 +51,11 @@ class Printer {
     return out + (t.optional ? "?" : "");
   }
 
+  void MemberOf(const ParamDecl& d) {
+    Line(1, fmt::format("(param {}: {}", d.name, TypeText(d.type)));
+    Expr(d.default_value, 2);
+    Close();
+  }
   void MemberOf(const DefDecl& d) {
     std::vector<std::string> params;
     for (const DefParam& p : d.params) params.push_back(p.name + ": " + TypeText(p.type));

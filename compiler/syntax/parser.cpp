@@ -266,6 +266,9 @@ Member Builder::MemberOf(PolicyParser::MemberContext* ctx) {
   if (auto* m = dynamic_cast<PolicyParser::LetMemberContext*>(ctx)) {
     return LetDecl{m->IDENT()->getText(), Expr(m->expr()), span};
   }
+  if (auto* m = dynamic_cast<PolicyParser::ParamMemberContext*>(ctx)) {
+    return ParamDecl{m->IDENT()->getText(), TypeOf(m->typeExpr()), Expr(m->expr()), span};
+  }
   if (auto* m = dynamic_cast<PolicyParser::DefMemberContext*>(ctx)) {
     DefDecl d{m->IDENT()->getText(), {}, 0, span};
     for (auto* param : m->param()) d.params.push_back({param->IDENT()->getText(), TypeOf(param->typeExpr())});

@@ -211,6 +211,22 @@ Value Interpreter::Builtin(const ir::CallBuiltin& call) {
       if ((q % args[2].i != 0) && ((q < 0) != (args[2].i < 0))) --r;  // round down
       return Value::Int(r > INT64_MAX ? INT64_MAX : r < INT64_MIN ? INT64_MIN : static_cast<int64_t>(r));
     }
+    case sema::BuiltinId::kInterpolate: {
+      // kube-scheduler's helper.BuildBrokenLinearFunction.
+      const std::vector<Value>& xs = *args[0].list;
+      const std::vector<Value>& ys = *args[1].list;
+      size_t n = std::min(xs.size(), ys.size());
+      int64_t x = args[2].i;
+      if (n == 0) return Value::Int(0);
+      for (size_t i = 0; i < n; ++i) {
+        if (x > xs[i].i) continue;
+        if (i == 0) return Value::Int(ys[0].i);
+        int64_t dx = xs[i].i - xs[i - 1].i;
+        if (dx == 0) return Value::Int(ys[i].i);
+        return Value::Int(ys[i - 1].i + (ys[i].i - ys[i - 1].i) * (x - xs[i - 1].i) / dx);
+      }
+      return Value::Int(ys[n - 1].i);
+    }
     case sema::BuiltinId::kLen:
       if (args[0].kind == Value::Kind::kList) return Value::Int(static_cast<int64_t>(args[0].list->size()));
       return Value::Int(static_cast<int64_t>(Elements(args[0]).size()));

@@ -30,6 +30,9 @@ const BuiltinPlugin* FindBuiltin(std::string_view name) {
 
 std::string_view Profile::ScoreFile(const BuiltinPlugin& plugin) const {
   if (plugin.name == "NodeResourcesFit" && fit_strategy == "MostAllocated") return "stdlib/most_allocated.policy";
+  if (plugin.name == "NodeResourcesFit" && fit_strategy == "RequestedToCapacityRatio") {
+    return "stdlib/requested_to_capacity_ratio.policy";
+  }
   return plugin.score_file;
 }
 
@@ -108,6 +111,31 @@ class ProfileReader final : public k8s::ObjectVisitor {
     }
   }
 
+  // requestedToCapacityRatio.shape: points {utilization 0..100 ascending, score 0..10}.
+  void Shape(NodeRef shape, Profile& profile) {
+    if (!shape.IsSequence() || shape.Size() == 0) {
+      return Bad(shape.Valid() ? shape : NodeRef(), "RequestedToCapacityRatio needs `requestedToCapacityRatio.shape`",
+                 "give points such as [{utilization: 0, score: 0}, {utilization: 100, score: 10}]");
+    }
+    std::vector<int64_t> utilization, scores;
+    for (uint32_t i = 0; i < shape.Size(); ++i) {
+      NodeRef u = shape.At(i).Get("utilization");
+      NodeRef s = shape.At(i).Get("score");
+      if (!u.IsScalar() || u.Type() != k8s::ScalarType::kInt || !s.IsScalar() || s.Type() != k8s::ScalarType::kInt) {
+        return Bad(shape.At(i), "a shape point needs integer `utilization` and `score`");
+      }
+      int64_t uv = std::stoll(std::string(u.Text())), sv = std::stoll(std::string(s.Text()));
+      if (uv < 0 || uv > 100 || (!utilization.empty() && uv <= utilization.back())) {
+        return Bad(u, "utilizations must rise strictly, within 0..100");
+      }
+      if (sv < 0 || sv > 10) return Bad(s, "a shape score is within 0..10");
+      utilization.push_back(uv);
+      scores.push_back(sv * 10);  // kube-scheduler scales shape scores to 0..100
+    }
+    profile.params["RequestedToCapacityRatio"]["utilization"] = utilization;
+    profile.params["RequestedToCapacityRatio"]["scores"] = scores;
+  }
+
   void ReadOne(NodeRef node) {
     Profile profile = DefaultProfile();
     if (NodeRef name = node.Get("schedulerName"); name.IsScalar()) profile.scheduler_name = name.Text();
@@ -128,8 +156,8 @@ class ProfileReader final : public k8s::ObjectVisitor {
         if (type.Text() == "LeastAllocated" || type.Text() == "MostAllocated") {
           profile.fit_strategy = type.Text();
         } else if (type.Text() == "RequestedToCapacityRatio") {
-          Bad(type, "the RequestedToCapacityRatio scoring strategy is not implemented in this build",
-              "use LeastAllocated or MostAllocated");
+          profile.fit_strategy = type.Text();
+          Shape(strategy.Get("requestedToCapacityRatio").Get("shape"), profile);
         } else {
           Bad(type, fmt::format("unknown scoring strategy `{}`", type.Text()),
               "use LeastAllocated, MostAllocated or RequestedToCapacityRatio");

@@ -18,6 +18,7 @@
 #include <string_view>
 #include <vector>
 
+#include "compiler/passes/lower.h"
 #include "compiler/support/diagnostic.h"
 
 namespace policy::rt {
@@ -46,6 +47,7 @@ struct Profile {
   std::string scheduler_name = "default-scheduler";
   std::vector<PluginSetting> plugins;            ///< in filter order
   std::string fit_strategy = "LeastAllocated";   ///< NodeResourcesFit scoringStrategy.type
+  passes::ParamValues params;                    ///< plugin args as the stdlib policies' params
   /// The stdlib source of a plugin's score under this profile.
   std::string_view ScoreFile(const BuiltinPlugin& plugin) const;
 };
