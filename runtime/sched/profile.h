@@ -11,7 +11,8 @@
 ///       filter: {...}   score: {...}
 ///     pluginConfig:
 ///     - name: NodeResourcesFit
-///       args: {scoringStrategy: {type: LeastAllocated | MostAllocated}}
+///       args: {scoringStrategy: {type: LeastAllocated | MostAllocated | RequestedToCapacityRatio,
+///                                requestedToCapacityRatio: {shape: [{utilization: U, score: S}, ...]}}}
 
 #include <optional>
 #include <string>
