@@ -17,7 +17,7 @@
 namespace policy::cli {
 namespace {
 
-constexpr const char* kUsage = R"(usage: policyc compile FILE.policy --emit=ast|ir|ir-opt [--pod POD.yaml]
+constexpr const char* kUsage = R"(usage: policyc compile FILE.policy|FILE.yaml|FILE.ir --emit=ast|ir|ir-opt [--pod POD.yaml]
                        [--disable-pass=NAME ...] [--print-after=NAME|all ...] [--time-passes]
 
 Compiles a policy file and prints the requested stage:
@@ -25,6 +25,7 @@ Compiles a policy file and prints the requested stage:
   ir       the typed IR after lowering (names resolved, defs inlined)
   ir-opt   the IR after the optimisation pipeline (specialize, fold, cse, dce);
            with --pod, specialized to that pod: its values folded, its loops unrolled
+A FILE.ir (printed IR, as --emit=ir writes it) starts mid-pipeline.
 Errors are reported with file:line:col and exit status 2.
 )";
 
@@ -73,20 +74,8 @@ int RunCompile(const std::vector<std::string>& argv) {
     std::fputs(RenderAll(diags).c_str(), stderr);
     return kExitBadInput;
   }
-  if (emit == "ast") {
-    std::optional<syntax::Module> module = syntax::ParseAnyPolicyFile(*source, diags);
-    if (!module) {
-      std::fputs(RenderAll(diags).c_str(), stderr);
-      return kExitBadInput;
-    }
-    fmt::print("{}", syntax::PrintModule(*module));
-    return kExitOk;
-  }
   sema::TypeTable types;
   sema::Schema schema(types);
-  std::unique_ptr<passes::CompiledFile> compiled = passes::CompileFile(*source, types, schema, diags);
-  if (!diags.All().empty()) std::fputs(RenderAll(diags).c_str(), stderr);
-  if (!compiled) return kExitBadInput;
   std::optional<k8s::Pod> pod;
   std::unique_ptr<Source> pod_source;
   if (args->Has("pod")) {
@@ -99,6 +88,41 @@ int RunCompile(const std::vector<std::string>& argv) {
     options.pod = &*pod;
     options.types = &types;
   }
+  if (std::string_view(path).ends_with(".ir")) {
+    // Printed IR: start in the middle of the pipeline.
+    if (emit == "ast") {
+      fmt::print(stderr, "policyc compile: {} is IR; there is no syntax tree to emit\n", path);
+      return kExitBadInput;
+    }
+    std::optional<ir::Program> program = ir::Parse(source->Text(), types, schema, &error);
+    if (!program) {
+      fmt::print(stderr, "policyc compile: {}:{}\n", path, error);
+      return kExitBadInput;
+    }
+    for (const std::string& problem : ir::Verify(*program)) {
+      fmt::print(stderr, "policyc compile: {}: the IR is not valid: {}\n", path, problem);
+      return kExitBadInput;
+    }
+    if (emit == "ir-opt") {
+      std::string trace;
+      passes::Optimize(*program, options, &trace);
+      fmt::print("{}", trace);
+    }
+    fmt::print("{}", ir::Print(*program));
+    return kExitOk;
+  }
+  if (emit == "ast") {
+    std::optional<syntax::Module> module = syntax::ParseAnyPolicyFile(*source, diags);
+    if (!module) {
+      std::fputs(RenderAll(diags).c_str(), stderr);
+      return kExitBadInput;
+    }
+    fmt::print("{}", syntax::PrintModule(*module));
+    return kExitOk;
+  }
+  std::unique_ptr<passes::CompiledFile> compiled = passes::CompileFile(*source, types, schema, diags);
+  if (!diags.All().empty()) std::fputs(RenderAll(diags).c_str(), stderr);
+  if (!compiled) return kExitBadInput;
   if (emit == "ir-opt") {
     std::string trace;
     passes::Optimize(compiled->program, options, &trace);

@@ -132,6 +132,12 @@ struct Program {
 /// The program as text (`policyc compile --emit=ir`).
 std::string Print(const Program& program);
 
+/// Reads Print()'s output back (spans are lost; everything else round-trips),
+/// so tests and `policyc compile FILE.ir` can start mid-pipeline. On bad
+/// input returns nullopt and says where in `error`.
+std::optional<Program> Parse(std::string_view text, sema::TypeTable& types, const sema::Schema& schema,
+                             std::string* error);
+
 /// Checks the program's invariants (ids in range, children defined before
 /// parents, slots in range, types present); returns the problems found.
 std::vector<std::string> Verify(const Program& program);

@@ -96,8 +96,9 @@ std::string Print(const Program& program) {
     }
     if (f.when) out += fmt::format("  when {}\n", Ref(*f.when));
     for (const Filter& prefilter : f.prefilters) {
-      out += fmt::format("  prefilter {}{}\n", Ref(prefilter.condition),
-                         prefilter.reason.parts.empty() ? "" : " reason " + MessageText(prefilter.reason));
+      out += fmt::format("  prefilter {}{}{}\n", Ref(prefilter.condition),
+                         prefilter.reason.parts.empty() ? "" : " reason " + MessageText(prefilter.reason),
+                         prefilter.detail.parts.empty() ? "" : " detail " + MessageText(prefilter.detail));
     }
     for (const Filter& filter : f.filters) {
       out += "  filter ";

@@ -72,3 +72,39 @@ TEST_CASE("disabled passes do not run") {
   CHECK(compiled->program.nodes.size() == before);
   CHECK(passes::PassNames() == std::vector<std::string_view>{"specialize", "fold", "cse", "dce", "order"});
 }
+
+TEST_CASE("the printed IR reads back to the same program, before and after the passes") {
+  for (const char* path : {"/stdlib/node_affinity.policy", "/stdlib/taint_toleration.policy",
+                           "/stdlib/node_resources_fit.policy", "/stdlib/requested_to_capacity_ratio.policy",
+                           "/policies/gpu-memory-fit.yaml", "/tests/golden/syntax/every-construct.policy"}) {
+    INFO(path);
+    std::string error;
+    std::unique_ptr<Source> source = Source::FromFile(std::string(POLICYC_SOURCE_DIR) + path, &error);
+    REQUIRE(source);
+    sema::TypeTable types;
+    sema::Schema schema(types);
+    DiagnosticSink diags;
+    auto compiled = passes::CompileFile(*source, types, schema, diags);
+    if (!compiled) continue;  // every-construct has type errors on purpose
+    for (bool optimize : {false, true}) {
+      if (optimize) passes::Optimize(compiled->program, {}, nullptr);
+      std::string printed = ir::Print(compiled->program);
+      std::optional<ir::Program> read = ir::Parse(printed, types, schema, &error);
+      REQUIRE_MESSAGE(read.has_value(), error);
+      CHECK(ir::Print(*read) == printed);
+      CHECK(ir::Verify(*read).empty());
+    }
+  }
+}
+
+TEST_CASE("bad IR text is refused with a line number") {
+  sema::TypeTable types;
+  sema::Schema schema(types);
+  std::string error;
+  CHECK_FALSE(ir::Parse("%0 = const 1 : int\n%2 = const 2 : int\n", types, schema, &error).has_value());
+  CHECK(error.starts_with("line 2:"));
+  CHECK_FALSE(ir::Parse("%0 = frobnicate : int\n", types, schema, &error).has_value());
+  CHECK_FALSE(ir::Parse("%0 = const 1 : widget\n", types, schema, &error).has_value());
+  CHECK(error.find("unknown type") != std::string::npos);
+  CHECK_FALSE(ir::Parse("%0 = add %0 %1 : int\n", types, schema, &error).has_value());
+}
