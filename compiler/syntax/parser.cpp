@@ -427,50 +427,57 @@ std::optional<Template> TemplateFromBody(Module& module, const Source& source, s
 
 }  // namespace
 
-std::optional<ExprId> ParseEmbeddedExpr(const Source& source, uint32_t base, std::string_view text, Module& module,
-                                        DiagnosticSink& diags) {
+namespace {
+
+// Runs `build(run, builder)` on an ANTLR parse of `text` standing at `base`;
+// nullopt after syntax errors (reported) or an ANTLR exception.
+template <typename Result, typename Build>
+std::optional<Result> ParseEmbedded(const Source& source, uint32_t base, std::string_view text, Module& module,
+                                    std::string_view end_word, DiagnosticSink& diags, Build&& build) {
   try {
     Window window(source, base, text);
-    AntlrRun run(text, window, diags, "end of the expression");
-    auto* tree = run.parser.exprOnly();
-    if (run.errors.errors() > 0) return std::nullopt;
+    AntlrRun run(text, window, diags, end_word);
     Builder builder(module, window, diags);
-    return builder.Expr(tree->expr());
+    return build(run, builder);
   } catch (const std::exception& e) {
     diags.Error(DiagCode::kSyntaxError, Span{&source, base, base + 1}, fmt::format("cannot parse: {}", e.what()));
     return std::nullopt;
   }
+}
+
+}  // namespace
+
+std::optional<ExprId> ParseEmbeddedExpr(const Source& source, uint32_t base, std::string_view text, Module& module,
+                                        DiagnosticSink& diags) {
+  return ParseEmbedded<ExprId>(source, base, text, module, "end of the expression", diags,
+                               [](AntlrRun& run, Builder& builder) -> std::optional<ExprId> {
+                                 auto* tree = run.parser.exprOnly();
+                                 if (run.errors.errors() > 0) return std::nullopt;
+                                 return builder.Expr(tree->expr());
+                               });
 }
 
 std::optional<std::pair<Binder, ExprId>> ParseEmbeddedEach(const Source& source, uint32_t base, std::string_view text,
                                                            Module& module, DiagnosticSink& diags) {
-  try {
-    Window window(source, base, text);
-    AntlrRun run(text, window, diags, "end of the loop");
-    auto* tree = run.parser.eachOnly();
-    if (run.errors.errors() > 0) return std::nullopt;
-    Builder builder(module, window, diags);
-    return std::make_pair(builder.BinderOf(tree->binder()), builder.Expr(tree->expr()));
-  } catch (const std::exception& e) {
-    diags.Error(DiagCode::kSyntaxError, Span{&source, base, base + 1}, fmt::format("cannot parse: {}", e.what()));
-    return std::nullopt;
-  }
+  using Each = std::pair<Binder, ExprId>;
+  return ParseEmbedded<Each>(source, base, text, module, "end of the loop", diags,
+                             [](AntlrRun& run, Builder& builder) -> std::optional<Each> {
+                               auto* tree = run.parser.eachOnly();
+                               if (run.errors.errors() > 0) return std::nullopt;
+                               Binder binder = builder.BinderOf(tree->binder());
+                               return std::make_pair(std::move(binder), builder.Expr(tree->expr()));
+                             });
 }
 
 std::optional<TypeExpr> ParseEmbeddedType(const Source& source, uint32_t base, std::string_view text,
                                           DiagnosticSink& diags) {
-  try {
-    Window window(source, base, text);
-    AntlrRun run(text, window, diags, "end of the type");
-    auto* tree = run.parser.typeOnly();
-    if (run.errors.errors() > 0) return std::nullopt;
-    Module scratch;
-    Builder builder(scratch, window, diags);
-    return builder.TypeOf(tree->typeExpr());
-  } catch (const std::exception& e) {
-    diags.Error(DiagCode::kSyntaxError, Span{&source, base, base + 1}, fmt::format("cannot parse: {}", e.what()));
-    return std::nullopt;
-  }
+  Module scratch;  // types hold no expressions
+  return ParseEmbedded<TypeExpr>(source, base, text, scratch, "end of the type", diags,
+                                 [](AntlrRun& run, Builder& builder) -> std::optional<TypeExpr> {
+                                   auto* tree = run.parser.typeOnly();
+                                   if (run.errors.errors() > 0) return std::nullopt;
+                                   return builder.TypeOf(tree->typeExpr());
+                                 });
 }
 
 std::optional<Template> ParseEmbeddedTemplate(const Source& source, uint32_t base, std::string_view text, Module& module,
