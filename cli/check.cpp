@@ -16,6 +16,7 @@
 #include "compiler/k8s/pod_reader.h"
 #include "compiler/passes/pass.h"
 #include "compiler/passes/pipeline.h"
+#include "compiler/support/suggest.h"
 #include "runtime/columnar/cluster_loader.h"
 #include "runtime/sched/profile.h"
 #include "stdlib/embedded.h"
@@ -255,6 +256,18 @@ int RunCheck(const std::vector<std::string>& argv) {
   }
   if (!diags.All().empty()) std::fputs(RenderAll(diags).c_str(), stderr);  // warnings
 
+  for (const std::string& name : args->GetAll("node")) {
+    if (!table->FindNode(name)) {
+      std::vector<std::string_view> names;
+      for (rt::RowId row = 0; row < table->RowCount(); ++row) {
+        if (table->Live()[row]) names.push_back(table->NodeName(row));
+      }
+      std::string_view close = Closest(name, names);
+      fmt::print(stderr, "policyc check: no node named `{}` in {}{}\n", name, args->Get("cluster"),
+                 close.empty() ? "" : fmt::format("; did you mean `{}`?", close));
+      return kExitBadInput;
+    }
+  }
   rt::Placement placement = rt::Place(plugins, *pod, *table);
   std::string pod_name = pod->namespace_name + "/" + pod->name;
   if (output == "json") {

@@ -18,7 +18,7 @@ cmake --build build-fuzz >/dev/null
 work=build-fuzz/corpus
 mkdir -p "$work"/{yaml,json,quantity,policy} build-fuzz/crashes
 # Seeds: every YAML/JSON input the project has; quantities from a fixed list.
-find tests examples ../shared -type f \( -name '*.yaml' -o -name '*.yml' \) -size -200k -exec cp -t "$work/yaml" {} + 2>/dev/null || true
+find tests examples policies ../shared -type f \( -name '*.yaml' -o -name '*.yml' \) -size -200k -exec cp -t "$work/yaml" {} + 2>/dev/null || true
 find tests examples ../shared -type f -name '*.json' -size -200k -exec cp -t "$work/json" {} + 2>/dev/null || true
 find tests policies stdlib -type f -name '*.policy' -exec cp -t "$work/policy" {} + 2>/dev/null || true
 i=0
