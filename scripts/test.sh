@@ -25,6 +25,7 @@ run() {
 run "unit tests" ctest --test-dir build --output-on-failure -j2
 run "golden tests" python3 tests/golden/run_golden.py --policyc build/policyc
 run "diagnostics reference is current" python3 scripts/gen_diagnostics_doc.py --check
+run "language reference tables are current" python3 scripts/gen_language_tables.py --check
 
 # Kubernetes conformance. The areas whose plugins exist must pass whole; the
 # full corpus (inter-pod affinity and topology spread are not implemented
