@@ -4,11 +4,14 @@
 
 namespace policy::k8s {
 
-NodeKind NodeRef::Kind() const { return doc_->node(id_).kind; }
-ScalarType NodeRef::Type() const { return doc_->node(id_).type; }
-std::string_view NodeRef::Text() const { return doc_->node(id_).text; }
+// An invalid ref (a key that is absent) reads as a null scalar with no text,
+// no elements and no span, so callers may chain lookups without checks.
+NodeKind NodeRef::Kind() const { return Valid() ? doc_->node(id_).kind : NodeKind::kScalar; }
+ScalarType NodeRef::Type() const { return Valid() ? doc_->node(id_).type : ScalarType::kNull; }
+std::string_view NodeRef::Text() const { return Valid() ? doc_->node(id_).text : std::string_view(); }
 
 uint32_t NodeRef::Size() const {
+  if (!Valid()) return 0;
   const Document::Node& n = doc_->node(id_);
   if (n.kind == NodeKind::kScalar) return 0;
   return n.kind == NodeKind::kMapping ? n.count / 2 : n.count;
@@ -33,6 +36,7 @@ NodeRef NodeRef::Get(std::string_view key) const {
 }
 
 Span NodeRef::GetSpan() const {
+  if (!Valid()) return Span{};
   const Document::Node& n = doc_->node(id_);
   uint32_t end = n.end > n.begin ? n.end : n.begin + 1;
   if (end > doc_->source()->Size()) end = static_cast<uint32_t>(doc_->source()->Size());
@@ -40,6 +44,7 @@ Span NodeRef::GetSpan() const {
 }
 
 std::string_view NodeRef::Describe() const {
+  if (!Valid()) return "nothing";
   switch (Kind()) {
     case NodeKind::kMapping: return "a mapping";
     case NodeKind::kSequence: return "a list";

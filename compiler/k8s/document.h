@@ -24,7 +24,9 @@ enum class ScalarType : uint8_t { kString, kInt, kFloat, kBool, kNull };
 
 class Document;
 
-/// A reference to one node of a Document; cheap to copy.
+/// A reference to one node of a Document; cheap to copy. An invalid ref (what
+/// Get() gives for an absent key) reads as null with no text, no elements and
+/// no span; At(), KeyAt() and ValueAt() need a valid container.
 class NodeRef {
  public:
   NodeRef() = default;

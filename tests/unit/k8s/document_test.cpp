@@ -275,3 +275,24 @@ TEST_CASE("aliases across list items keep sharing: no exponential copies") {
   REQUIRE(sizes.nodes.size() == 2);
   CHECK(sizes.nodes[1] < 100);
 }
+
+TEST_CASE("an absent key reads as null: lookups chain without checks") {
+  Source s("x.yaml", "kind: Node\n");
+  struct Probe final : ObjectVisitor {
+    bool checked = false;
+    void Visit(NodeRef object, std::string_view) override {
+      NodeRef missing = object.Get("metadata").Get("name");
+      CHECK_FALSE(missing.Valid());
+      CHECK(missing.Text().empty());
+      CHECK(missing.IsNull() == false);  // not a null scalar: nothing at all
+      CHECK(missing.Size() == 0);
+      CHECK_FALSE(missing.GetSpan().Valid());
+      CHECK(missing.Describe() == "nothing");
+      CHECK_FALSE(missing.Get("x").Valid());
+      checked = true;
+    }
+  } probe;
+  DiagnosticSink diags;
+  REQUIRE(ReadObjects(s, probe, diags));
+  CHECK(probe.checked);
+}
