@@ -47,6 +47,22 @@ std::optional<Args> Args::Parse(const std::vector<std::string>& argv, const std:
   return args;
 }
 
+std::variant<Args, int> ParseCommand(std::string_view command, const std::vector<std::string>& argv,
+                                     std::vector<FlagSpec> specs, const char* usage) {
+  specs.push_back({"help", false});
+  std::string error;
+  std::optional<Args> args = Args::Parse(argv, specs, &error);
+  if (!args) {
+    fmt::print(stderr, "policyc {}: {}\n\n{}", command, error, usage);
+    return kExitBadInput;
+  }
+  if (args->Has("help")) {
+    fmt::print("{}", usage);
+    return kExitOk;
+  }
+  return std::move(*args);
+}
+
 std::string Args::Get(const std::string& name, const std::string& fallback) const {
   auto it = values_.find(name);
   return it == values_.end() ? fallback : it->second.back();

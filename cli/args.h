@@ -4,6 +4,8 @@
 
 #include <map>
 #include <optional>
+#include <string_view>
+#include <variant>
 #include <string>
 #include <vector>
 
@@ -19,6 +21,13 @@ struct FlagSpec {
   bool takes_value = true;
   bool repeatable = false;
 };
+
+class Args;
+
+/// A subcommand's command line: its flags (`--help` is added) or, when it
+/// asked for help or misused a flag, the exit status after printing usage.
+std::variant<Args, int> ParseCommand(std::string_view command, const std::vector<std::string>& argv,
+                                     std::vector<FlagSpec> specs, const char* usage);
 
 class Args {
  public:

@@ -94,19 +94,11 @@ std::optional<std::string> Unsupported(const k8s::Pod& pod, const rt::LoadReport
 
 int RunCheck(const std::vector<std::string>& argv) {
   std::string error;
-  auto args = Args::Parse(argv,
-                          {{"cluster"}, {"pod"}, {"plugins"}, {"profile"}, {"policy", true, true}, {"output"},
+  std::variant<Args, int> parsed = ParseCommand("check", argv, {{"cluster"}, {"pod"}, {"plugins"}, {"profile"}, {"policy", true, true}, {"output"},
                            {"disable-pass", true, true},
-                           {"node", true, true}, {"all-nodes", false}, {"help", false}},
-                          &error);
-  if (!args) {
-    fmt::print(stderr, "policyc check: {}\n\n{}", error, kUsage);
-    return kExitBadInput;
-  }
-  if (args->Has("help")) {
-    fmt::print("{}", kUsage);
-    return kExitOk;
-  }
+                           {"node", true, true}, {"all-nodes", false}}, kUsage);
+  if (const int* status = std::get_if<int>(&parsed)) return *status;
+  Args* args = &std::get<Args>(parsed);
   if (!args->Has("cluster") && !args->Has("pod")) {
     std::vector<std::string> files = args->Positional();
     for (const std::string& f : args->GetAll("policy")) files.push_back(f);

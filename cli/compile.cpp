@@ -33,18 +33,9 @@ Errors are reported with file:line:col and exit status 2.
 
 int RunCompile(const std::vector<std::string>& argv) {
   std::string error;
-  auto args = Args::Parse(argv,
-                          {{"emit"}, {"pod"}, {"disable-pass", true, true}, {"print-after", true, true}, {"time-passes", false},
-                           {"help", false}},
-                          &error);
-  if (!args) {
-    fmt::print(stderr, "policyc compile: {}\n\n{}", error, kUsage);
-    return kExitBadInput;
-  }
-  if (args->Has("help")) {
-    fmt::print("{}", kUsage);
-    return kExitOk;
-  }
+  std::variant<Args, int> parsed = ParseCommand("compile", argv, {{"emit"}, {"pod"}, {"disable-pass", true, true}, {"print-after", true, true}, {"time-passes", false}}, kUsage);
+  if (const int* status = std::get_if<int>(&parsed)) return *status;
+  Args* args = &std::get<Args>(parsed);
   if (args->Positional().size() != 1) {
     fmt::print(stderr, "policyc compile: give exactly one policy file\n\n{}", kUsage);
     return kExitBadInput;

@@ -119,15 +119,9 @@ int Fail(const DiagnosticSink& diags) {
 
 int RunInspect(const std::vector<std::string>& argv) {
   std::string error;
-  auto args = Args::Parse(argv, {{"cluster"}, {"pod"}, {"output"}, {"all-labels", false}, {"help", false}}, &error);
-  if (!args) {
-    fmt::print(stderr, "policyc inspect: {}\n\n{}", error, kUsage);
-    return kExitBadInput;
-  }
-  if (args->Has("help")) {
-    fmt::print("{}", kUsage);
-    return kExitOk;
-  }
+  std::variant<Args, int> parsed = ParseCommand("inspect", argv, {{"cluster"}, {"pod"}, {"output"}, {"all-labels", false}}, kUsage);
+  if (const int* status = std::get_if<int>(&parsed)) return *status;
+  Args* args = &std::get<Args>(parsed);
   std::string output = args->Get("output", "text");
   if (output != "text" && output != "json") {
     fmt::print(stderr, "policyc inspect: `--output` must be `text` or `json`, not `{}`\n", output);

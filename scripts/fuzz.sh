@@ -2,7 +2,7 @@
 # Builds the libFuzzer targets with clang-14 (ASan + UBSan) and runs each for
 # SECONDS (default 60), seeded from the tests, the examples, policies and
 # shared/: the YAML and JSON loaders, the quantity parser, the policy parser.
-# A crash leaves its input in build-fuzz/crashes/; add it as a test.
+# A crash leaves its input in build/fuzz/crashes/; add it as a test.
 #
 #   ./scripts/fuzz.sh [SECONDS]
 set -euo pipefail
@@ -10,13 +10,13 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/policyc-ccache}"
 
-if [ ! -f build-fuzz/build.ninja ]; then
-  CC=clang-14 CXX=clang++-14 cmake -S . -B build-fuzz -G Ninja -DPOLICYC_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+if [ ! -f build/fuzz/build.ninja ]; then
+  CC=clang-14 CXX=clang++-14 cmake -S . -B build/fuzz -G Ninja -DPOLICYC_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 fi
-cmake --build build-fuzz >/dev/null
+cmake --build build/fuzz >/dev/null
 
-work=build-fuzz/corpus
-mkdir -p "$work"/{yaml,json,quantity,policy} build-fuzz/crashes
+work=build/fuzz/corpus
+mkdir -p "$work"/{yaml,json,quantity,policy} build/fuzz/crashes
 # Seeds: every YAML/JSON input the project has; quantities from a fixed list.
 find tests examples policies ../shared -type f \( -name '*.yaml' -o -name '*.yml' \) -size -200k -exec cp -t "$work/yaml" {} + 2>/dev/null || true
 find tests examples ../shared -type f -name '*.json' -size -200k -exec cp -t "$work/json" {} + 2>/dev/null || true
@@ -28,13 +28,13 @@ done
 
 status=0
 for target in yaml json quantity policy; do
-  log=build-fuzz/fuzz_$target.log
-  if build-fuzz/tests/fuzz/fuzz_$target "$work/$target" -max_total_time="$seconds" -max_len=262144 \
-       -artifact_prefix=build-fuzz/crashes/$target- -print_final_stats=1 >"$log" 2>&1; then
+  log=build/fuzz/fuzz_$target.log
+  if build/fuzz/tests/fuzz/fuzz_$target "$work/$target" -max_total_time="$seconds" -max_len=262144 \
+       -artifact_prefix=build/fuzz/crashes/$target- -print_final_stats=1 >"$log" 2>&1; then
     runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' || echo '?')
     echo "fuzz_$target: clean, $runs runs in ${seconds}s"
   else
-    echo "fuzz_$target: FAILED (see $log and build-fuzz/crashes/)"
+    echo "fuzz_$target: FAILED (see $log and build/fuzz/crashes/)"
     tail -30 "$log"
     status=1
   fi
