@@ -90,38 +90,74 @@ std::optional<std::string> Unsupported(const k8s::Pod& pod, const rt::LoadReport
   return std::nullopt;
 }
 
-}  // namespace
 
-int RunCheck(const std::vector<std::string>& argv) {
-  std::string error;
-  std::variant<Args, int> parsed = ParseCommand("check", argv, {{"cluster"}, {"pod"}, {"plugins"}, {"profile"}, {"policy", true, true}, {"output"},
-                           {"disable-pass", true, true},
-                           {"node", true, true}, {"all-nodes", false}}, kUsage);
-  if (const int* status = std::get_if<int>(&parsed)) return *status;
-  Args* args = &std::get<Args>(parsed);
-  if (!args->Has("cluster") && !args->Has("pod")) {
-    std::vector<std::string> files = args->Positional();
-    for (const std::string& f : args->GetAll("policy")) files.push_back(f);
-    if (files.empty()) {
-      fmt::print(stderr, "policyc check: give --cluster and --pod, or policy files to lint\n\n{}", kUsage);
+// One `policyc check --cluster --pod` run, step by step. Every step returns
+// false after printing why (the run then exits 2).
+class CheckRun {
+ public:
+  explicit CheckRun(const Args& args) : args_(args) {}
+
+  int Run() {
+    std::string output = args_.Get("output", "text");
+    if (output != "text" && output != "json") {
+      fmt::print(stderr, "policyc check: `--output` must be `text` or `json`, not `{}`\n", output);
       return kExitBadInput;
     }
-    return Lint(files);
-  }
-  if (!args->Has("cluster") || !args->Has("pod") || !args->Positional().empty()) {
-    fmt::print(stderr, "policyc check: give both --cluster and --pod (policies go with --policy)\n\n{}", kUsage);
-    return kExitBadInput;
-  }
-  std::string output = args->Get("output", "text");
-  if (output != "text" && output != "json") {
-    fmt::print(stderr, "policyc check: `--output` must be `text` or `json`, not `{}`\n", output);
-    return kExitBadInput;
+    if (!ReadInputs() || !ChooseProfile() || !Supported() || !PassOptionsFromFlags() || !BuildPlugins() ||
+        !NodesExist()) {
+      return kExitBadInput;
+    }
+    if (!diags_.All().empty()) std::fputs(RenderAll(diags_).c_str(), stderr);  // warnings
+    rt::Placement placement = rt::Place(plugins_, *pod_, *table_);
+    std::string pod_name = pod_->namespace_name + "/" + pod_->name;
+    if (output == "json") {
+      fmt::print("{}", PlacementJson(pod_name, placement));
+    } else {
+      fmt::print("{}", PlacementText(pod_name, placement, args_.GetAll("node"), args_.Has("all-nodes")));
+    }
+    return placement.feasible > 0 ? kExitOk : kExitNo;
   }
 
-  // --plugins: names of built-ins that may run (others are switched off).
-  std::vector<std::string> only;
-  if (args->Has("plugins")) {
-    std::string list = args->Get("plugins");
+ private:
+  bool Refuse() {
+    Fail(diags_);
+    return false;
+  }
+
+  bool ReadInputs() {
+    cluster_source_ = ReadInput(args_.Get("cluster"), diags_);
+    if (!cluster_source_) return Refuse();
+    table_ = rt::LoadCluster(*cluster_source_, diags_, &report_);
+    if (!table_) return Refuse();
+    pod_source_ = ReadInput(args_.Get("pod"), diags_);
+    if (!pod_source_) return Refuse();
+    pod_ = k8s::ReadPod(*pod_source_, diags_);
+    return pod_ ? true : Refuse();
+  }
+
+  // The default profile or --profile's (the one for the pod's schedulerName),
+  // restricted by --plugins.
+  bool ChooseProfile() {
+    profile_ = rt::DefaultProfile();
+    if (args_.Has("profile")) {
+      profile_source_ = ReadInput(args_.Get("profile"), diags_);
+      if (!profile_source_) return Refuse();
+      std::optional<std::vector<rt::Profile>> profiles = rt::ReadProfiles(*profile_source_, diags_);
+      if (!profiles) return Refuse();
+      const rt::Profile* chosen = profiles->size() == 1 ? &profiles->front() : nullptr;
+      for (const rt::Profile& p : *profiles) {
+        if (p.scheduler_name == pod_->scheduler_name) chosen = &p;
+      }
+      if (chosen == nullptr) {
+        fmt::print(stderr, "policyc check: no profile in {} is for schedulerName `{}`\n", args_.Get("profile"),
+                   pod_->scheduler_name);
+        return false;
+      }
+      profile_ = *chosen;
+    }
+    if (!args_.Has("plugins")) return true;
+    std::vector<std::string> only;
+    std::string list = args_.Get("plugins");
     for (size_t start = 0; start <= list.size();) {
       size_t comma = std::min(list.find(',', start), list.size());
       std::string name = list.substr(start, comma - start);
@@ -129,145 +165,146 @@ int RunCheck(const std::vector<std::string>& argv) {
       if (name.empty()) continue;
       if (rt::FindBuiltin(name) == nullptr) {
         fmt::print(stderr, "policyc check: unknown plugin `{}` in --plugins\n", name);
-        return kExitBadInput;
+        return false;
       }
       only.push_back(name);
     }
-  }
-
-  DiagnosticSink diags;
-  std::unique_ptr<Source> cluster_source = ReadInput(args->Get("cluster"), diags);
-  if (!cluster_source) return Fail(diags);
-  rt::LoadReport report;
-  std::unique_ptr<rt::NodeTable> table = rt::LoadCluster(*cluster_source, diags, &report);
-  if (!table) return Fail(diags);
-  std::unique_ptr<Source> pod_source = ReadInput(args->Get("pod"), diags);
-  if (!pod_source) return Fail(diags);
-  std::optional<k8s::Pod> pod = k8s::ReadPod(*pod_source, diags);
-  if (!pod) return Fail(diags);
-  rt::Profile profile = rt::DefaultProfile();
-  std::unique_ptr<Source> profile_source;
-  if (args->Has("profile")) {
-    profile_source = ReadInput(args->Get("profile"), diags);
-    if (!profile_source) return Fail(diags);
-    std::optional<std::vector<rt::Profile>> profiles = rt::ReadProfiles(*profile_source, diags);
-    if (!profiles) return Fail(diags);
-    const rt::Profile* chosen = profiles->size() == 1 ? &profiles->front() : nullptr;
-    for (const rt::Profile& p : *profiles) {
-      if (p.scheduler_name == pod->scheduler_name) chosen = &p;
-    }
-    if (chosen == nullptr) {
-      fmt::print(stderr, "policyc check: no profile in {} is for schedulerName `{}`\n", args->Get("profile"),
-                 pod->scheduler_name);
-      return kExitBadInput;
-    }
-    profile = *chosen;
-  }
-  if (!only.empty()) {
-    for (rt::PluginSetting& p : profile.plugins) {
+    for (rt::PluginSetting& p : profile_.plugins) {
       if (std::find(only.begin(), only.end(), p.name) == only.end()) p.filter = p.score = false;
     }
-  }
-  if (std::optional<std::string> why = Unsupported(*pod, report, profile)) {
-    fmt::print(stderr, "policyc check: cannot answer for this pod: {}\n", *why);
-    return kExitBadInput;
+    return true;
   }
 
-  // Compile the built-ins that run (each stdlib file once), then the --policy files.
-  sema::TypeTable types;
-  sema::Schema schema(types);
-  passes::PassOptions pass_options;
-  pass_options.pod = &*pod;
-  pass_options.types = &types;
-  for (const std::string& name : args->GetAll("disable-pass")) {
+  bool Supported() {
+    std::optional<std::string> why = Unsupported(*pod_, report_, profile_);
+    if (why) fmt::print(stderr, "policyc check: cannot answer for this pod: {}\n", *why);
+    return !why;
+  }
+
+  bool PassOptionsFromFlags() {
+    pass_options_.pod = &*pod_;
+    pass_options_.types = &types_;
     std::vector<std::string_view> known = passes::PassNames();
-    if (name != "all" && std::find(known.begin(), known.end(), name) == known.end()) {
-      fmt::print(stderr, "policyc check: unknown pass `{}`; the passes are {}\n", name, fmt::join(known, ", "));
-      return kExitBadInput;
-    }
-    if (name == "all") {
-      for (std::string_view k : known) pass_options.disabled.insert(std::string(k));
-    } else {
-      pass_options.disabled.insert(name);
-    }
-  }
-  std::vector<std::unique_ptr<Source>> sources;
-  std::vector<std::unique_ptr<passes::CompiledFile>> compiled;
-  std::map<std::string_view, const ir::Program*> by_file;
-  std::vector<rt::Plugin> plugins;
-  auto compile = [&](std::unique_ptr<Source> source) -> const ir::Program* {
-    std::unique_ptr<passes::CompiledFile> file = passes::CompileFile(*source, types, schema, diags, &profile.params);
-    if (!file) return nullptr;
-    passes::Optimize(file->program, pass_options, nullptr);
-    sources.push_back(std::move(source));
-    compiled.push_back(std::move(file));
-    return &compiled.back()->program;
-  };
-  auto stdlib_program = [&](std::string_view path) -> const ir::Program* {
-    auto it = by_file.find(path);
-    if (it != by_file.end()) return it->second;
-    for (const stdlib::EmbeddedPolicy& e : stdlib::Sources()) {
-      if (e.path != path) continue;
-      const ir::Program* program = compile(std::make_unique<Source>(std::string(e.path), std::string(e.text)));
-      by_file[path] = program;
-      return program;
-    }
-    return nullptr;
-  };
-  for (const rt::PluginSetting& setting : profile.plugins) {
-    const rt::BuiltinPlugin& builtin = *rt::FindBuiltin(setting.name);
-    if (!builtin.implemented) continue;
-    std::string_view filter_file = setting.filter ? builtin.filter_file : std::string_view();
-    std::string_view score_file = setting.score ? profile.ScoreFile(builtin) : std::string_view();
-    auto push = [&](std::string_view file, bool filters, bool scores) {
-      const ir::Program* program = stdlib_program(file);
-      if (program != nullptr) plugins.push_back({setting.name, program, 0, setting.weight, filters, scores});
-      return program != nullptr;
-    };
-    bool ok = true;
-    if (!filter_file.empty() && filter_file == score_file) {
-      ok = push(filter_file, true, true);
-    } else {
-      if (!filter_file.empty()) ok = ok && push(filter_file, true, false);
-      if (!score_file.empty()) ok = ok && push(score_file, false, true);
-    }
-    if (!ok) return Fail(diags);
-  }
-  auto add = [&](std::unique_ptr<Source> source, std::optional<int64_t>) {
-    const ir::Program* program = compile(std::move(source));
-    if (program == nullptr) return false;
-    for (size_t f = 0; f < program->functions.size(); ++f) {
-      const ir::Function& fn = program->functions[f];
-      plugins.push_back({fn.name, program, f, fn.weight, true, true});
+    for (const std::string& name : args_.GetAll("disable-pass")) {
+      if (name == "all") {
+        for (std::string_view k : known) pass_options_.disabled.insert(std::string(k));
+      } else if (std::find(known.begin(), known.end(), name) != known.end()) {
+        pass_options_.disabled.insert(name);
+      } else {
+        fmt::print(stderr, "policyc check: unknown pass `{}`; the passes are {}\n", name, fmt::join(known, ", "));
+        return false;
+      }
     }
     return true;
-  };
-  for (const std::string& path : args->GetAll("policy")) {
-    std::unique_ptr<Source> source = ReadInput(path, diags);
-    if (!source || !add(std::move(source), std::nullopt)) return Fail(diags);
   }
-  if (!diags.All().empty()) std::fputs(RenderAll(diags).c_str(), stderr);  // warnings
 
-  for (const std::string& name : args->GetAll("node")) {
-    if (!table->FindNode(name)) {
+  // Compiles and optimizes one file; null after diagnostics.
+  const ir::Program* Compile(std::unique_ptr<Source> source) {
+    std::unique_ptr<passes::CompiledFile> file = passes::CompileFile(*source, types_, schema_, diags_, &profile_.params);
+    if (!file) return nullptr;
+    passes::Optimize(file->program, pass_options_, nullptr);
+    sources_.push_back(std::move(source));
+    compiled_.push_back(std::move(file));
+    return &compiled_.back()->program;
+  }
+
+  const ir::Program* StdlibProgram(std::string_view path) {
+    if (auto it = by_file_.find(path); it != by_file_.end()) return it->second;
+    for (const stdlib::EmbeddedPolicy& e : stdlib::Sources()) {
+      if (e.path == path) return by_file_[path] = Compile(std::make_unique<Source>(std::string(e.path), std::string(e.text)));
+    }
+    return nullptr;
+  }
+
+  // The profile's built-ins in filter order (a plugin's filter and score may
+  // come from different stdlib files), then every --policy.
+  bool BuildPlugins() {
+    for (const rt::PluginSetting& setting : profile_.plugins) {
+      const rt::BuiltinPlugin& builtin = *rt::FindBuiltin(setting.name);
+      if (!builtin.implemented) continue;
+      std::string_view filter_file = setting.filter ? builtin.filter_file : std::string_view();
+      std::string_view score_file = setting.score ? profile_.ScoreFile(builtin) : std::string_view();
+      auto push = [&](std::string_view file, bool filters, bool scores) {
+        const ir::Program* program = StdlibProgram(file);
+        if (program != nullptr) plugins_.push_back({setting.name, program, 0, setting.weight, filters, scores});
+        return program != nullptr;
+      };
+      bool ok = true;
+      if (!filter_file.empty() && filter_file == score_file) {
+        ok = push(filter_file, true, true);
+      } else {
+        if (!filter_file.empty()) ok = ok && push(filter_file, true, false);
+        if (!score_file.empty()) ok = ok && push(score_file, false, true);
+      }
+      if (!ok) return Refuse();
+    }
+    for (const std::string& path : args_.GetAll("policy")) {
+      std::unique_ptr<Source> source = ReadInput(path, diags_);
+      const ir::Program* program = source ? Compile(std::move(source)) : nullptr;
+      if (program == nullptr) return Refuse();
+      for (size_t f = 0; f < program->functions.size(); ++f) {
+        const ir::Function& fn = program->functions[f];
+        plugins_.push_back({fn.name, program, f, fn.weight, true, true});
+      }
+    }
+    return true;
+  }
+
+  bool NodesExist() {
+    for (const std::string& name : args_.GetAll("node")) {
+      if (table_->FindNode(name)) continue;
       std::vector<std::string_view> names;
-      for (rt::RowId row = 0; row < table->RowCount(); ++row) {
-        if (table->Live()[row]) names.push_back(table->NodeName(row));
+      for (rt::RowId row = 0; row < table_->RowCount(); ++row) {
+        if (table_->Live()[row]) names.push_back(table_->NodeName(row));
       }
       std::string_view close = Closest(name, names);
-      fmt::print(stderr, "policyc check: no node named `{}` in {}{}\n", name, args->Get("cluster"),
+      fmt::print(stderr, "policyc check: no node named `{}` in {}{}\n", name, args_.Get("cluster"),
                  close.empty() ? "" : fmt::format("; did you mean `{}`?", close));
+      return false;
+    }
+    return true;
+  }
+
+  const Args& args_;
+  DiagnosticSink diags_;
+  std::unique_ptr<Source> cluster_source_, pod_source_, profile_source_;
+  std::unique_ptr<rt::NodeTable> table_;
+  rt::LoadReport report_;
+  std::optional<k8s::Pod> pod_;
+  rt::Profile profile_;
+  sema::TypeTable types_;
+  sema::Schema schema_{types_};
+  passes::PassOptions pass_options_;
+  std::vector<std::unique_ptr<Source>> sources_;
+  std::vector<std::unique_ptr<passes::CompiledFile>> compiled_;
+  std::map<std::string_view, const ir::Program*> by_file_;
+  std::vector<rt::Plugin> plugins_;
+};
+
+}  // namespace
+
+int RunCheck(const std::vector<std::string>& argv) {
+  std::variant<Args, int> parsed =
+      ParseCommand("check", argv,
+                   {{"cluster"}, {"pod"}, {"plugins"}, {"profile"}, {"policy", true, true}, {"output"},
+                    {"disable-pass", true, true}, {"node", true, true}, {"all-nodes", false}},
+                   kUsage);
+  if (const int* status = std::get_if<int>(&parsed)) return *status;
+  const Args& args = std::get<Args>(parsed);
+  if (!args.Has("cluster") && !args.Has("pod")) {
+    std::vector<std::string> files = args.Positional();
+    for (const std::string& f : args.GetAll("policy")) files.push_back(f);
+    if (files.empty()) {
+      fmt::print(stderr, "policyc check: give --cluster and --pod, or policy files to lint\n\n{}", kUsage);
       return kExitBadInput;
     }
+    return Lint(files);
   }
-  rt::Placement placement = rt::Place(plugins, *pod, *table);
-  std::string pod_name = pod->namespace_name + "/" + pod->name;
-  if (output == "json") {
-    fmt::print("{}", PlacementJson(pod_name, placement));
-  } else {
-    fmt::print("{}", PlacementText(pod_name, placement, args->GetAll("node"), args->Has("all-nodes")));
+  if (!args.Has("cluster") || !args.Has("pod") || !args.Positional().empty()) {
+    fmt::print(stderr, "policyc check: give both --cluster and --pod (policies go with --policy)\n\n{}", kUsage);
+    return kExitBadInput;
   }
-  return placement.feasible > 0 ? kExitOk : kExitNo;
+  return CheckRun(args).Run();
 }
 
 }  // namespace policy::cli
