@@ -45,6 +45,18 @@ bool Equal(const Value& a, const Value& b) {
 std::string FormatQuantity(int64_t milli) {
   if (milli % 1000 != 0) return fmt::format("{}m", milli);
   int64_t units = milli / 1000;
+  // Byte-like amounts (multiples of 1Ki) of a mebibyte or more read best as
+  // Mi/Gi/Ti with one decimal when not whole: 26.6Gi, not 27860128Ki.
+  constexpr int64_t kMi = 1024 * 1024;
+  if (units >= kMi && units % 1024 == 0) {
+    static constexpr std::pair<int64_t, const char*> kUnits[] = {
+        {kMi * 1024 * 1024, "Ti"}, {kMi * 1024, "Gi"}, {kMi, "Mi"}};
+    for (auto [size, suffix] : kUnits) {
+      if (units < size) continue;
+      if (units % size == 0) return fmt::format("{}{}", units / size, suffix);
+      return fmt::format("{:.1f}{}", static_cast<double>(units) / static_cast<double>(size), suffix);
+    }
+  }
   if (units != 0 && units % 1024 == 0) {
     static constexpr const char* kBinary[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
     int i = 0;

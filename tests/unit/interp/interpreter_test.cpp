@@ -140,6 +140,8 @@ TEST_CASE("filter for fails once per element, with the element in the message") 
   CHECK(failures[0].detail == "0 free, 1 asked");
   CHECK(rt::FormatQuantity(1500) == "1500m");
   CHECK(rt::FormatQuantity(16LL * 1024 * 1024 * 1024 * 1000) == "16Gi");
+  CHECK(rt::FormatQuantity(27860128LL * 1024 * 1000) == "26.6Gi");  // byte-like amounts read in Gi
+  CHECK(rt::FormatQuantity(1536LL * 1000) == "1536");               // under a mebibyte: exact
 }
 
 TEST_CASE("when and prefilters") {
