@@ -18,14 +18,7 @@ TypeRef Checker::Visit(ExprId id, const Call& e) {
   if (builtin == nullptr) {
     std::vector<std::string_view> names;
     for (const DefInfo& d : defs_) names.push_back(d.name);
-    for (const Builtin& b : Builtins()) {
-      if (b.kind == BuiltinKind::kFunction) names.push_back(b.name);
-    }
-    Diagnostic& d = diags_.Error(DiagCode::kUnknownFunction, SpanOf(id), fmt::format("unknown function `{}`", e.callee));
-    std::string_view close = Closest(e.callee, names);
-    d.help = close.empty() ? fmt::format("functions here: {}", fmt::join(names, ", ")) : fmt::format("did you mean `{}`?", close);
-    for (ExprId a : e.args) Expr(a);
-    return types_.Error();
+    return UnknownCall(id, BuiltinKind::kFunction, e.callee, std::move(names), e.args);
   }
   return BuiltinCall(id, *builtin, nullptr, e.args);
 }
@@ -34,18 +27,25 @@ TypeRef Checker::Visit(ExprId id, const MethodCall& e) {
   TypeRef receiver = Expr(e.object);
   MarkNode(id, e.object);
   const Builtin* builtin = FindBuiltin(e.method, BuiltinKind::kMethod);
-  if (builtin == nullptr) {
-    std::vector<std::string_view> names;
-    for (const Builtin& b : Builtins()) {
-      if (b.kind == BuiltinKind::kMethod) names.push_back(b.name);
-    }
-    Diagnostic& d = diags_.Error(DiagCode::kUnknownFunction, SpanOf(id), fmt::format("unknown method `{}`", e.method));
-    std::string_view close = Closest(e.method, names);
-    d.help = close.empty() ? fmt::format("methods: {}", fmt::join(names, ", ")) : fmt::format("did you mean `{}`?", close);
-    for (ExprId a : e.args) Expr(a);
-    return types_.Error();
-  }
+  if (builtin == nullptr) return UnknownCall(id, BuiltinKind::kMethod, e.method, {}, e.args);
   return BuiltinCall(id, *builtin, receiver, e.args);
+}
+
+// Reports a call of a function or method that does not exist, suggesting the
+// closest of `names` (the policy's defs) and the builtins of that kind.
+TypeRef Checker::UnknownCall(ExprId id, BuiltinKind kind, std::string_view name, std::vector<std::string_view> names,
+                             const std::vector<ExprId>& args) {
+  for (const Builtin& b : Builtins()) {
+    if (b.kind == kind) names.push_back(b.name);
+  }
+  bool function = kind == BuiltinKind::kFunction;
+  Diagnostic& d = diags_.Error(DiagCode::kUnknownFunction, SpanOf(id),
+                               fmt::format("unknown {} `{}`", function ? "function" : "method", name));
+  std::string_view close = Closest(name, names);
+  d.help = close.empty() ? fmt::format("{}: {}", function ? "functions here" : "methods", fmt::join(names, ", "))
+                         : fmt::format("did you mean `{}`?", close);
+  for (ExprId a : args) Expr(a);
+  return types_.Error();
 }
 
 TypeRef Checker::BuiltinCall(ExprId id, const Builtin& builtin, TypeRef receiver, const std::vector<ExprId>& args) {

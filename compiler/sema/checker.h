@@ -73,6 +73,8 @@ class Checker {
   // Calls (check_calls.cpp).
   TypeRef BuiltinCall(syntax::ExprId id, const Builtin& builtin, TypeRef receiver, const std::vector<syntax::ExprId>& args);
   TypeRef DefCall(syntax::ExprId id, DefInfo& def, const std::vector<syntax::ExprId>& args);
+  TypeRef UnknownCall(syntax::ExprId id, BuiltinKind kind, std::string_view name, std::vector<std::string_view> names,
+                      const std::vector<syntax::ExprId>& args);
 
   // Type helpers.
   bool Assignable(TypeRef from, TypeRef to) const;

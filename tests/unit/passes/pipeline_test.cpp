@@ -10,6 +10,24 @@ using namespace policy;
 
 namespace {
 
+// A policy file compiled to IR, with what it needs alive.
+struct Compiled {
+  std::unique_ptr<Source> source;
+  sema::TypeTable types;
+  std::unique_ptr<sema::Schema> schema = std::make_unique<sema::Schema>(types);
+  DiagnosticSink diags;
+  std::unique_ptr<passes::CompiledFile> file;
+};
+
+std::unique_ptr<Compiled> CompilePath(const std::string& path) {
+  auto c = std::make_unique<Compiled>();
+  std::string error;
+  c->source = Source::FromFile(path, &error);
+  REQUIRE_MESSAGE(c->source, error);
+  c->file = passes::CompileFile(*c->source, c->types, *c->schema, c->diags);
+  return c;
+}
+
 std::string CompileToIr(const std::string& path, bool optimize) {
   std::string error;
   std::unique_ptr<Source> source = Source::FromFile(path, &error);
@@ -37,15 +55,9 @@ TEST_CASE("the pipeline shrinks the stdlib and keeps it verified") {
   for (const char* name : {"node_affinity", "taint_toleration", "node_resources_fit", "balanced_allocation",
                            "node_unschedulable", "node_name"}) {
     INFO(name);
-    std::string path = std::string(POLICYC_SOURCE_DIR "/stdlib/") + name + ".policy";
-    std::string error;
-    std::unique_ptr<Source> source = Source::FromFile(path, &error);
-    REQUIRE(source);
-    sema::TypeTable types;
-    sema::Schema schema(types);
-    DiagnosticSink diags;
-    auto compiled = passes::CompileFile(*source, types, schema, diags);
-    REQUIRE(compiled);
+    auto c = CompilePath(std::string(POLICYC_SOURCE_DIR "/stdlib/") + name + ".policy");
+    REQUIRE(c->file);
+    auto& compiled = c->file;
     size_t before = compiled->program.nodes.size();
     std::string trace;
     passes::PassOptions options;
@@ -58,13 +70,9 @@ TEST_CASE("the pipeline shrinks the stdlib and keeps it verified") {
 }
 
 TEST_CASE("disabled passes do not run") {
-  std::string error;
-  std::unique_ptr<Source> source = Source::FromFile(POLICYC_SOURCE_DIR "/stdlib/node_affinity.policy", &error);
-  sema::TypeTable types;
-  sema::Schema schema(types);
-  DiagnosticSink diags;
-  auto compiled = passes::CompileFile(*source, types, schema, diags);
-  REQUIRE(compiled);
+  auto c = CompilePath(POLICYC_SOURCE_DIR "/stdlib/node_affinity.policy");
+  REQUIRE(c->file);
+  auto& compiled = c->file;
   size_t before = compiled->program.nodes.size();
   passes::PassOptions options;
   options.disabled = {"fold", "cse", "dce", "order"};
