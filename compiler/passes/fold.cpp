@@ -6,7 +6,8 @@
 // false in orderings) and replaced by a constant. Short-circuit forms fold
 // with one constant operand: `false and x` is false, `true and x` is x, an
 // `if` on a constant picks its branch, `c ?? x` with a non-none constant c is
-// c. Loops and reads of slots and of the pod or node are left alone.
+// c. Arithmetic identities (x + 0, x * 1, x / 1) forward x. Membership in and indexing of literal lists with constant operands
+// fold. Loops and reads of slots and of the pod or node are left alone.
 
 #include <charconv>
 #include <limits>
@@ -38,7 +39,7 @@ class FoldPass final : public Pass {
   bool Run(Program& program) override {
     changed_ = false;
     program = Rebuild(program, [&](NodeId old, Node node, Program& out) {
-      std::optional<Folded> folded = Fold(node, out);
+      std::optional<Folded> folded = Fold(node, out, program.types[old]);
       if (!folded) return out.Add(std::move(node), program.types[old], program.spans[old], program.reads_node[old] != 0);
       changed_ = true;
       if (const auto* existing = std::get_if<Existing>(&*folded)) return existing->id;
@@ -55,7 +56,7 @@ class FoldPass final : public Pass {
   using Folded = std::variant<Node, Existing>;
   static Folded Forward(NodeId id) { return Existing{id}; }
 
-  std::optional<Folded> Fold(const Node& node, const Program& out) {
+  std::optional<Folded> Fold(const Node& node, const Program& out, sema::TypeRef type) {
     auto at = [&](NodeId id) -> const Node& { return out.nodes[id]; };
     auto as_bool = [&](NodeId id) -> std::optional<bool> {
       if (const auto* b = std::get_if<BoolConst>(&at(id))) return b->value;
@@ -81,6 +82,17 @@ class FoldPass final : public Pass {
           case ArithOp::kMod: return IntConst{y == 0 ? 0 : Saturate(x % y)};
         }
       }
+      // Identities: x + 0, 0 + x, x - 0, x * 1, 1 * x, x / 1, where x has the result's type.
+      auto same = [&](NodeId id) { return out.types[id] == type; };
+      if (n->op == ArithOp::kAdd && a == 0 && same(n->rhs)) return Forward(n->rhs);
+      if ((n->op == ArithOp::kAdd || n->op == ArithOp::kSub) && b == 0 && same(n->lhs)) return Forward(n->lhs);
+      if (n->op == ArithOp::kMul && a == 1 && same(n->rhs) && out.types[n->lhs]->kind == sema::TypeKind::kInt) {
+        return Forward(n->rhs);
+      }
+      if ((n->op == ArithOp::kMul || n->op == ArithOp::kDiv) && b == 1 && same(n->lhs) &&
+          out.types[n->rhs]->kind == sema::TypeKind::kInt) {
+        return Forward(n->lhs);
+      }
     } else if (const auto* n = std::get_if<Compare>(&node)) {
       const Node& a = at(n->lhs);
       const Node& b = at(n->rhs);
@@ -100,6 +112,22 @@ class FoldPass final : public Pass {
     } else if (const auto* n = std::get_if<Coalesce>(&node)) {
       if (std::holds_alternative<NoneConst>(at(n->value))) return Forward(n->fallback);
       if (IsConst(at(n->value))) return Forward(n->value);
+    } else if (const auto* n = std::get_if<Member>(&node)) {  // constant element of a literal list or set
+      const auto* list = std::get_if<MakeList>(&at(n->collection));
+      if (list == nullptr || !IsConst(at(n->element))) return std::nullopt;
+      if (std::holds_alternative<NoneConst>(at(n->element))) return BoolConst{false};
+      bool found = false;
+      for (NodeId e : list->elements) {
+        if (!IsConst(at(e))) return std::nullopt;
+        found |= CompareConsts(CompareOp::kEq, at(n->element), at(e));
+      }
+      return BoolConst{found};
+    } else if (const auto* n = std::get_if<Index>(&node)) {  // a literal list at a constant position
+      const auto* list = std::get_if<MakeList>(&at(n->object));
+      auto i = as_int(n->key);
+      if (list == nullptr || list->is_set || !i) return std::nullopt;
+      if (*i < 0 || static_cast<size_t>(*i) >= list->elements.size()) return NoneConst{};
+      return Forward(list->elements[static_cast<size_t>(*i)]);
     } else if (const auto* n = std::get_if<IntToQuantity>(&node)) {
       if (std::holds_alternative<NoneConst>(at(n->operand))) return NoneConst{};
       if (auto i = as_int(n->operand)) return IntConst{Saturate(static_cast<__int128>(*i) * 1000)};
@@ -178,6 +206,14 @@ class FoldPass final : public Pass {
         std::optional<k8s::Quantity> q = k8s::Quantity::Parse(*s);
         if (!q) return NoneConst{};
         return IntConst{q->MilliValue()};
+      }
+      case sema::BuiltinId::kStartsWith:
+      case sema::BuiltinId::kContains: {
+        const std::string* s = text(0);
+        const std::string* part = text(1);
+        if (s == nullptr || part == nullptr) return BoolConst{false};
+        return BoolConst{call.builtin == sema::BuiltinId::kStartsWith ? s->starts_with(*part)
+                                                                      : s->find(*part) != std::string::npos};
       }
       default: return std::nullopt;  // len and has read collections
     }

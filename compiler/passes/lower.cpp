@@ -128,8 +128,12 @@ class Lowerer {
     if (const auto* b = std::get_if<bool>(value)) return program_.Add(ir::BoolConst{*b}, type, span, false);
     if (const auto* s = std::get_if<std::string>(value)) return program_.Add(ir::StringConst{*s}, type, span, false);
     std::vector<ir::NodeId> elements;
-    for (int64_t x : std::get<std::vector<int64_t>>(*value)) {
-      elements.push_back(program_.Add(ir::IntConst{x}, types_.Int(), span, false));
+    if (const auto* ints = std::get_if<std::vector<int64_t>>(value)) {
+      for (int64_t x : *ints) elements.push_back(program_.Add(ir::IntConst{x}, types_.Int(), span, false));
+    } else {
+      for (const std::string& x : std::get<std::vector<std::string>>(*value)) {
+        elements.push_back(program_.Add(ir::StringConst{x}, types_.String(), span, false));
+      }
     }
     return program_.Add(ir::MakeList{std::move(elements), false}, type, span, false);
   }
@@ -138,8 +142,11 @@ class Lowerer {
   void BindLoop(ExprId owner, const Binder& binder, ir::NodeId collection, std::optional<ir::SlotId>* first,
                 std::optional<ir::SlotId>* second) {
     TypeRef c = program_.types[collection];
-    TypeRef first_type = c->kind == TypeKind::kList || c->kind == TypeKind::kSet ? c->element : types_.String();
-    TypeRef second_type = c->kind == TypeKind::kMap ? c->element : types_.Quantity();
+    bool two = !binder.second.empty();
+    TypeRef first_type = c->kind == TypeKind::kList && two ? types_.Int()  // `(i, x) in list`
+                         : c->kind == TypeKind::kList || c->kind == TypeKind::kSet ? c->element
+                                                                                   : types_.String();
+    TypeRef second_type = c->kind == TypeKind::kMap || c->kind == TypeKind::kList ? c->element : types_.Quantity();
     *first = NewSlot(binder.first, std::nullopt, first_type);
     binder_first_[owner] = **first;
     if (!binder.second.empty()) {

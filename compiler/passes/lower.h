@@ -16,7 +16,7 @@
 namespace policy::passes {
 
 /// A value a scheduler profile gives a `param` (plugin args).
-using ParamValue = std::variant<int64_t, bool, std::string, std::vector<int64_t>>;
+using ParamValue = std::variant<int64_t, bool, std::string, std::vector<int64_t>, std::vector<std::string>>;
 /// policy name -> param name -> value.
 using ParamValues = std::map<std::string, std::map<std::string, ParamValue>>;
 

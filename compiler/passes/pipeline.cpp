@@ -18,6 +18,9 @@ bool Fits(const ParamValue& value, sema::TypeRef type) {
   if (std::holds_alternative<int64_t>(value)) return type->kind == TypeKind::kInt || type->kind == TypeKind::kQuantity;
   if (std::holds_alternative<bool>(value)) return type->kind == TypeKind::kBool;
   if (std::holds_alternative<std::string>(value)) return type->kind == TypeKind::kString;
+  if (std::holds_alternative<std::vector<std::string>>(value)) {
+    return type->kind == TypeKind::kList && type->element->kind == TypeKind::kString;
+  }
   return type->kind == TypeKind::kList && type->element->kind == TypeKind::kInt;
 }
 

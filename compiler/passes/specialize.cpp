@@ -179,8 +179,15 @@ class Specializer {
     }
   }
 
+  /// A scalar constant, or a list literal of them (a `param`'s value).
   bool IsConstant(NodeId id) const {
     const Node& n = out_.nodes[id];
+    if (const auto* list = std::get_if<MakeList>(&n)) {
+      for (NodeId e : list->elements) {
+        if (!IsConstant(e)) return false;
+      }
+      return true;
+    }
     return std::holds_alternative<NoneConst>(n) || std::holds_alternative<BoolConst>(n) ||
            std::holds_alternative<IntConst>(n) || std::holds_alternative<StringConst>(n);
   }
@@ -248,23 +255,37 @@ class Specializer {
   std::optional<std::vector<std::pair<NodeId, std::optional<NodeId>>>> Elements(NodeId collection, SlotId first,
                                                                                  std::optional<SlotId> second) {
     if (out_.reads_node[collection]) return std::nullopt;
-    std::optional<PodRef> value = Eval(collection);
-    if (!value) return std::nullopt;
     Span span = out_.spans[collection];
     sema::TypeRef first_type = fn_->slots[first].type;
     std::vector<std::pair<NodeId, std::optional<NodeId>>> out;
+    // A list bound as `(i, x)`: the position, then the element.
+    auto add = [&](size_t i, NodeId element) {
+      if (second) out.emplace_back(Emit(IntConst{static_cast<int64_t>(i)}, types_.Int(), span, false), element);
+      else out.emplace_back(element, std::nullopt);
+    };
+    const Node* literal = &out_.nodes[collection];
+    if (const auto* local = std::get_if<Local>(literal); local && let_values_[local->slot]) {
+      literal = &out_.nodes[*let_values_[local->slot]];  // a `param` or `let` holding a list literal
+    }
+    if (const auto* list = std::get_if<MakeList>(literal)) {
+      for (size_t i = 0; i < list->elements.size(); ++i) add(i, list->elements[i]);
+      return out;
+    }
+    std::optional<PodRef> value = Eval(collection);
+    if (!value) return std::nullopt;
+    sema::TypeRef element_type = second ? fn_->slots[*second].type : first_type;
     switch (value->kind) {
       case PodRef::Kind::kRecordList:
         for (size_t i = 0; i < value->records.size(); ++i) {
           NodeId index = Emit(IntConst{static_cast<int64_t>(i)}, types_.Int(), span, false);
-          out.emplace_back(Emit(Index{collection, index}, first_type, span, false), std::nullopt);
+          add(i, Emit(Index{collection, index}, element_type, span, false));
         }
         return out;
-      case PodRef::Kind::kStringList:
-        for (const std::string& s : *static_cast<const std::vector<std::string>*>(value->ptr)) {
-          out.emplace_back(Emit(StringConst{s}, first_type, span, false), std::nullopt);
-        }
+      case PodRef::Kind::kStringList: {
+        const auto& strings = *static_cast<const std::vector<std::string>*>(value->ptr);
+        for (size_t i = 0; i < strings.size(); ++i) add(i, Emit(StringConst{strings[i]}, element_type, span, false));
         return out;
+      }
       case PodRef::Kind::kStringMap:
         for (const auto& [k, v] : *static_cast<const k8s::StringMap*>(value->ptr)) {
           NodeId key = Emit(StringConst{k}, first_type, span, false);

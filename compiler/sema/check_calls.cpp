@@ -114,6 +114,13 @@ TypeRef Checker::BuiltinCall(ExprId id, const Builtin& builtin, TypeRef receiver
     case BuiltinId::kMillis:
       if (receiver->kind != TypeKind::kQuantity && receiver->kind != TypeKind::kInt) return bad_receiver();
       return types_.Int();
+    case BuiltinId::kStartsWith:
+    case BuiltinId::kContains:
+      if (Unwrapped(receiver)->kind != TypeKind::kString) return bad_receiver();
+      if (!Assignable(types[0], types_.String())) {
+        return Mismatch(args[0], fmt::format("`{}` takes a `string`, found `{}`", builtin.name, ToString(types[0])));
+      }
+      return types_.Bool();
     case BuiltinId::kHas:
       if (receiver->kind != TypeKind::kMap && receiver->kind != TypeKind::kResources) return bad_receiver();
       if (!Assignable(types[0], types_.String())) {

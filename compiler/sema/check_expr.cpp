@@ -304,7 +304,10 @@ bool Checker::Bind(ExprId owner, const Binder& binder, TypeRef collection, Span 
   TypeRef first = nullptr, second = nullptr;
   switch (collection->kind) {
     case TypeKind::kError: first = second = collection; break;
-    case TypeKind::kList:
+    case TypeKind::kList:  // `(i, x) in list` binds the position and the element
+      if (binder.second.empty()) first = collection->element;
+      else first = types_.Int(), second = collection->element;
+      break;
     case TypeKind::kSet: first = collection->element; break;
     case TypeKind::kMap: first = types_.String(), second = collection->element; break;
     case TypeKind::kResources: first = types_.String(), second = types_.Quantity(); break;

@@ -155,11 +155,15 @@ Value Interpreter::IndexOf(const Value& object, const Value& key) {
   }
 }
 
-std::vector<std::pair<Value, Value>> Interpreter::Elements(const Value& collection) {
+std::vector<std::pair<Value, Value>> Interpreter::Elements(const Value& collection, bool indexed) {
   std::vector<std::pair<Value, Value>> out;
   switch (collection.kind) {
     case Value::Kind::kList:
-      for (const Value& v : *collection.list) out.emplace_back(v, Value::None());
+      for (size_t i = 0; i < collection.list->size(); ++i) {
+        const Value& v = (*collection.list)[i];
+        if (indexed) out.emplace_back(Value::Int(static_cast<int64_t>(i)), v);
+        else out.emplace_back(v, Value::None());
+      }
       break;
     case Value::Kind::kResources:
       for (auto& [name, amount] : ResourcesOf(collection, table_)) out.emplace_back(Value::String(name), Value::Int(amount));
@@ -242,6 +246,10 @@ Value Interpreter::Builtin(const ir::CallBuiltin& call) {
     }
     case sema::BuiltinId::kUnits: return Value::Int(args[0].i / 1000 + (args[0].i % 1000 > 0 ? 1 : 0));
     case sema::BuiltinId::kMillis: return Value::Int(args[0].i);
+    case sema::BuiltinId::kStartsWith:
+      return Value::Bool(!args[0].IsNone() && !args[1].IsNone() && args[0].s.starts_with(args[1].s));
+    case sema::BuiltinId::kContains:
+      return Value::Bool(!args[0].IsNone() && !args[1].IsNone() && args[0].s.find(args[1].s) != std::string::npos);
     case sema::BuiltinId::kHas: return Value::Bool(Contains(args[0], args[1]));
   }
   return Value::None();

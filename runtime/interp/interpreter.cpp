@@ -95,7 +95,7 @@ std::vector<FilterFailure> Interpreter::Filter(size_t f, RowId row) {
       check();
       continue;
     }
-    for (auto& [first, second] : Elements(Eval(*filter.each_collection))) {
+    for (auto& [first, second] : Elements(Eval(*filter.each_collection), filter.each_second.has_value())) {
       slots_[*filter.each_first] = first;
       if (filter.each_second) slots_[*filter.each_second] = second;
       check();
@@ -211,7 +211,7 @@ Value Interpreter::Eval(ir::NodeId id) {
 
 Value Interpreter::EvalLoop(const ir::Loop& loop) {
   int64_t sum = 0, count = 0;
-  for (auto& [first, second] : Elements(Eval(loop.collection))) {
+  for (auto& [first, second] : Elements(Eval(loop.collection), loop.second.has_value())) {
     slots_[loop.first] = first;
     if (loop.second) slots_[*loop.second] = second;
     Value body = loop.body ? Eval(*loop.body) : Value::Bool(true);

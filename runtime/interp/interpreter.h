@@ -45,7 +45,9 @@ class Interpreter {
   Value Load(sema::FieldId field, const Value& object);
   Value IndexOf(const Value& object, const Value& key);
   bool Contains(const Value& collection, const Value& element);
-  std::vector<std::pair<Value, Value>> Elements(const Value& collection);
+  /// (element, none) per element; (key, value) for maps and resources;
+  /// (position, element) for a list when `indexed` (a loop binding two names).
+  std::vector<std::pair<Value, Value>> Elements(const Value& collection, bool indexed = false);
   Value Builtin(const ir::CallBuiltin& call);
   std::string Render(const ir::Message& message);
   std::string Text(const Value& v, sema::TypeRef type);

@@ -136,6 +136,103 @@ class ProfileReader final : public k8s::ObjectVisitor {
     profile.params["RequestedToCapacityRatio"]["scores"] = scores;
   }
 
+  // A `resources` list of ResourceSpecs: names and weights (an absent or 0
+  // weight is 1, as kube-scheduler defaults it); false after a diagnostic.
+  bool Resources(NodeRef list, int64_t max_weight, std::vector<std::string>& names, std::vector<int64_t>& weights) {
+    if (!list.IsSequence()) {
+      Bad(list, "`resources` must be a list of {name, weight}");
+      return false;
+    }
+    for (uint32_t r = 0; r < list.Size(); ++r) {
+      NodeRef res = list.At(r);
+      NodeRef name = res.Get("name");
+      if (!name.IsScalar() || name.Text().empty()) {
+        Bad(res, "a scoring resource needs a `name`");
+        return false;
+      }
+      int64_t weight = 1;
+      if (NodeRef w = res.Get("weight"); w.Valid() && !w.IsNull()) {
+        if (!w.IsScalar() || w.Type() != k8s::ScalarType::kInt) {
+          Bad(w, "a resource weight is an integer");
+          return false;
+        }
+        weight = std::stoll(std::string(w.Text()));
+        if (weight == 0) weight = 1;
+      }
+      if (weight < 1 || weight > max_weight) {
+        Bad(res.Get("weight"), max_weight == 1 ? fmt::format("resource weight of {} must be 1", name.Text())
+                                               : fmt::format("resource weight of {} not in valid range [1, {}]",
+                                                             name.Text(), max_weight));
+        return false;
+      }
+      names.emplace_back(name.Text());
+      weights.push_back(weight);
+    }
+    return true;
+  }
+
+  // NodeResourcesFitArgs: scoringStrategy (type, resources, shape),
+  // ignoredResources, ignoredResourceGroups.
+  void FitArgs(NodeRef args, Profile& profile) {
+    if (!args.IsMapping()) return;
+    std::vector<std::string> ignored, prefixes;
+    for (NodeRef r = args.Get("ignoredResources"); uint32_t k : Indices(r)) ignored.emplace_back(r.At(k).Text());
+    for (NodeRef g = args.Get("ignoredResourceGroups"); uint32_t k : Indices(g)) {
+      prefixes.push_back(std::string(g.At(k).Text()) + "/");
+    }
+    if (!ignored.empty()) profile.params["NodeResourcesFit"]["ignoredResources"] = ignored;
+    if (!prefixes.empty()) profile.params["NodeResourcesFit"]["ignoredPrefixes"] = prefixes;
+    NodeRef strategy = args.Get("scoringStrategy");
+    if (!strategy.IsMapping()) return;
+    NodeRef type = strategy.Get("type");
+    if (type.Valid()) {
+      if (type.Text() == "LeastAllocated" || type.Text() == "MostAllocated") {
+        profile.fit_strategy = type.Text();
+      } else if (type.Text() == "RequestedToCapacityRatio") {
+        profile.fit_strategy = type.Text();
+        Shape(strategy.Get("requestedToCapacityRatio").Get("shape"), profile);
+      } else {
+        Bad(type, fmt::format("unknown scoring strategy `{}`", type.Text()),
+            "use LeastAllocated, MostAllocated or RequestedToCapacityRatio");
+      }
+    }
+    NodeRef resources = strategy.Get("resources");
+    if (!resources.Valid() || resources.IsNull() || (resources.IsSequence() && resources.Size() == 0)) return;
+    std::vector<std::string> names;
+    std::vector<int64_t> weights;
+    if (!Resources(resources, 100, names, weights)) return;
+    for (const char* policy : {"LeastAllocated", "MostAllocated", "RequestedToCapacityRatio"}) {
+      profile.params[policy]["resources"] = names;
+      profile.params[policy]["weights"] = weights;
+    }
+  }
+
+  // NodeResourcesBalancedAllocationArgs: resources (weights must be 1).
+  void BalancedArgs(NodeRef args, Profile& profile) {
+    if (!args.IsMapping()) return;
+    NodeRef resources = args.Get("resources");
+    if (!resources.Valid() || resources.IsNull() || (resources.IsSequence() && resources.Size() == 0)) return;
+    std::vector<std::string> names;
+    std::vector<int64_t> weights;
+    if (!Resources(resources, 1, names, weights)) return;
+    if (names.size() == 2 && names[0] == names[1]) {
+      Bad(resources.At(1).Get("name"), fmt::format("duplicate resource `{}`", names[1]));
+      return;
+    }
+    if (names.size() > 2) {
+      Bad(resources, "balanced allocation over more than two resources is not implemented in this build",
+          "list at most two resources");
+      return;
+    }
+    profile.params["NodeResourcesBalancedAllocation"]["resources"] = names;
+  }
+
+  static std::vector<uint32_t> Indices(NodeRef list) {
+    std::vector<uint32_t> out;
+    for (uint32_t k = 0; list.IsSequence() && k < list.Size(); ++k) out.push_back(k);
+    return out;
+  }
+
   void ReadOne(NodeRef node) {
     Profile profile = DefaultProfile();
     if (NodeRef name = node.Get("schedulerName"); name.IsScalar()) profile.scheduler_name = name.Text();
@@ -148,30 +245,16 @@ class ProfileReader final : public k8s::ObjectVisitor {
     NodeRef config = node.Get("pluginConfig");
     for (uint32_t i = 0; config.IsSequence() && i < config.Size(); ++i) {
       NodeRef entry = config.At(i);
-      if (entry.Get("name").Text() != "NodeResourcesFit") continue;
-      NodeRef strategy = entry.Get("args").Get("scoringStrategy");
-      if (!strategy.IsMapping()) continue;
-      NodeRef type = strategy.Get("type");
-      if (type.Valid()) {
-        if (type.Text() == "LeastAllocated" || type.Text() == "MostAllocated") {
-          profile.fit_strategy = type.Text();
-        } else if (type.Text() == "RequestedToCapacityRatio") {
-          profile.fit_strategy = type.Text();
-          Shape(strategy.Get("requestedToCapacityRatio").Get("shape"), profile);
-        } else {
-          Bad(type, fmt::format("unknown scoring strategy `{}`", type.Text()),
-              "use LeastAllocated, MostAllocated or RequestedToCapacityRatio");
-        }
-      }
-      NodeRef resources = strategy.Get("resources");
-      for (uint32_t r = 0; resources.IsSequence() && r < resources.Size(); ++r) {
-        NodeRef res = resources.At(r);
-        bool standard = (res.Get("name").Text() == "cpu" || res.Get("name").Text() == "memory") &&
-                        (!res.Get("weight").Valid() || res.Get("weight").Text() == "1");
-        if (!standard || resources.Size() != 2) {
-          Bad(res, "scoring resources other than cpu and memory with weight 1 are not implemented in this build");
-          break;
-        }
+      NodeRef name = entry.Get("name");
+      if (!Known(name)) continue;
+      NodeRef args = entry.Get("args");
+      if (name.Text() == "NodeResourcesFit") {
+        FitArgs(args, profile);
+      } else if (name.Text() == "NodeResourcesBalancedAllocation") {
+        BalancedArgs(args, profile);
+      } else if (args.IsMapping() && args.Size() > 0) {
+        Bad(args, fmt::format("plugin args for {} are not implemented in this build", name.Text()),
+            "remove them, or check this pod with a profile without them");
       }
     }
     out_.push_back(std::move(profile));

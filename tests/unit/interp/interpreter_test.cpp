@@ -3,6 +3,7 @@
 #include <memory>
 #include <string>
 
+#include "compiler/passes/pass.h"
 #include "compiler/passes/pipeline.h"
 #include "runtime/interp/interpreter.h"
 
@@ -54,15 +55,29 @@ struct Fixture {
     compiled = passes::CompileFile(*source, types, schema, diags);
     REQUIRE_MESSAGE(compiled != nullptr, RenderAll(diags));
   }
+  // The program after the whole pass pipeline, specialized to `pod`.
+  ir::Program Optimized() {
+    ir::Program program = compiled->program;
+    passes::PassOptions options;
+    options.pod = &pod;
+    options.types = &types;
+    passes::Optimize(program, options, nullptr);
+    return program;
+  }
+  // Each evaluates the unoptimized program and the specialized one; they must agree.
   int64_t Score(const std::string& expr, rt::RowId row) {
     Compile("policy P\n  score " + expr + "\n");
-    rt::Interpreter interp(compiled->program, pod, *table);
-    return interp.Score(0, 0, row);
+    int64_t plain = rt::Interpreter(compiled->program, pod, *table).Score(0, 0, row);
+    ir::Program optimized = Optimized();
+    CHECK_MESSAGE(rt::Interpreter(optimized, pod, *table).Score(0, 0, row) == plain, expr);
+    return plain;
   }
   bool Passes(const std::string& expr, rt::RowId row) {
     Compile("policy P\n  filter " + expr + "\n");
-    rt::Interpreter interp(compiled->program, pod, *table);
-    return interp.Filter(0, row).empty();
+    bool plain = rt::Interpreter(compiled->program, pod, *table).Filter(0, row).empty();
+    ir::Program optimized = Optimized();
+    CHECK_MESSAGE(rt::Interpreter(optimized, pod, *table).Filter(0, row).empty() == plain, expr);
+    return plain;
   }
 };
 
@@ -158,4 +173,27 @@ TEST_CASE("when and prefilters") {
   CHECK(interp.Prefilter(0, 1, true)->reason == "excluded");
   REQUIRE(interp.Prefilter(0, 0, false).has_value());
   CHECK(interp.Prefilter(0, 0, false)->reason == "low priority");
+}
+
+TEST_CASE("lists: (i, x) binds positions; literal lists index and fold") {
+  Fixture f;
+  CHECK(f.Score("sum (i, x) in [10, 20, 30]: i * x", 0) == 80);
+  CHECK(f.Score("[4, 5][1] ?? 0", 0) == 5);
+  CHECK(f.Score("[4, 5][2] ?? -1", 0) == -1);  // out of range: none
+  CHECK(f.Score("sum (i, name) in ['cpu', 'memory']: [1, 3][i] ?? 0 * 0 + node.allocatable[name] / 1Gi", 0) == 24);
+  CHECK(f.Passes("'b' in ['a', 'b']", 0));
+  CHECK_FALSE(f.Passes("node.labels['zone'] in ['x', 'b']", 0));
+  CHECK(f.Passes("node.labels['zone'] in ['x', 'b']", 1));
+  CHECK(f.Score("0 + node.pods * 1", 1) == 1);  // identities fold away
+}
+
+TEST_CASE("strings: startsWith and contains; false on none") {
+  Fixture f;
+  CHECK(f.Passes("'nvidia.com/gpu'.startsWith('nvidia.com/')", 0));
+  CHECK_FALSE(f.Passes("'nvidia.com/gpu'.startsWith('gpu')", 0));
+  CHECK(f.Passes("'nvidia.com/gpu'.contains('/')", 0));
+  CHECK(f.Passes("node.labels['zone'].startsWith('a')", 0));
+  CHECK_FALSE(f.Passes("node.labels['zone'].startsWith('a')", 1));
+  CHECK_FALSE(f.Passes("node.labels['nope'].contains('')", 0));
+  CHECK(f.Passes("pod.name.contains('p')", 0));
 }
