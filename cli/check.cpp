@@ -16,6 +16,7 @@
 #include "compiler/k8s/pod_reader.h"
 #include "compiler/passes/pass.h"
 #include "compiler/passes/pipeline.h"
+#include "runtime/columnar/table_dictionary.h"
 #include "compiler/support/suggest.h"
 #include "runtime/columnar/cluster_loader.h"
 #include "runtime/sched/profile.h"
@@ -184,6 +185,8 @@ class CheckRun {
   bool PassOptionsFromFlags() {
     pass_options_.pod = &*pod_;
     pass_options_.types = &types_;
+    dictionary_ = std::make_unique<rt::TableDictionary>(*table_);
+    pass_options_.table = dictionary_.get();
     std::vector<std::string_view> known = passes::PassNames();
     for (const std::string& name : args_.GetAll("disable-pass")) {
       if (name == "all") {
@@ -274,6 +277,7 @@ class CheckRun {
   rt::Profile profile_;
   sema::TypeTable types_;
   sema::Schema schema_{types_};
+  std::unique_ptr<rt::TableDictionary> dictionary_;
   passes::PassOptions pass_options_;
   std::vector<std::unique_ptr<Source>> sources_;
   std::vector<std::unique_ptr<passes::CompiledFile>> compiled_;

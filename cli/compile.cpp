@@ -13,18 +13,24 @@
 #include "compiler/passes/pass.h"
 #include "compiler/passes/pipeline.h"
 #include "compiler/syntax/parser.h"
+#include "runtime/columnar/cluster_loader.h"
+#include "runtime/columnar/table_dictionary.h"
 
 namespace policy::cli {
 namespace {
 
 constexpr const char* kUsage = R"(usage: policyc compile FILE.policy|FILE.yaml|FILE.ir --emit=ast|ir|ir-opt [--pod POD.yaml]
-                       [--disable-pass=NAME ...] [--print-after=NAME|all ...] [--time-passes]
+                       [--cluster SNAPSHOT.yaml] [--disable-pass=NAME ...] [--print-after=NAME|all ...]
+                       [--time-passes]
 
 Compiles a policy file and prints the requested stage:
   ast      the syntax tree, as an indented S-expression
   ir       the typed IR after lowering (names resolved, defs inlined)
-  ir-opt   the IR after the optimisation pipeline (specialize, fold, cse, dce);
-           with --pod, specialized to that pod: its values folded, its loops unrolled
+  ir-opt   the IR after the optimisation pipeline (specialize, bind-table, fold, cse, dce, order);
+           with --pod, specialized to that pod: its values folded, its loops unrolled;
+           with --pod and --cluster, also bound to the cluster's label and taint
+           dictionaries: label tests become `label_in` over value ids, taint loops
+           `taints_*` over taint ids
 A FILE.ir (printed IR, as --emit=ir writes it) starts mid-pipeline.
 Errors are reported with file:line:col and exit status 2.
 )";
@@ -33,7 +39,7 @@ Errors are reported with file:line:col and exit status 2.
 
 int RunCompile(const std::vector<std::string>& argv) {
   std::string error;
-  std::variant<Args, int> parsed = ParseCommand("compile", argv, {{"emit"}, {"pod"}, {"disable-pass", true, true}, {"print-after", true, true}, {"time-passes", false}}, kUsage);
+  std::variant<Args, int> parsed = ParseCommand("compile", argv, {{"emit"}, {"pod"}, {"cluster"}, {"disable-pass", true, true}, {"print-after", true, true}, {"time-passes", false}}, kUsage);
   if (const int* status = std::get_if<int>(&parsed)) return *status;
   Args* args = &std::get<Args>(parsed);
   if (args->Positional().size() != 1) {
@@ -78,6 +84,23 @@ int RunCompile(const std::vector<std::string>& argv) {
     }
     options.pod = &*pod;
     options.types = &types;
+  }
+  std::unique_ptr<Source> cluster_source;
+  std::unique_ptr<rt::NodeTable> table;
+  std::unique_ptr<rt::TableDictionary> dictionary;
+  if (args->Has("cluster")) {
+    if (!pod) {
+      fmt::print(stderr, "policyc compile: `--cluster` binds a pod's specialized IR to a table; give `--pod` too\n");
+      return kExitBadInput;
+    }
+    cluster_source = ReadInput(args->Get("cluster"), diags);
+    if (cluster_source) table = rt::LoadCluster(*cluster_source, diags, nullptr);
+    if (!table) {
+      std::fputs(RenderAll(diags).c_str(), stderr);
+      return kExitBadInput;
+    }
+    dictionary = std::make_unique<rt::TableDictionary>(*table);
+    options.table = dictionary.get();
   }
   if (std::string_view(path).ends_with(".ir")) {
     // Printed IR: start in the middle of the pipeline.

@@ -66,9 +66,27 @@ struct Loop final {
 struct MakeList final { std::vector<NodeId> elements; bool is_set; };
 struct CallBuiltin final { sema::BuiltinId builtin; std::vector<NodeId> args; };  ///< receiver first for methods
 
+// Nodes bound to a node table's dictionaries by the `bind-table` pass (see
+// Program::table_version). They read the node; they have no operands.
+
+/// Whether the node's value of label `key` is one of `domains`: the label
+/// column's dictionary ids, ascending; 0 stands for "the node lacks the label".
+struct LabelIn final {
+  std::string key;
+  std::vector<uint32_t> domains;
+};
+/// A loop over the node's taints whose body was decided per taint of the
+/// dictionary: `taints` (ascending ids) are those for which it holds. `any`:
+/// the node has one of them; `all`: every taint of the node is one; `count`:
+/// how many it has; `first`: the first of them in the node's order (Taint?).
+struct TaintScan final {
+  LoopKind kind;
+  std::vector<uint32_t> taints;
+};
+
 using Node = std::variant<NoneConst, BoolConst, IntConst, StringConst, PodRoot, NodeRoot, LoadField, Index, Local, Not,
                           Negate, Arith, Compare, Member, And, Or, Coalesce, Select, IntToQuantity, Loop, MakeList,
-                          CallBuiltin>;
+                          CallBuiltin, LabelIn, TaintScan>;
 
 /// What a slot holds: a `let` (computed at first use, then kept for the
 /// node), a `def` argument (computed at each use: it may read loop
@@ -125,6 +143,10 @@ struct Program {
   std::vector<Span> spans;           ///< by NodeId
   std::vector<uint8_t> reads_node;   ///< by NodeId: varies per node
   std::vector<Function> functions;
+  /// Set by `bind-table`: the dictionary version of the node table the
+  /// LabelIn/TaintScan nodes were bound to. The program is valid for that
+  /// table only while its dictionaries keep that version.
+  std::optional<uint64_t> table_version;
 
   NodeId Add(Node node, sema::TypeRef type, Span span, bool reads_node);
 };

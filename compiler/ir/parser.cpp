@@ -283,6 +283,19 @@ class Reader {
     return true;
   }
 
+  // `[1, 2, 3]`: dictionary ids.
+  std::optional<std::vector<uint32_t>> Ids() {
+    if (!Eat("[")) return std::nullopt;
+    std::vector<uint32_t> ids;
+    while (!Eat("]")) {
+      std::optional<int64_t> n = Number();
+      if (!n || *n < 0 || *n > UINT32_MAX) return std::nullopt;
+      ids.push_back(static_cast<uint32_t>(*n));
+      Eat(",");
+    }
+    return ids;
+  }
+
   std::optional<Node> Operation() {
     std::string_view op = Word();
     auto refs = [&](size_t n) -> std::optional<std::vector<NodeId>> {
@@ -368,6 +381,21 @@ class Reader {
         Eat(",");
       }
       return list;
+    }
+    if (op == "label_in") {
+      std::optional<std::string> key = Quoted();
+      std::optional<std::vector<uint32_t>> ids = Ids();
+      if (!key || !ids) return std::nullopt;
+      return LabelIn{*key, *ids};
+    }
+    if (op.starts_with("taints_")) {
+      static const std::map<std::string_view, LoopKind> kScans = {
+          {"taints_any", LoopKind::kAny}, {"taints_all", LoopKind::kAll}, {"taints_count", LoopKind::kCount},
+          {"taints_first", LoopKind::kFirst}};
+      auto kind = kScans.find(op);
+      std::optional<std::vector<uint32_t>> ids = Ids();
+      if (kind == kScans.end() || !ids) return std::nullopt;
+      return TaintScan{kind->second, *ids};
     }
     if (op == "call") {
       std::string_view name = Word();

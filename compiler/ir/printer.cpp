@@ -61,6 +61,13 @@ struct Printer {
     for (NodeId e : n.elements) refs.push_back(Ref(e));
     return fmt::format("{} [{}]", n.is_set ? "set" : "list", fmt::join(refs, ", "));
   }
+  std::string operator()(const LabelIn& n) const {
+    return fmt::format("label_in {} [{}]", JsonQuote(n.key), fmt::join(n.domains, ", "));
+  }
+  std::string operator()(const TaintScan& n) const {
+    static constexpr const char* kKinds[] = {"any", "all", "sum", "count", "first"};
+    return fmt::format("taints_{} [{}]", kKinds[static_cast<int>(n.kind)], fmt::join(n.taints, ", "));
+  }
   std::string operator()(const CallBuiltin& n) const {
     static constexpr std::string_view kNames[] = {
 #define BUILTIN(id, name, kind, arity, cost, doc) name,

@@ -37,6 +37,8 @@ std::string Key(const Node& node, sema::TypeRef type, size_t owner) {
         }
         if constexpr (std::is_same_v<T, MakeList>) key += n.is_set ? "s" : "l";
         if constexpr (std::is_same_v<T, CallBuiltin>) key += fmt::format("{}", static_cast<int>(n.builtin));
+        if constexpr (std::is_same_v<T, LabelIn>) key += fmt::format("{}:{}[{}]", n.key.size(), n.key, fmt::join(n.domains, ","));
+        if constexpr (std::is_same_v<T, TaintScan>) key += fmt::format("{}[{}]", static_cast<int>(n.kind), fmt::join(n.taints, ","));
       },
       node);
   ForEachOperand(node, [&](NodeId id) { key += fmt::format(",{}", id); });

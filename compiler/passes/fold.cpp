@@ -13,6 +13,7 @@
 #include <limits>
 
 #include "compiler/k8s/quantity.h"
+#include "compiler/support/decimal.h"
 #include "compiler/passes/pass.h"
 #include "compiler/passes/rewriter.h"
 
@@ -166,6 +167,11 @@ class FoldPass final : public Pass {
   }
 
   std::optional<Folded> FoldCall(const CallBuiltin& call, const Program& out) {
+    if (call.builtin == sema::BuiltinId::kLen) {  // of a list literal
+      const auto* list = std::get_if<MakeList>(&out.nodes[call.args[0]]);
+      if (list == nullptr || list->is_set) return std::nullopt;
+      return IntConst{static_cast<int64_t>(list->elements.size())};
+    }
     for (NodeId a : call.args) {
       if (!IsConst(out.nodes[a])) return std::nullopt;
     }
@@ -192,13 +198,9 @@ class FoldPass final : public Pass {
       case sema::BuiltinId::kMillis: return IntConst{Int(arg(0))};
       case sema::BuiltinId::kToInt: {
         const std::string* s = text(0);
-        if (s == nullptr || s->empty()) return NoneConst{};
-        size_t start = (*s)[0] == '+' ? 1 : 0;
-        if (start == 1 && (s->size() == 1 || (*s)[1] == '-')) return NoneConst{};
-        int64_t v = 0;
-        auto [ptr, ec] = std::from_chars(s->data() + start, s->data() + s->size(), v);
-        if (ec != std::errc() || ptr != s->data() + s->size()) return NoneConst{};
-        return IntConst{v};
+        std::optional<int64_t> v = s ? ParseDecimalInt(*s) : std::nullopt;
+        if (!v) return NoneConst{};
+        return IntConst{*v};
       }
       case sema::BuiltinId::kToQuantity: {
         const std::string* s = text(0);
@@ -215,7 +217,7 @@ class FoldPass final : public Pass {
         return BoolConst{call.builtin == sema::BuiltinId::kStartsWith ? s->starts_with(*part)
                                                                       : s->find(*part) != std::string::npos};
       }
-      default: return std::nullopt;  // len and has read collections
+      default: return std::nullopt;  // `has` reads a map
     }
   }
 

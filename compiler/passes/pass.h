@@ -26,10 +26,13 @@ class Pass {
 };
 
 std::unique_ptr<Pass> CreateSpecializePass(const k8s::Pod& pod, sema::TypeTable& types);
+class NodeDictionary;
+std::unique_ptr<Pass> CreateBindTablePass(const NodeDictionary& table, sema::TypeTable& types);
 std::unique_ptr<Pass> CreateFoldPass();
 std::unique_ptr<Pass> CreateCsePass();
 std::unique_ptr<Pass> CreateDcePass();
-std::unique_ptr<Pass> CreateOrderPass();
+/// `table` (may be null) gives label statistics for selectivity estimates.
+std::unique_ptr<Pass> CreateOrderPass(const NodeDictionary* table);
 
 struct PassOptions {
   std::set<std::string> disabled;     ///< --disable-pass=NAME
@@ -39,6 +42,9 @@ struct PassOptions {
   /// type table the program's types come from.
   const k8s::Pod* pod = nullptr;
   sema::TypeTable* types = nullptr;
+  /// The node table to bind label values and taints to (`bind-table` runs
+  /// only with one); the program is then valid for that table only.
+  const NodeDictionary* table = nullptr;
 };
 
 /// The pipeline's pass names, in order.

@@ -1,5 +1,6 @@
 // The optimisation pipeline: one ordered, named table.
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
@@ -20,25 +21,32 @@ struct PassEntry {
 std::unique_ptr<Pass> Specialize(const PassOptions& o) {
   return o.pod != nullptr && o.types != nullptr ? CreateSpecializePass(*o.pod, *o.types) : nullptr;
 }
+std::unique_ptr<Pass> BindTable(const PassOptions& o) {
+  return o.table != nullptr && o.types != nullptr ? CreateBindTablePass(*o.table, *o.types) : nullptr;
+}
 std::unique_ptr<Pass> Fold(const PassOptions&) { return CreateFoldPass(); }
 std::unique_ptr<Pass> Cse(const PassOptions&) { return CreateCsePass(); }
 std::unique_ptr<Pass> Dce(const PassOptions&) { return CreateDcePass(); }
-std::unique_ptr<Pass> Order(const PassOptions&) { return CreateOrderPass(); }
+std::unique_ptr<Pass> Order(const PassOptions& o) { return CreateOrderPass(o.table); }
 
 // Order matters:
 constexpr PassEntry kPipeline[] = {
     {"specialize", Specialize},  // first: the pod's values become constants for every later pass
     {"fold", Fold},              // after specialize: constants and short circuits, canonical operands for CSE
+    {"bind-table", BindTable},   // after fold: label tests and taint loops against constants, bound to ids
+    {"fold", Fold},              // again: what binding decided for every node (a value no node has) folds away
     {"cse", Cse},                // after fold: merges what folding made identical
     {"dce", Dce},                // drops what specialization, folding and CSE left unused
-    {"order", Order},            // last: costs are estimated on the final, smallest program
+    {"order", Order},            // last: costs and selectivities are estimated on the final, smallest program
 };
 
 }  // namespace
 
 std::vector<std::string_view> PassNames() {
   std::vector<std::string_view> names;
-  for (const PassEntry& e : kPipeline) names.push_back(e.name);
+  for (const PassEntry& e : kPipeline) {
+    if (std::find(names.begin(), names.end(), e.name) == names.end()) names.push_back(e.name);
+  }
   return names;
 }
 
@@ -57,7 +65,7 @@ void Optimize(ir::Program& program, const PassOptions& options, std::string* tra
     }
     if (trace == nullptr) continue;
     if (options.time) {
-      *trace += fmt::format("; pass {:<5} {:>8.1f} us  nodes {} -> {}{}\n", entry.name, micros, before,
+      *trace += fmt::format("; pass {:<10} {:>8.1f} us  nodes {} -> {}{}\n", entry.name, micros, before,
                             program.nodes.size(), changed ? "" : "  (no change)");
     }
     if (options.print_after.contains(std::string(entry.name)) || options.print_after.contains("all")) {

@@ -4,7 +4,8 @@
 // maps loop variables to IR nodes. Inside one scheduling cycle the pod is a
 // constant, so:
 //   * reads of the pod's scalar fields, of its labels and nodeSelector by a
-//     constant key, and of its requests become constants;
+//     constant key, and of its requests become constants; its string lists
+//     (a requirement's values) become list literals;
 //   * loops over the pod's collections (tolerations, nodeSelector, requests,
 //     affinity terms and their requirements and values) are unrolled into
 //     and/or/add/select chains, the loop variable replaced per element by a
@@ -175,7 +176,14 @@ class Specializer {
       case PodRef::Kind::kBool: return Emit(BoolConst{value->i != 0}, type, span, false);
       case PodRef::Kind::kInt: return Emit(IntConst{value->i}, type, span, false);
       case PodRef::Kind::kString: return Emit(StringConst{value->s}, type, span, false);
-      default: return id;  // records and collections stay paths into the pod
+      case PodRef::Kind::kStringList: {  // a requirement's values: a literal the later passes can see into
+        std::vector<NodeId> elements;
+        for (const std::string& s : *static_cast<const std::vector<std::string>*>(value->ptr)) {
+          elements.push_back(Emit(StringConst{s}, types_.String(), span, false));
+        }
+        return Emit(MakeList{std::move(elements), false}, type, span, false);
+      }
+      default: return id;  // records and other collections stay paths into the pod
     }
   }
 

@@ -5,25 +5,12 @@
 #include <cstring>
 
 #include "compiler/k8s/quantity.h"
+#include "compiler/support/decimal.h"
 
 namespace policy::rt {
 namespace {
 
 // strconv.ParseInt(text, 10, 64): what NodeAffinity's Gt/Lt read.
-std::optional<int64_t> ParseDecimal(std::string_view text) {
-  if (text.empty()) return std::nullopt;
-  const char* begin = text.data();
-  const char* end = begin + text.size();
-  if (*begin == '+') {
-    ++begin;
-    if (begin == end || *begin == '-') return std::nullopt;
-  }
-  int64_t value = 0;
-  auto [ptr, ec] = std::from_chars(begin, end, value);
-  if (ec != std::errc() || ptr != end) return std::nullopt;
-  return value;
-}
-
 std::string Pack(std::initializer_list<uint32_t> ids) {
   std::string out(ids.size() * 4, '\0');
   size_t i = 0;
@@ -73,6 +60,7 @@ LabelColumn& NodeTable::LabelFor(uint32_t key) {
     column.is_int.push_back(0);
     column.live_nodes.push_back(0);
     labels_.push_back(std::move(column));
+    ++dictionary_version_;
   }
   return labels_[it->second];
 }
@@ -80,11 +68,12 @@ LabelColumn& NodeTable::LabelFor(uint32_t key) {
 uint32_t NodeTable::DomainFor(LabelColumn& column, uint32_t value) {
   auto [it, added] = column.domain_of.emplace(value, static_cast<uint32_t>(column.value.size()));
   if (added) {
-    std::optional<int64_t> as_int = ParseDecimal(pool_.Get(value));
+    std::optional<int64_t> as_int = ParseDecimalInt(pool_.Get(value));
     column.value.push_back(value);
     column.int_value.push_back(as_int.value_or(0));
     column.is_int.push_back(as_int.has_value());
     column.live_nodes.push_back(0);
+    ++dictionary_version_;
   }
   return it->second;
 }
@@ -121,6 +110,7 @@ uint32_t NodeTable::TaintListFor(const std::vector<k8s::Taint>& taints) {
                                           static_cast<uint32_t>(taints_.size()));
     if (added) {
       taints_.push_back(entry);
+      ++dictionary_version_;
       // Double the words when the dictionary outgrows them (amortised O(1)).
       if (taints_.size() > taint_words_ * 64) GrowTaintWords(taint_words_ * 2);
     }

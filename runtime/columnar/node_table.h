@@ -113,6 +113,11 @@ class NodeTable {
   /// The node's taints in its own order (ids into TaintDictionary()).
   const std::vector<uint32_t>& Taints(RowId row) const { return taint_lists_[taint_list_[row]]; }
 
+  /// Changes whenever a label key, a label value or a taint is first seen:
+  /// programs bound to the dictionaries (ir::Program::table_version) stay
+  /// valid while it does not. Ids, once given, never change.
+  uint64_t DictionaryVersion() const { return dictionary_version_; }
+
   // --- pods and namespaces ---------------------------------------------
   size_t BoundPodCount() const { return bound_pods_; }
   size_t WaitingPodCount() const { return pod_index_.size() - bound_pods_; }
@@ -163,6 +168,7 @@ class NodeTable {
   std::vector<uint64_t> taint_bits_;
   std::vector<uint32_t> pod_head_;
   size_t taint_words_ = 1;
+  uint64_t dictionary_version_ = 0;
   std::unordered_map<uint32_t, RowId> row_of_name_;
 
   std::vector<LabelColumn> labels_;

@@ -4,6 +4,7 @@
 #include <charconv>
 
 #include "compiler/k8s/quantity.h"
+#include "compiler/support/decimal.h"
 #include "runtime/interp/interpreter.h"
 
 namespace policy::rt {

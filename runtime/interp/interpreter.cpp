@@ -2,6 +2,8 @@
 
 #include <algorithm>
 #include <charconv>
+#include <cstdio>
+#include <cstdlib>
 #include <limits>
 
 #include <fmt/format.h>
@@ -21,16 +23,6 @@ int64_t Saturate(__int128 v) {
 }
 
 }  // namespace
-
-std::optional<int64_t> ParseDecimalInt(std::string_view s) {
-  if (s.empty()) return std::nullopt;
-  size_t start = (s[0] == '+') ? 1 : 0;
-  if (start == 1 && (s.size() == 1 || s[1] == '-')) return std::nullopt;
-  int64_t v = 0;
-  auto [ptr, ec] = std::from_chars(s.data() + start, s.data() + s.size(), v);
-  if (ec != std::errc() || ptr != s.data() + s.size()) return std::nullopt;
-  return v;
-}
 
 namespace {
 
@@ -67,7 +59,15 @@ std::string FormatQuantity(int64_t milli) {
 }
 
 Interpreter::Interpreter(const ir::Program& program, const k8s::Pod& pod, const NodeTable& table)
-    : program_(program), table_(table), pod_view_(pod) {}
+    : program_(program), table_(table), pod_view_(pod) {
+  // INVARIANT: a program bound to a table's dictionaries runs only on that table, unchanged.
+  if (program.table_version && *program.table_version != table.DictionaryVersion()) {
+    std::fprintf(stderr, "policyc: a program bound to node table dictionaries version %llu runs on version %llu\n",
+                 static_cast<unsigned long long>(*program.table_version),
+                 static_cast<unsigned long long>(table.DictionaryVersion()));
+    std::abort();
+  }
+}
 
 void Interpreter::Begin(size_t f, RowId row) {
   function_ = &program_.functions[f];
@@ -204,6 +204,12 @@ Value Interpreter::Eval(ir::NodeId id) {
           return Value::List(std::move(elements));
         }
         if constexpr (std::is_same_v<T, ir::CallBuiltin>) return Builtin(n);
+        if constexpr (std::is_same_v<T, ir::LabelIn>) {
+          const LabelColumn* column = table_.Label(n.key);
+          uint32_t domain = column != nullptr ? column->domain[row_] : 0;
+          return Value::Bool(std::binary_search(n.domains.begin(), n.domains.end(), domain));
+        }
+        if constexpr (std::is_same_v<T, ir::TaintScan>) return EvalTaintScan(n);
         return Value::None();
       },
       program_.nodes[id]);
@@ -237,6 +243,23 @@ Value Interpreter::EvalLoop(const ir::Loop& loop) {
     case ir::LoopKind::kFirst: return Value::None();
   }
   return Value::None();
+}
+
+Value Interpreter::EvalTaintScan(const ir::TaintScan& scan) {
+  int64_t count = 0;
+  for (uint32_t id : table_.Taints(row_)) {
+    bool in = std::binary_search(scan.taints.begin(), scan.taints.end(), id);
+    if (in && scan.kind == ir::LoopKind::kFirst) return Value::Record(RecordKind::kTaint, nullptr, id);
+    if (in && scan.kind == ir::LoopKind::kAny) return Value::Bool(true);
+    if (!in && scan.kind == ir::LoopKind::kAll) return Value::Bool(false);
+    count += in;
+  }
+  switch (scan.kind) {
+    case ir::LoopKind::kAny: return Value::Bool(false);
+    case ir::LoopKind::kAll: return Value::Bool(true);
+    case ir::LoopKind::kCount: return Value::Int(count);
+    default: return Value::None();
+  }
 }
 
 }  // namespace policy::rt

@@ -42,6 +42,7 @@ class Interpreter {
  private:
   Value Eval(ir::NodeId id);
   Value EvalLoop(const ir::Loop& loop);
+  Value EvalTaintScan(const ir::TaintScan& scan);
   Value Load(sema::FieldId field, const Value& object);
   Value IndexOf(const Value& object, const Value& key);
   bool Contains(const Value& collection, const Value& element);

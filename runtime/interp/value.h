@@ -67,8 +67,6 @@ struct Value {
   bool Truthy() const { return kind == Kind::kBool && i != 0; }
 };
 
-/// Go's strconv.ParseInt(s, 10, 64): an optional sign and decimal digits.
-std::optional<int64_t> ParseDecimalInt(std::string_view s);
 
 /// A quantity in milli-units for people: `500m`, `4`, `16Gi`, `1500k`.
 std::string FormatQuantity(int64_t milli);

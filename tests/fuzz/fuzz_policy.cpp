@@ -1,7 +1,9 @@
 // Fuzzes the policy language front half: lexing, parsing, interpolation,
-// sema, lowering, and the whole pass pipeline specialized to a sample pod
-// (the IR verifier runs after each pass), then printing. A refusal must
-// always come with a diagnostic.
+// sema, lowering, and the whole pass pipeline specialized to a sample pod and
+// bound to a sample table (the IR verifier runs after each pass), then
+// printing. A refusal must always come with a diagnostic. Differential: the
+// interpreter must give the same failures, reasons and scores on every node
+// for the program as lowered and as optimized.
 #include <cstddef>
 #include <cstdint>
 #include <string>
@@ -9,6 +11,8 @@
 #include "compiler/passes/pass.h"
 #include "compiler/passes/pipeline.h"
 #include "compiler/syntax/parser.h"
+#include "runtime/columnar/table_dictionary.h"
+#include "runtime/interp/interpreter.h"
 
 namespace {
 
@@ -34,6 +38,49 @@ policy::k8s::Pod SamplePod() {
   return pod;
 }
 
+// Three nodes with labels, taints and resources in the shapes policies test.
+const policy::rt::NodeTable& SampleTable() {
+  using namespace policy::k8s;
+  static policy::rt::NodeTable* table = [] {
+    auto* t = new policy::rt::NodeTable();
+    Node a;
+    a.name = "n1";
+    a.labels = {{"zone", "a"}, {"gen", "8"}, {"disk", "ssd"}};
+    a.taints = {{"gpu", "yes", TaintEffect::kNoSchedule}, {"spot", "", TaintEffect::kPreferNoSchedule}};
+    a.allocatable = {{"cpu", Quantity::FromUnits(8)}, {"memory", *Quantity::Parse("16Gi")}, {"pods", Quantity::FromUnits(110)}};
+    Node b;
+    b.name = "n2";
+    b.labels = {{"zone", "b"}, {"gen", "x"}};
+    b.taints = {{"dedicated", "ml", TaintEffect::kNoExecute}};
+    b.allocatable = {{"cpu", Quantity::FromUnits(4)}, {"nvidia.com/gpu", Quantity::FromUnits(2)}};
+    Node c;
+    c.name = "n3";
+    t->AddNode(a);
+    t->AddNode(b);
+    t->AddNode(c);
+    return t;
+  }();
+  return *table;
+}
+
+// Everything the interpreter says about `program` on every node, as text.
+std::string Outcome(const policy::ir::Program& program, const policy::k8s::Pod& pod) {
+  const policy::rt::NodeTable& table = SampleTable();
+  policy::rt::Interpreter interp(program, pod, table);
+  std::string out;
+  for (size_t f = 0; f < program.functions.size(); ++f) {
+    out += interp.Applies(f) ? "applies\n" : "skips\n";
+    for (policy::rt::RowId row = 0; row < table.RowCount(); ++row) {
+      for (bool node_level : {false, true}) {
+        if (auto failure = interp.Prefilter(f, row, node_level)) out += "pre " + failure->reason + "|" + failure->detail + "\n";
+      }
+      for (const auto& failure : interp.Filter(f, row)) out += failure.reason + "|" + failure.detail + "\n";
+      for (size_t s = 0; s < program.functions[f].scores.size(); ++s) out += std::to_string(interp.Score(f, s, row)) + "\n";
+    }
+  }
+  return out;
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
@@ -46,11 +93,15 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   if (!compiled && !diags.HasErrors()) __builtin_trap();
   if (compiled) {
     (void)policy::syntax::PrintModule(compiled->module);
+    std::string before = Outcome(compiled->program, pod);
+    policy::rt::TableDictionary dictionary(SampleTable());
     policy::passes::PassOptions options;
     options.pod = &pod;
     options.types = &types;
+    options.table = &dictionary;
     policy::passes::Optimize(compiled->program, options, nullptr);
     (void)policy::ir::Print(compiled->program);
+    if (Outcome(compiled->program, pod) != before) __builtin_trap();  // the passes changed a result
   }
   (void)policy::RenderAll(diags);
   return 0;

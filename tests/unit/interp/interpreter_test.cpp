@@ -5,6 +5,7 @@
 
 #include "compiler/passes/pass.h"
 #include "compiler/passes/pipeline.h"
+#include "runtime/columnar/table_dictionary.h"
 #include "runtime/interp/interpreter.h"
 
 using namespace policy;
@@ -55,28 +56,36 @@ struct Fixture {
     compiled = passes::CompileFile(*source, types, schema, diags);
     REQUIRE_MESSAGE(compiled != nullptr, RenderAll(diags));
   }
-  // The program after the whole pass pipeline, specialized to `pod`.
-  ir::Program Optimized() {
+  // The program after the whole pass pipeline, specialized to `pod`, and
+  // bound to the table's dictionaries when `bind`.
+  ir::Program Optimized(bool bind) {
     ir::Program program = compiled->program;
+    rt::TableDictionary dictionary(*table);
     passes::PassOptions options;
     options.pod = &pod;
     options.types = &types;
+    if (bind) options.table = &dictionary;
     passes::Optimize(program, options, nullptr);
     return program;
   }
-  // Each evaluates the unoptimized program and the specialized one; they must agree.
+  // Each evaluates the unoptimized program, the specialized one and the
+  // specialized and bound one; they must agree.
   int64_t Score(const std::string& expr, rt::RowId row) {
     Compile("policy P\n  score " + expr + "\n");
     int64_t plain = rt::Interpreter(compiled->program, pod, *table).Score(0, 0, row);
-    ir::Program optimized = Optimized();
-    CHECK_MESSAGE(rt::Interpreter(optimized, pod, *table).Score(0, 0, row) == plain, expr);
+    for (bool bind : {false, true}) {
+      ir::Program optimized = Optimized(bind);
+      CHECK_MESSAGE(rt::Interpreter(optimized, pod, *table).Score(0, 0, row) == plain, expr, " bind=", bind);
+    }
     return plain;
   }
   bool Passes(const std::string& expr, rt::RowId row) {
     Compile("policy P\n  filter " + expr + "\n");
     bool plain = rt::Interpreter(compiled->program, pod, *table).Filter(0, row).empty();
-    ir::Program optimized = Optimized();
-    CHECK_MESSAGE(rt::Interpreter(optimized, pod, *table).Filter(0, row).empty() == plain, expr);
+    for (bool bind : {false, true}) {
+      ir::Program optimized = Optimized(bind);
+      CHECK_MESSAGE(rt::Interpreter(optimized, pod, *table).Filter(0, row).empty() == plain, expr, " bind=", bind);
+    }
     return plain;
   }
 };
@@ -196,4 +205,68 @@ TEST_CASE("strings: startsWith and contains; false on none") {
   CHECK_FALSE(f.Passes("node.labels['zone'].startsWith('a')", 1));
   CHECK_FALSE(f.Passes("node.labels['nope'].contains('')", 0));
   CHECK(f.Passes("pod.name.contains('p')", 0));
+}
+
+TEST_CASE("bound to the table: label tests and taint loops keep their meaning") {
+  Fixture f;
+  for (rt::RowId row : {0u, 1u}) {
+    CAPTURE(row);
+    for (const char* expr : {"node.labels['zone'] == 'a'", "node.labels['zone'] != 'a'", "node.labels['zone'] == 'z'",
+                             "node.labels['zone'] != 'z'", "node.labels['nope'] == none", "node.labels['zone'] != none",
+                             "node.labels['zone'] in ['b', 'z']", "node.labels['zone'] not in ['b', 'z']",
+                             "'gen' in node.labels", "'nope' in node.labels", "node.labels.has('zone')",
+                             "node.labels['gen'].int() > 4", "node.labels['gen'].int() <= 8", "5 < node.labels['gen'].int()",
+                             "node.labels['nope'].int() < 4", "any t in node.taints: t.key == 'gpu'",
+                             "all t in node.taints: t.effect == 'NoSchedule'", "(first t in node.taints where t.value == 'yes') == none",
+                             "(first t in node.taints where t.value == 'yes') != none",
+                             "not (any t in node.taints: t.key in ['a', 'gpu'] and not (t.effect == 'PreferNoSchedule'))"}) {
+      f.Passes(expr, row);  // checks the three forms agree
+    }
+    f.Score("count t in node.taints where t.key == 'gpu'", row);
+    f.Score("count t in node.taints", row);
+  }
+  // The bound forms are there: no label map or taint list is read any more.
+  f.Compile("policy P\n  filter node.labels['zone'] in ['b'] and (any t in node.taints: t.key == 'gpu')\n");
+  std::string bound = ir::Print(f.Optimized(true));
+  CHECK(bound.find("label_in \"zone\" [2]") != std::string::npos);
+  CHECK(bound.find("taints_any [0]") != std::string::npos);
+  CHECK(bound.find("Node.labels") == std::string::npos);
+  CHECK(bound.find("Node.taints") == std::string::npos);
+  // The bound forms print and read back.
+  std::string error;
+  std::optional<ir::Program> reread = ir::Parse(bound, f.types, f.schema, &error);
+  REQUIRE_MESSAGE(reread.has_value(), error);
+  CHECK(ir::Print(*reread) == bound);
+}
+
+TEST_CASE("bound to the table: `and` tests the rarer label first") {
+  Fixture f;
+  for (int i = 0; i < 8; ++i) {  // 10 nodes: gpu=yes on 9, zone=a on 1
+    k8s::Node n;
+    n.name = "m" + std::to_string(i);
+    n.labels = {{"zone", "b"}, {"gpu", "yes"}};
+    f.table->AddNode(n);
+  }
+  k8s::Node n1 = {};
+  n1.name = "n1";
+  n1.labels = {{"zone", "a"}, {"gen", "8"}, {"gpu", "yes"}};
+  n1.taints = {{"gpu", "yes", k8s::TaintEffect::kNoSchedule}};
+  n1.allocatable = {{"cpu", k8s::Quantity::FromUnits(8)}, {"memory", *k8s::Quantity::Parse("16Gi")}};
+  REQUIRE(f.table->UpdateNode(n1));
+  for (const char* expr : {"node.labels['gpu'] == 'yes' and node.labels['zone'] == 'a'",
+                           "node.labels['zone'] == 'a' and node.labels['gpu'] == 'yes'"}) {
+    f.Compile(std::string("policy P\n  filter ") + expr + "\n");
+    std::string text = ir::Print(f.Optimized(true));
+    size_t zone = text.find("label_in \"zone\"");
+    size_t gpu = text.find("label_in \"gpu\"");
+    size_t conj = text.find("= and ");
+    REQUIRE(zone != std::string::npos);
+    REQUIRE(gpu != std::string::npos);
+    REQUIRE(conj != std::string::npos);
+    // The `and` names the zone test (10% true) before the gpu test (90%).
+    std::string zone_id = text.substr(text.rfind('%', zone), text.find(' ', text.rfind('%', zone)) - text.rfind('%', zone));
+    std::string line = text.substr(conj, text.find('\n', conj) - conj);
+    CAPTURE(text);
+    CHECK(line.find("and " + zone_id + " ") != std::string::npos);
+  }
 }
