@@ -31,9 +31,9 @@ def fields():
 
 def builtins():
     text = open(os.path.join(ROOT, "stdlib/builtins.def"), encoding="utf-8").read()
-    rows = re.findall(r'BUILTIN\((\w+),\s*"(\w+)",\s*(\w+),\s*(\d+),\s*(\d+),\s*"((?:[^"\\]|\\.)*)"\)', text)
+    rows = re.findall(r'BUILTIN\((\w+),\s*"(\w+)",\s*(\w+),\s*(\d+),\s*(\d+),\s*(\w+),\s*"((?:[^"\\]|\\.)*)"\)', text)
     out = ["| builtin | kind | meaning |", "| --- | --- | --- |"]
-    for _, name, kind, _arity, _cost, doc in rows:
+    for _, name, kind, _arity, _cost, _reads, doc in rows:
         out.append(f"| `{name}` | {'function' if kind == 'kFunction' else 'method'} | {doc} |")
     return "\n".join(out)
 

@@ -254,6 +254,7 @@ class Reader {
     else if (n == "max") s.normalize = sema::Normalize::kMax;
     else if (n == "reverse") s.normalize = sema::Normalize::kReverse;
     else if (n == "minmax") s.normalize = sema::Normalize::kMinMax;
+    else if (n == "spread") s.normalize = sema::Normalize::kSpread;
     else return Fail(fmt::format("unknown normalization `{}`", n));
     function_->scores.push_back(s);
     return true;

@@ -70,7 +70,7 @@ struct Printer {
   }
   std::string operator()(const CallBuiltin& n) const {
     static constexpr std::string_view kNames[] = {
-#define BUILTIN(id, name, kind, arity, cost, doc) name,
+#define BUILTIN(id, name, kind, arity, cost, reads, doc) name,
 #include "stdlib/builtins.def"
 #undef BUILTIN
     };

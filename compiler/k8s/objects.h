@@ -149,6 +149,9 @@ struct Pod {
   Affinity affinity;
   std::vector<Toleration> tolerations;
   std::vector<TopologySpreadConstraint> topology_spread;
+  /// True when topology_spread holds kube-scheduler's system default
+  /// constraints (set on the scheduling side, never by the API).
+  bool spread_system_defaulted = false;
   std::vector<Container> containers;
   std::vector<Container> init_containers;
   ResourceList overhead;

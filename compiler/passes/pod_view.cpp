@@ -43,6 +43,11 @@ std::optional<PodRef> PodView::Load(FieldId field, const PodRef& record) const {
   const auto* req = static_cast<const k8s::SelectorRequirement*>(ptr);
   const auto* pref = static_cast<const k8s::PreferredSchedulingTerm*>(ptr);
   const auto* tol = static_cast<const k8s::Toleration*>(ptr);
+  const auto* pod_aff = static_cast<const k8s::PodAffinity*>(ptr);
+  const auto* pod_term = static_cast<const k8s::PodAffinityTerm*>(ptr);
+  const auto* weighted = static_cast<const k8s::WeightedPodAffinityTerm*>(ptr);
+  const auto* spread = static_cast<const k8s::TopologySpreadConstraint*>(ptr);
+  auto policy_name = [](k8s::InclusionPolicy p) { return p == k8s::InclusionPolicy::kHonor ? "Honor" : "Ignore"; };
   static const std::vector<k8s::NodeSelectorTerm> kNoTerms;
   switch (field) {
     case FieldId::kPodName: return PodRef::Str(pod->name);
@@ -56,6 +61,26 @@ std::optional<PodRef> PodView::Load(FieldId field, const PodRef& record) const {
     case FieldId::kPodTolerations: return Records(pod->tolerations, PodRecord::kToleration);
     case FieldId::kPodRequests: return Ptr(PodRef::Kind::kResources, &requests_);
     case FieldId::kPodScoringRequests: return Ptr(PodRef::Kind::kResources, &scoring_);
+    case FieldId::kPodPodAffinity:
+      return Record(PodRecord::kPodAffinity, pod->affinity.pod_affinity ? &*pod->affinity.pod_affinity : &no_pod_affinity_);
+    case FieldId::kPodPodAntiAffinity:
+      return Record(PodRecord::kPodAffinity,
+                    pod->affinity.pod_anti_affinity ? &*pod->affinity.pod_anti_affinity : &no_pod_affinity_);
+    case FieldId::kPodSpread: return Records(pod->topology_spread, PodRecord::kSpreadConstraint);
+    case FieldId::kPodSpreadDefaulted: return PodRef{PodRef::Kind::kBool, pod->spread_system_defaulted ? 1 : 0};
+    case FieldId::kPodAffinityRequired: return Records(pod_aff->required, PodRecord::kPodAffinityTerm);
+    case FieldId::kPodAffinityPreferred: return Records(pod_aff->preferred, PodRecord::kWeightedPodAffinityTerm);
+    case FieldId::kPodAffinityTermKey: return PodRef::Str(pod_term->topology_key);
+    case FieldId::kWeightedTermWeight: return PodRef::Int(weighted->weight);
+    case FieldId::kWeightedTermTerm: return Record(PodRecord::kPodAffinityTerm, &weighted->term);
+    case FieldId::kSpreadKey: return PodRef::Str(spread->topology_key);
+    case FieldId::kSpreadMaxSkew: return PodRef::Int(spread->max_skew);
+    case FieldId::kSpreadWhen:
+      return PodRef::Str(spread->when_unsatisfiable == k8s::WhenUnsatisfiable::kDoNotSchedule ? "DoNotSchedule"
+                                                                                             : "ScheduleAnyway");
+    case FieldId::kSpreadMinDomains: return PodRef::Int(spread->min_domains.value_or(1));
+    case FieldId::kSpreadAffinityPolicy: return PodRef::Str(policy_name(spread->node_affinity_policy));
+    case FieldId::kSpreadTaintsPolicy: return PodRef::Str(policy_name(spread->node_taints_policy));
     case FieldId::kAffinityRequired: return Records(aff->required ? *aff->required : kNoTerms, PodRecord::kTerm);
     case FieldId::kAffinityPreferred: return Records(aff->preferred, PodRecord::kPreferredTerm);
     case FieldId::kTermExpressions: return Records(term->match_expressions, PodRecord::kRequirement);

@@ -14,7 +14,18 @@
 
 namespace policy::passes {
 
-enum class PodRecord : uint8_t { kPod, kNodeAffinity, kTerm, kRequirement, kPreferredTerm, kToleration };
+enum class PodRecord : uint8_t {
+  kPod,
+  kNodeAffinity,
+  kTerm,
+  kRequirement,
+  kPreferredTerm,
+  kToleration,
+  kPodAffinity,
+  kPodAffinityTerm,
+  kWeightedPodAffinityTerm,
+  kSpreadConstraint,
+};
 
 /// A pod-side value: a scalar, a record, or a collection (views into the pod).
 struct PodRef {
@@ -55,6 +66,7 @@ class PodView {
   ResourceAmounts requests_;
   ResourceAmounts scoring_;
   k8s::NodeAffinity no_affinity_;
+  k8s::PodAffinity no_pod_affinity_;
 };
 
 }  // namespace policy::passes

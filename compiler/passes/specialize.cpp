@@ -19,6 +19,7 @@
 #include <set>
 
 #include "compiler/passes/pass.h"
+#include "compiler/sema/builtins.h"
 #include "compiler/passes/pod_view.h"
 #include "compiler/passes/rewriter.h"
 
@@ -106,6 +107,10 @@ class Specializer {
 
   bool Reads(const Node& node) {
     if (std::holds_alternative<NodeRoot>(node)) return true;
+    if (const auto* call = std::get_if<CallBuiltin>(&node);
+        call && sema::Builtins()[static_cast<size_t>(call->builtin)].reads == sema::BuiltinReads::kCluster) {
+      return true;
+    }
     bool reads = false;
     ForEachOperand(node, [&](NodeId id) { reads |= out_.reads_node[id] != 0; });
     return reads;

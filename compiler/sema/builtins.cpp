@@ -4,7 +4,7 @@ namespace policy::sema {
 
 const std::vector<Builtin>& Builtins() {
   static const std::vector<Builtin> kTable = {
-#define BUILTIN(id, name, kind, arity, cost, doc) {BuiltinId::id, name, BuiltinKind::kind, arity, cost, doc},
+#define BUILTIN(id, name, kind, arity, cost, reads, doc) {BuiltinId::id, name, BuiltinKind::kind, arity, cost, BuiltinReads::reads, doc},
 #include "stdlib/builtins.def"
 #undef BUILTIN
   };

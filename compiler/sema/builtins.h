@@ -8,12 +8,14 @@
 namespace policy::sema {
 
 enum class BuiltinId : uint8_t {
-#define BUILTIN(id, name, kind, arity, cost, doc) id,
+#define BUILTIN(id, name, kind, arity, cost, reads, doc) id,
 #include "stdlib/builtins.def"
 #undef BUILTIN
 };
 
 enum class BuiltinKind : uint8_t { kFunction, kMethod };
+/// kCluster: the value depends on the node table and its bound pods (run time only).
+enum class BuiltinReads : uint8_t { kPure, kCluster };
 
 struct Builtin {
   BuiltinId id;
@@ -21,6 +23,7 @@ struct Builtin {
   BuiltinKind kind;
   int arity;
   int cost;
+  BuiltinReads reads;
   std::string_view doc;
 };
 

@@ -19,6 +19,7 @@ std::string_view ToString(Normalize normalize) {
     case Normalize::kMax: return "max";
     case Normalize::kReverse: return "reverse";
     case Normalize::kMinMax: return "minmax";
+    case Normalize::kSpread: return "spread";
   }
   return "none";
 }
@@ -244,7 +245,7 @@ void Checker::Member(CheckedPolicy& policy, size_t index, const syntax::Member& 
     Normalize normalize = Normalize::kNone;
     if (!score->normalize.empty()) {
       static const std::vector<std::pair<std::string_view, Normalize>> kNames = {
-          {"none", Normalize::kNone}, {"max", Normalize::kMax}, {"reverse", Normalize::kReverse}, {"minmax", Normalize::kMinMax}};
+          {"none", Normalize::kNone}, {"max", Normalize::kMax}, {"reverse", Normalize::kReverse}, {"minmax", Normalize::kMinMax}, {"spread", Normalize::kSpread}};
       bool found = false;
       for (auto [name, value] : kNames) {
         if (score->normalize == name) normalize = value, found = true;
@@ -252,9 +253,9 @@ void Checker::Member(CheckedPolicy& policy, size_t index, const syntax::Member& 
       if (!found) {
         Diagnostic& d = diags_.Error(DiagCode::kBadNormalize, score->normalize_span,
                                      fmt::format("unknown normalization `{}`", score->normalize));
-        std::string_view close = Closest(score->normalize, {"none", "max", "reverse", "minmax"});
-        d.help = close.empty() ? "use `none`, `max`, `reverse` or `minmax`"
-                               : fmt::format("did you mean `{}`? (one of `none`, `max`, `reverse`, `minmax`)", close);
+        std::string_view close = Closest(score->normalize, {"none", "max", "reverse", "minmax", "spread"});
+        d.help = close.empty() ? "use `none`, `max`, `reverse`, `minmax` or `spread`"
+                               : fmt::format("did you mean `{}`? (one of `none`, `max`, `reverse`, `minmax`, `spread`)", close);
       }
     }
     policy.scores.push_back(index);

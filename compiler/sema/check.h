@@ -32,7 +32,8 @@ enum class Normalize : uint8_t {
   kNone,     ///< scores are already 0..100
   kMax,      ///< score * 100 / max over feasible nodes (NodeAffinity)
   kReverse,  ///< 100 - score * 100 / max (TaintToleration)
-  kMinMax,   ///< (score - min) * 100 / (max - min) (InterPodAffinity)
+  kMinMax,   ///< (score - min) * 100 / (max - min), in floating point as Go does (InterPodAffinity)
+  kSpread,   ///< 100 * (max + min - score) / max; a negative score marks an ignored node: 0, left out of min and max (PodTopologySpread)
 };
 
 struct CheckedPolicy {
@@ -63,7 +64,7 @@ struct CheckedModule {
 std::optional<CheckedModule> Check(const syntax::Module& module, TypeTable& types, const Schema& schema,
                                    DiagnosticSink& diags);
 
-/// Names for `normalize`: none, max, reverse, minmax.
+/// Names for `normalize`: none, max, reverse, minmax, spread.
 std::string_view ToString(Normalize normalize);
 
 }  // namespace policy::sema

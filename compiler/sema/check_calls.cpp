@@ -55,6 +55,7 @@ TypeRef Checker::BuiltinCall(ExprId id, const Builtin& builtin, TypeRef receiver
     MarkNode(id, a);
   }
   out_.builtin[id] = &builtin;
+  if (builtin.reads == BuiltinReads::kCluster) out_.reads_node[id] = 1;  // known only at run time
   if (static_cast<int>(args.size()) != builtin.arity) {
     diags_.Error(DiagCode::kWrongArity, SpanOf(id),
                  fmt::format("`{}` takes {} argument{}, found {}", builtin.name, builtin.arity,
@@ -121,6 +122,40 @@ TypeRef Checker::BuiltinCall(ExprId id, const Builtin& builtin, TypeRef receiver
         return Mismatch(args[0], fmt::format("`{}` takes a `string`, found `{}`", builtin.name, ToString(types[0])));
       }
       return types_.Bool();
+    case BuiltinId::kPodsInDomain:
+    case BuiltinId::kPodsWithKey:
+    case BuiltinId::kPodMatches: {
+      TypeRef t = types[0];
+      bool terms = t->kind == TypeKind::kList && t->element->kind == TypeKind::kRecord &&
+                   t->element->record->name == "PodAffinityTerm";
+      if (!terms) {
+        return Mismatch(args[0], fmt::format("`{}` takes a `list<PodAffinityTerm>`, found `{}`", builtin.name, ToString(t)),
+                        std::string(builtin.doc));
+      }
+      if (builtin.id == BuiltinId::kPodMatches) return types_.Bool();
+      if (!Assignable(types[1], types_.String())) {
+        return Mismatch(args[1], fmt::format("a topology key is a `string`, found `{}`", ToString(types[1])));
+      }
+      return types_.Int();
+    }
+    case BuiltinId::kExistingAntiAffinity: return types_.Int();
+    case BuiltinId::kExistingAffinityWeight:
+      if (types[0]->kind != TypeKind::kInt) {
+        return Mismatch(args[0], fmt::format("a weight is an `int`, found `{}`", ToString(types[0])));
+      }
+      return types_.Int();
+    case BuiltinId::kSpreadCount:
+    case BuiltinId::kSpreadMin:
+    case BuiltinId::kSpreadSkew:
+    case BuiltinId::kSpreadScoreCount:
+    case BuiltinId::kSpreadWeight: {
+      TypeRef t = Unwrapped(types[0]);
+      if (t->kind != TypeKind::kRecord || t->record->name != "SpreadConstraint") {
+        return Mismatch(args[0], fmt::format("`{}` takes a `SpreadConstraint`, found `{}`", builtin.name, ToString(types[0])),
+                        std::string(builtin.doc));
+      }
+      return types_.Int();
+    }
     case BuiltinId::kHas:
       if (receiver->kind != TypeKind::kMap && receiver->kind != TypeKind::kResources) return bad_receiver();
       if (!Assignable(types[0], types_.String())) {

@@ -17,7 +17,7 @@ Schema::Schema(TypeTable& t) {
   // Records first (fields refer to them), then fields in table order.
   std::map<std::string_view, RecordSchema*> by_name;
   for (std::string_view name : {"Pod", "NodeAffinity", "Term", "Requirement", "PreferredTerm", "Toleration", "Node",
-                                "Taint"}) {
+                                "Taint", "PodAffinity", "PodAffinityTerm", "WeightedPodAffinityTerm", "SpreadConstraint"}) {
     owned_.push_back(std::make_unique<RecordSchema>(RecordSchema{name, {}}));
     by_name[name] = owned_.back().get();
     records_.push_back(owned_.back().get());
@@ -30,6 +30,10 @@ Schema::Schema(TypeTable& t) {
   const RecordSchema* Toleration = by_name["Toleration"];
   [[maybe_unused]] const RecordSchema* Node = by_name["Node"];
   const RecordSchema* Taint = by_name["Taint"];
+  const RecordSchema* PodAffinity = by_name["PodAffinity"];
+  const RecordSchema* PodAffinityTerm = by_name["PodAffinityTerm"];
+  const RecordSchema* WeightedPodAffinityTerm = by_name["WeightedPodAffinityTerm"];
+  const RecordSchema* SpreadConstraint = by_name["SpreadConstraint"];
 #define FIELD(id, record, name, type, side, doc) \
   by_name[#record]->fields.push_back(FieldSchema{FieldId::id, name, type, Side::side, doc});
 #include "compiler/sema/schema.def"

@@ -15,7 +15,7 @@
 //       NAME: <expr>
 //     prefilters: [{rule: <expr>, reason: <text>, detail: <text>}]
 //     filters: [{each: "x in C", rule: <expr>, reason: <text>, detail: <text>}]
-//     scores: [{value: <expr>, normalize: none|max|reverse|minmax}]
+//     scores: [{value: <expr>, normalize: none|max|reverse|minmax|spread}]
 
 #include <fmt/format.h>
 

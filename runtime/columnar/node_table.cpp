@@ -124,6 +124,7 @@ uint32_t NodeTable::TaintListFor(const std::vector<k8s::Taint>& taints) {
 }
 
 void NodeTable::WriteNodeData(RowId row, const k8s::Node& node) {
+  ++topology_epoch_;  // labels change: per-domain counts rebuild
   for (const auto& [key, value] : node.labels) {
     LabelColumn& column = LabelFor(pool_.Intern(key));
     uint32_t domain = DomainFor(column, pool_.Intern(value));
@@ -143,6 +144,7 @@ void NodeTable::WriteNodeData(RowId row, const k8s::Node& node) {
 }
 
 void NodeTable::ClearNodeData(RowId row) {
+  ++topology_epoch_;
   for (LabelColumn& column : labels_) {
     uint32_t& domain = column.domain[row];
     if (domain != 0) --column.live_nodes[domain];
@@ -257,6 +259,7 @@ void NodeTable::Compact() {
     keep(column.requested, 1);
   }
   for (auto& [name, row] : row_of_name_) row = new_row[row];
+  CompactTopology(new_row);
   for (BoundPod& pod : pods_) {
     if (pod.row != kNoRow) pod.row = new_row[pod.row];
   }

@@ -59,6 +59,35 @@ struct TaintEntry {
   k8s::TaintEffect effect = k8s::TaintEffect::kNoSchedule;
 };
 
+/// Which bound pods a count is over: clauses that must all match, each a
+/// label selector with the namespaces it applies to (already resolved: the
+/// term's namespaces, namespaceSelector and default namespace).
+struct PodSelector {
+  struct Clause {
+    std::optional<k8s::LabelSelector> labels;  ///< absent: matches nothing
+    bool all_namespaces = false;
+    std::vector<std::string> namespaces;       ///< sorted, unique
+  };
+  std::vector<Clause> clauses;
+
+  bool Matches(std::string_view namespace_name, const k8s::StringMap& labels) const;
+  /// Equal for selectors that select the same pods by the same clauses.
+  std::string Key() const;
+};
+
+/// How a bound pod's pod-affinity term acts on the pods placed after it.
+enum class TermKind : uint8_t { kRequiredAffinity, kRequiredAntiAffinity, kPreferredAffinity, kPreferredAntiAffinity };
+
+/// Identical pod-affinity terms of bound pods (same kind, weight, term and
+/// owner namespace), counted per row.
+struct TermGroup {
+  TermKind kind = TermKind::kRequiredAffinity;
+  int32_t weight = 0;
+  k8s::PodAffinityTerm term;
+  std::string owner_namespace;  ///< the namespace the term defaults to
+  std::vector<int32_t> per_row;  ///< bound pods carrying the term, by row (may be shorter than RowCount())
+};
+
 enum class BindResult : uint8_t {
   kBound,           ///< counted on its node
   kWaitingForNode,  ///< its node is not (yet) in the table; counted once it is added
@@ -118,6 +147,30 @@ class NodeTable {
   /// valid while it does not. Ids, once given, never change.
   uint64_t DictionaryVersion() const { return dictionary_version_; }
 
+  // --- topology index (node_table_topology.cpp) ------------------------
+  // Pods bound to the table, grouped so that inter-pod constraints cost O(1)
+  // per node: a set of pods a selector selects, or the bound pods carrying
+  // one affinity term, is counted per row (kept up to date on every bind and
+  // unbind: O(1) per set and group the pod is in), and per topology domain
+  // on demand (built in O(rows) after a node's labels change, then kept up
+  // to date too).
+
+  /// The id of the set of bound pods `selector` selects. The first call for
+  /// a selector counts every bound pod; later binds keep it current.
+  uint32_t PodSet(const PodSelector& selector) const;
+  /// Pods of `set` on `row`.
+  int64_t PodsOnRow(uint32_t set, RowId row) const;
+  /// Pods of `set` on the rows that share `row`'s value of label `key`; 0
+  /// when `row` lacks the label.
+  int64_t PodsInDomain(uint32_t set, std::string_view key, RowId row) const;
+  /// Pods of `set` on rows that have label `key`.
+  int64_t PodsWithKey(uint32_t set, std::string_view key) const;
+  /// Every group of identical affinity terms of bound pods.
+  const std::vector<TermGroup>& TermGroups() const { return term_groups_; }
+  /// Pods carrying group `g`'s term on the rows that share `row`'s value of
+  /// the term's topology key; 0 when `row` lacks it.
+  int64_t TermGroupInDomain(uint32_t g, RowId row) const;
+
   // --- pods and namespaces ---------------------------------------------
   size_t BoundPodCount() const { return bound_pods_; }
   size_t WaitingPodCount() const { return pod_index_.size() - bound_pods_; }
@@ -125,6 +178,8 @@ class NodeTable {
   /// Labels of a namespace; empty for a namespace the snapshot has no object for.
   const k8s::StringMap& NamespaceLabels(std::string_view name) const;
   size_t NamespaceCount() const { return namespaces_.size(); }
+  /// Every namespace the snapshot has an object for, with its labels.
+  const std::unordered_map<std::string, k8s::StringMap>& Namespaces() const { return namespaces_; }
 
   const StringPool& pool() const { return pool_; }
   /// Bytes of per-row data (columns, bitsets, indexes), without interned
@@ -141,6 +196,20 @@ class NodeTable {
     uint32_t prev = UINT32_MAX, next = UINT32_MAX;  // siblings on the row (or waiting list)
     std::vector<std::pair<uint32_t, int64_t>> requests;  // resource column index, amount
     int64_t nonzero_cpu = 0, nonzero_memory = 0;
+    std::string namespace_name;
+    k8s::StringMap labels;
+    std::vector<uint32_t> groups;  // term_groups_ of its affinity terms
+  };
+  /// Per-domain sums of a per-row count for one label key, valid while
+  /// `epoch` is the table's topology epoch (node labels unchanged).
+  struct DomainCounts {
+    uint64_t epoch = UINT64_MAX;
+    std::vector<int64_t> by_domain;
+  };
+  struct PodSetEntry {
+    PodSelector selector;
+    std::vector<int32_t> per_row;
+    std::unordered_map<uint32_t, DomainCounts> domains;  // label key pool id ->
   };
 
   LabelColumn& LabelFor(uint32_t key);
@@ -155,6 +224,10 @@ class NodeTable {
   void Unlink(uint32_t slot, uint32_t* head);
   uint32_t* HeadFor(const BoundPod& pod);
   void Compact();
+  void InternTermGroups(const k8s::Pod& pod, BoundPod& bound);
+  void ApplyTopology(const BoundPod& pod, RowId row, int sign);
+  const DomainCounts& Domains(const std::vector<int32_t>& per_row, uint32_t key, DomainCounts& cache) const;
+  void CompactTopology(const std::vector<RowId>& new_row);
 
   StringPool pool_;
   size_t live_count_ = 0;
@@ -188,6 +261,15 @@ class NodeTable {
   size_t bound_pods_ = 0;
 
   std::unordered_map<std::string, k8s::StringMap> namespaces_;
+
+  // Topology index. Sets are registered by queries (hence mutable); the
+  // epoch changes whenever a node's labels may have changed.
+  mutable std::vector<PodSetEntry> pod_sets_;
+  mutable std::unordered_map<std::string, uint32_t> pod_set_ids_;
+  std::vector<TermGroup> term_groups_;
+  mutable std::vector<DomainCounts> term_group_domains_;
+  std::unordered_map<std::string, uint32_t> term_group_ids_;
+  uint64_t topology_epoch_ = 0;
 };
 
 }  // namespace policy::rt

@@ -40,6 +40,7 @@ void NodeTable::Apply(uint32_t slot, RowId row, int sign) {
   nonzero_cpu_[row] += sign * pod.nonzero_cpu;
   nonzero_memory_[row] += sign * pod.nonzero_memory;
   pod_count_[row] += static_cast<uint32_t>(sign);
+  ApplyTopology(pod, row, sign);
 }
 
 BindResult NodeTable::BindPod(const k8s::Pod& pod) {
@@ -66,6 +67,9 @@ BindResult NodeTable::BindPod(const k8s::Pod& pod) {
   k8s::NonZeroRequests nonzero = k8s::PodNonZeroRequests(pod);
   bound.nonzero_cpu = nonzero.milli_cpu;
   bound.nonzero_memory = nonzero.memory;
+  bound.namespace_name = pod.namespace_name;
+  bound.labels = pod.labels;
+  InternTermGroups(pod, bound);
   pod_index_.emplace(std::move(key), slot);
 
   auto row = row_of_name_.find(bound.node_name);

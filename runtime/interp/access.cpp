@@ -20,6 +20,10 @@ RecordKind FromPodRecord(passes::PodRecord r) {
     case passes::PodRecord::kRequirement: return RecordKind::kRequirement;
     case passes::PodRecord::kPreferredTerm: return RecordKind::kPreferredTerm;
     case passes::PodRecord::kToleration: return RecordKind::kToleration;
+    case passes::PodRecord::kPodAffinity: return RecordKind::kPodAffinity;
+    case passes::PodRecord::kPodAffinityTerm: return RecordKind::kPodAffinityTerm;
+    case passes::PodRecord::kWeightedPodAffinityTerm: return RecordKind::kWeightedPodAffinityTerm;
+    case passes::PodRecord::kSpreadConstraint: return RecordKind::kSpreadConstraint;
   }
   return RecordKind::kPod;
 }
@@ -32,6 +36,10 @@ std::optional<passes::PodRecord> ToPodRecord(RecordKind r) {
     case RecordKind::kRequirement: return passes::PodRecord::kRequirement;
     case RecordKind::kPreferredTerm: return passes::PodRecord::kPreferredTerm;
     case RecordKind::kToleration: return passes::PodRecord::kToleration;
+    case RecordKind::kPodAffinity: return passes::PodRecord::kPodAffinity;
+    case RecordKind::kPodAffinityTerm: return passes::PodRecord::kPodAffinityTerm;
+    case RecordKind::kWeightedPodAffinityTerm: return passes::PodRecord::kWeightedPodAffinityTerm;
+    case RecordKind::kSpreadConstraint: return passes::PodRecord::kSpreadConstraint;
     default: return std::nullopt;  // node-side records
   }
 }
@@ -252,6 +260,35 @@ Value Interpreter::Builtin(const ir::CallBuiltin& call) {
     case sema::BuiltinId::kContains:
       return Value::Bool(!args[0].IsNone() && !args[1].IsNone() && args[0].s.find(args[1].s) != std::string::npos);
     case sema::BuiltinId::kHas: return Value::Bool(Contains(args[0], args[1]));
+    default: return ClusterBuiltin(call.builtin, args);
+  }
+}
+
+// A list of the pod's PodAffinityTerm records.
+static std::vector<const k8s::PodAffinityTerm*> Terms(const Value& list) {
+  std::vector<const k8s::PodAffinityTerm*> terms;
+  for (const Value& v : *list.list) {
+    if (!v.IsNone()) terms.push_back(static_cast<const k8s::PodAffinityTerm*>(v.ptr));
+  }
+  return terms;
+}
+
+Value Interpreter::ClusterBuiltin(sema::BuiltinId id, const std::vector<Value>& args) {
+  ClusterView& cluster = Cluster();
+  const auto* constraint = args.empty() || args[0].IsNone() || args[0].kind != Value::Kind::kRecord
+                               ? nullptr
+                               : static_cast<const k8s::TopologySpreadConstraint*>(args[0].ptr);
+  switch (id) {
+    case sema::BuiltinId::kPodsInDomain: return Value::Int(cluster.PodsInDomain(Terms(args[0]), args[1].s, row_));
+    case sema::BuiltinId::kPodsWithKey: return Value::Int(cluster.PodsWithKey(Terms(args[0]), args[1].s));
+    case sema::BuiltinId::kPodMatches: return Value::Bool(cluster.PodMatches(Terms(args[0])));
+    case sema::BuiltinId::kExistingAntiAffinity: return Value::Int(cluster.ExistingAntiAffinity(row_));
+    case sema::BuiltinId::kExistingAffinityWeight: return Value::Int(cluster.ExistingAffinityWeight(args[0].i, row_));
+    case sema::BuiltinId::kSpreadCount: return Value::Int(constraint ? cluster.SpreadCount(*constraint, row_) : 0);
+    case sema::BuiltinId::kSpreadMin: return Value::Int(constraint ? cluster.SpreadMin(*constraint) : 0);
+    case sema::BuiltinId::kSpreadSkew: return Value::Int(constraint ? cluster.SpreadSkew(*constraint, row_) : 0);
+    case sema::BuiltinId::kSpreadScoreCount: return Value::Int(constraint ? cluster.SpreadScoreCount(*constraint, row_) : 0);
+    case sema::BuiltinId::kSpreadWeight: return Value::Int(constraint ? cluster.SpreadWeight(*constraint) : 0);
   }
   return Value::None();
 }

@@ -58,8 +58,8 @@ std::string FormatQuantity(int64_t milli) {
   return fmt::format("{}", units);
 }
 
-Interpreter::Interpreter(const ir::Program& program, const k8s::Pod& pod, const NodeTable& table)
-    : program_(program), table_(table), pod_view_(pod) {
+Interpreter::Interpreter(const ir::Program& program, const k8s::Pod& pod, const NodeTable& table, ClusterView* cluster)
+    : program_(program), table_(table), pod_view_(pod), pod_(pod), cluster_(cluster) {
   // INVARIANT: a program bound to a table's dictionaries runs only on that table, unchanged.
   if (program.table_version && *program.table_version != table.DictionaryVersion()) {
     std::fprintf(stderr, "policyc: a program bound to node table dictionaries version %llu runs on version %llu\n",
@@ -260,6 +260,14 @@ Value Interpreter::EvalTaintScan(const ir::TaintScan& scan) {
     case ir::LoopKind::kCount: return Value::Int(count);
     default: return Value::None();
   }
+}
+
+ClusterView& Interpreter::Cluster() {
+  if (cluster_ == nullptr) {
+    own_cluster_ = std::make_unique<ClusterView>(pod_, table_);
+    cluster_ = own_cluster_.get();
+  }
+  return *cluster_;
 }
 
 }  // namespace policy::rt

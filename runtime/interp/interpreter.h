@@ -6,6 +6,7 @@
 /// obviously right rather than fast: a tree walk over the IR with `let`
 /// slots computed on first use per node.
 
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -14,6 +15,7 @@
 #include "compiler/k8s/objects.h"
 #include "runtime/columnar/node_table.h"
 #include "compiler/passes/pod_view.h"
+#include "runtime/interp/cluster_view.h"
 #include "runtime/interp/value.h"
 
 namespace policy::rt {
@@ -27,7 +29,9 @@ struct FilterFailure {
 
 class Interpreter {
  public:
-  Interpreter(const ir::Program& program, const k8s::Pod& pod, const NodeTable& table);
+  /// `cluster` (may be null: the interpreter makes its own) answers the
+  /// cluster-wide builtins; share one across a pod's plugins.
+  Interpreter(const ir::Program& program, const k8s::Pod& pod, const NodeTable& table, ClusterView* cluster = nullptr);
 
   /// Whether function `f` applies to the pod (its `when`, true without one).
   bool Applies(size_t f);
@@ -50,6 +54,8 @@ class Interpreter {
   /// (position, element) for a list when `indexed` (a loop binding two names).
   std::vector<std::pair<Value, Value>> Elements(const Value& collection, bool indexed = false);
   Value Builtin(const ir::CallBuiltin& call);
+  Value ClusterBuiltin(sema::BuiltinId id, const std::vector<Value>& args);
+  ClusterView& Cluster();
   std::string Render(const ir::Message& message);
   std::string Text(const Value& v, sema::TypeRef type);
   void Begin(size_t f, RowId row);
@@ -60,6 +66,9 @@ class Interpreter {
   const ir::Function* function_ = nullptr;
   RowId row_ = 0;
   std::vector<std::optional<Value>> slots_;
+  const k8s::Pod& pod_;
+  ClusterView* cluster_;
+  std::unique_ptr<ClusterView> own_cluster_;
 };
 
 }  // namespace policy::rt

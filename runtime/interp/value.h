@@ -21,7 +21,20 @@
 namespace policy::rt {
 
 /// Which record a record value is.
-enum class RecordKind : uint8_t { kPod, kNodeAffinity, kTerm, kRequirement, kPreferredTerm, kToleration, kNode, kTaint };
+enum class RecordKind : uint8_t {
+  kPod,
+  kNodeAffinity,
+  kTerm,
+  kRequirement,
+  kPreferredTerm,
+  kToleration,
+  kPodAffinity,
+  kPodAffinityTerm,
+  kWeightedPodAffinityTerm,
+  kSpreadConstraint,
+  kNode,
+  kTaint,
+};
 /// Where a map or resources value reads from.
 enum class SourceKind : uint8_t {
   kStringMap,        ///< a k8s::StringMap (pod labels, nodeSelector)

@@ -14,10 +14,25 @@ namespace {
 // kube-scheduler's NormalizeScore variants over the feasible nodes' raw scores.
 void Normalize(sema::Normalize kind, std::vector<int64_t>& scores) {
   if (kind == sema::Normalize::kNone || scores.empty()) return;
+  if (kind == sema::Normalize::kSpread) {  // podtopologyspread NormalizeScore
+    int64_t min = INT64_MAX, max = 0;
+    for (int64_t s : scores) {
+      if (s < 0) continue;  // an ignored node
+      min = std::min(min, s);
+      max = std::max(max, s);
+    }
+    for (int64_t& s : scores) {
+      if (s < 0) s = 0;
+      else s = max == 0 ? 100 : 100 * (max + min - s) / max;
+    }
+    return;
+  }
   int64_t max = *std::max_element(scores.begin(), scores.end());
   int64_t min = *std::min_element(scores.begin(), scores.end());
-  if (kind == sema::Normalize::kMinMax) {
-    for (int64_t& s : scores) s = max == min ? 0 : (s - min) * 100 / (max - min);
+  if (kind == sema::Normalize::kMinMax) {  // interpodaffinity NormalizeScore: float64, truncated
+    for (int64_t& s : scores) {
+      s = max == min ? 0 : static_cast<int64_t>(100.0 * (static_cast<double>(s - min) / static_cast<double>(max - min)));
+    }
     return;
   }
   // helper.DefaultNormalizeScore(100, reverse): a zero maximum leaves zeros
@@ -52,10 +67,11 @@ std::string Summary(const Placement& p) {
 
 Placement Place(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table) {
   Placement p;
+  ClusterView cluster(pod, table);  // the pod's cluster-wide counts, shared by every plugin
   std::map<const ir::Program*, std::unique_ptr<Interpreter>> interpreters;
   for (const Plugin& plugin : plugins) {
     auto& slot = interpreters[plugin.program];
-    if (!slot) slot = std::make_unique<Interpreter>(*plugin.program, pod, table);
+    if (!slot) slot = std::make_unique<Interpreter>(*plugin.program, pod, table, &cluster);
   }
   std::vector<bool> applies;
   for (const Plugin& plugin : plugins) applies.push_back(interpreters[plugin.program]->Applies(plugin.function));
@@ -114,9 +130,11 @@ Placement Place(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const N
   // Scores over feasible nodes: raw, normalized per score rule, summed per
   // plugin (a plugin's rules average), weighted.
   std::vector<size_t> feasible;
+  std::vector<RowId> feasible_rows;
   for (size_t i = 0; i < p.nodes.size(); ++i) {
-    if (p.nodes[i].feasible) feasible.push_back(i);
+    if (p.nodes[i].feasible) feasible.push_back(i), feasible_rows.push_back(p.nodes[i].row);
   }
+  cluster.SetFeasible(std::move(feasible_rows));
   for (size_t i = 0; i < plugins.size(); ++i) {
     const Plugin& plugin = plugins[i];
     const ir::Function& fn = plugin.program->functions[plugin.function];

@@ -14,8 +14,8 @@ const std::vector<BuiltinPlugin>& BuiltinPlugins() {
       {"TaintToleration", "stdlib/taint_toleration.policy", "stdlib/taint_toleration.policy", 3, true},
       {"NodeAffinity", "stdlib/node_affinity.policy", "stdlib/node_affinity.policy", 2, true},
       {"NodeResourcesFit", "stdlib/node_resources_fit.policy", "stdlib/least_allocated.policy", 1, true},
-      {"PodTopologySpread", "", "", 2, false},
-      {"InterPodAffinity", "", "", 2, false},
+      {"PodTopologySpread", "stdlib/pod_topology_spread.policy", "stdlib/pod_topology_spread_score.policy", 2, true},
+      {"InterPodAffinity", "stdlib/inter_pod_affinity.policy", "stdlib/inter_pod_affinity.policy", 2, true},
       {"NodeResourcesBalancedAllocation", "", "stdlib/balanced_allocation.policy", 1, true},
   };
   return kPlugins;

@@ -1,0 +1,177 @@
+// NodeTable: the topology index (pod sets and affinity-term groups, counted
+// per row and per topology domain).
+//
+// Per-row counts are exact at all times: Apply() (bind, unbind, a node
+// arriving or leaving under bound pods) adds or subtracts the pod from every
+// registered set it matches and every term group it carries. Per-domain sums
+// are derived from them on demand and cached per label key; a change of any
+// node's labels (topology_epoch_) makes the caches rebuild in O(rows) at
+// their next use, and Apply() keeps valid ones current in O(1).
+
+#include <algorithm>
+
+#include <fmt/format.h>
+
+#include "compiler/k8s/selectors.h"
+#include "compiler/support/json_writer.h"
+#include "runtime/columnar/node_table.h"
+
+namespace policy::rt {
+
+bool PodSelector::Matches(std::string_view namespace_name, const k8s::StringMap& labels) const {
+  for (const Clause& c : clauses) {
+    bool in_namespace = c.all_namespaces || std::binary_search(c.namespaces.begin(), c.namespaces.end(), namespace_name);
+    if (!in_namespace || !k8s::Matches(c.labels, labels)) return false;
+  }
+  return true;
+}
+
+std::string PodSelector::Key() const {
+  std::string key;
+  for (const Clause& c : clauses) {
+    std::vector<std::string> quoted;
+    for (const std::string& n : c.namespaces) quoted.push_back(JsonQuote(n));
+    key += fmt::format("{} in {};", k8s::CanonicalText(c.labels), c.all_namespaces ? "*" : fmt::format("[{}]", fmt::join(quoted, ",")));
+  }
+  return key;
+}
+
+namespace {
+
+void Grow(std::vector<int32_t>& per_row, size_t rows) {
+  if (per_row.size() < rows) per_row.resize(rows, 0);
+}
+
+int32_t At(const std::vector<int32_t>& per_row, RowId row) { return row < per_row.size() ? per_row[row] : 0; }
+
+std::string TermKey(TermKind kind, int32_t weight, const k8s::PodAffinityTerm& t, std::string_view owner) {
+  std::vector<std::string> namespaces;
+  for (const std::string& n : t.namespaces) namespaces.push_back(JsonQuote(n));
+  std::sort(namespaces.begin(), namespaces.end());
+  return fmt::format("{}|{}|{}|{}|[{}]|{}|{}", static_cast<int>(kind), weight, JsonQuote(t.topology_key),
+                     k8s::CanonicalText(t.label_selector), fmt::join(namespaces, ","),
+                     t.namespace_selector ? k8s::CanonicalText(t.namespace_selector) : "-", JsonQuote(owner));
+}
+
+}  // namespace
+
+void NodeTable::InternTermGroups(const k8s::Pod& pod, BoundPod& bound) {
+  auto add = [&](TermKind kind, int32_t weight, const k8s::PodAffinityTerm& term) {
+    auto [it, added] = term_group_ids_.emplace(TermKey(kind, weight, term, pod.namespace_name),
+                                               static_cast<uint32_t>(term_groups_.size()));
+    if (added) {
+      term_groups_.push_back(TermGroup{kind, weight, term, pod.namespace_name, {}});
+      term_group_domains_.emplace_back();
+    }
+    bound.groups.push_back(it->second);
+  };
+  if (const auto& a = pod.affinity.pod_affinity) {
+    for (const k8s::PodAffinityTerm& t : a->required) add(TermKind::kRequiredAffinity, 0, t);
+    for (const k8s::WeightedPodAffinityTerm& w : a->preferred) add(TermKind::kPreferredAffinity, w.weight, w.term);
+  }
+  if (const auto& a = pod.affinity.pod_anti_affinity) {
+    for (const k8s::PodAffinityTerm& t : a->required) add(TermKind::kRequiredAntiAffinity, 0, t);
+    for (const k8s::WeightedPodAffinityTerm& w : a->preferred) add(TermKind::kPreferredAntiAffinity, w.weight, w.term);
+  }
+}
+
+void NodeTable::ApplyTopology(const BoundPod& pod, RowId row, int sign) {
+  auto bump = [&](DomainCounts& counts, uint32_t key) {
+    if (counts.epoch != topology_epoch_) return;  // rebuilt at its next use
+    const LabelColumn* column = nullptr;
+    if (auto it = label_index_.find(key); it != label_index_.end()) column = &labels_[it->second];
+    uint32_t domain = column != nullptr ? column->domain[row] : 0;
+    if (domain == 0) return;
+    if (counts.by_domain.size() <= domain) counts.by_domain.resize(domain + 1, 0);
+    counts.by_domain[domain] += sign;
+  };
+  for (PodSetEntry& set : pod_sets_) {
+    if (!set.selector.Matches(pod.namespace_name, pod.labels)) continue;
+    Grow(set.per_row, RowCount());
+    set.per_row[row] += sign;
+    for (auto& [key, counts] : set.domains) bump(counts, key);
+  }
+  for (uint32_t g : pod.groups) {
+    TermGroup& group = term_groups_[g];
+    Grow(group.per_row, RowCount());
+    group.per_row[row] += sign;
+    bump(term_group_domains_[g], pool_.Intern(group.term.topology_key));
+  }
+}
+
+const NodeTable::DomainCounts& NodeTable::Domains(const std::vector<int32_t>& per_row, uint32_t key,
+                                                  DomainCounts& cache) const {
+  if (cache.epoch == topology_epoch_) return cache;
+  cache.epoch = topology_epoch_;
+  cache.by_domain.clear();
+  auto it = label_index_.find(key);
+  if (it == label_index_.end()) return cache;
+  const LabelColumn& column = labels_[it->second];
+  cache.by_domain.assign(column.DomainCount() + 1, 0);
+  for (RowId row = 0; row < per_row.size() && row < RowCount(); ++row) {
+    if (live_[row] && per_row[row] != 0) cache.by_domain[column.domain[row]] += per_row[row];
+  }
+  cache.by_domain[0] = 0;  // rows without the label are in no domain
+  return cache;
+}
+
+uint32_t NodeTable::PodSet(const PodSelector& selector) const {
+  auto [it, added] = pod_set_ids_.emplace(selector.Key(), static_cast<uint32_t>(pod_sets_.size()));
+  if (!added) return it->second;
+  PodSetEntry set;
+  set.selector = selector;
+  set.per_row.assign(RowCount(), 0);
+  for (RowId row = 0; row < RowCount(); ++row) {
+    for (uint32_t slot = pod_head_[row]; slot != UINT32_MAX; slot = pods_[slot].next) {
+      set.per_row[row] += selector.Matches(pods_[slot].namespace_name, pods_[slot].labels);
+    }
+  }
+  pod_sets_.push_back(std::move(set));
+  return it->second;
+}
+
+int64_t NodeTable::PodsOnRow(uint32_t set, RowId row) const { return At(pod_sets_[set].per_row, row); }
+
+int64_t NodeTable::PodsInDomain(uint32_t set, std::string_view key, RowId row) const {
+  const LabelColumn* column = Label(key);
+  if (column == nullptr || column->domain[row] == 0) return 0;
+  PodSetEntry& entry = pod_sets_[set];
+  uint32_t key_id = *pool_.Lookup(key);
+  const DomainCounts& counts = Domains(entry.per_row, key_id, entry.domains[key_id]);
+  uint32_t domain = column->domain[row];
+  return domain < counts.by_domain.size() ? counts.by_domain[domain] : 0;
+}
+
+int64_t NodeTable::PodsWithKey(uint32_t set, std::string_view key) const {
+  std::optional<uint32_t> key_id = pool_.Lookup(key);
+  if (!key_id || Label(key) == nullptr) return 0;
+  PodSetEntry& entry = pod_sets_[set];
+  const DomainCounts& counts = Domains(entry.per_row, *key_id, entry.domains[*key_id]);
+  int64_t total = 0;
+  for (int64_t c : counts.by_domain) total += c;
+  return total;
+}
+
+int64_t NodeTable::TermGroupInDomain(uint32_t g, RowId row) const {
+  const TermGroup& group = term_groups_[g];
+  const LabelColumn* column = Label(group.term.topology_key);
+  if (column == nullptr || column->domain[row] == 0) return 0;
+  const DomainCounts& counts = Domains(group.per_row, *pool_.Lookup(group.term.topology_key), term_group_domains_[g]);
+  uint32_t domain = column->domain[row];
+  return domain < counts.by_domain.size() ? counts.by_domain[domain] : 0;
+}
+
+void NodeTable::CompactTopology(const std::vector<RowId>& new_row) {
+  auto keep = [&](std::vector<int32_t>& per_row) {
+    std::vector<int32_t> out(live_count_, 0);
+    for (RowId row = 0; row < per_row.size() && row < new_row.size(); ++row) {
+      if (new_row[row] != kNoRow) out[new_row[row]] = per_row[row];
+    }
+    per_row = std::move(out);
+  };
+  for (PodSetEntry& set : pod_sets_) keep(set.per_row);
+  for (TermGroup& group : term_groups_) keep(group.per_row);
+  ++topology_epoch_;
+}
+
+}  // namespace policy::rt

@@ -1,0 +1,321 @@
+// ClusterView: InterPodAffinity's and PodTopologySpread's cluster-wide counts
+// for one pod, as kube-scheduler 1.31 computes them (interpodaffinity/ and
+// podtopologyspread/ filtering.go and scoring.go), over the table's index.
+
+#include "runtime/interp/cluster_view.h"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <set>
+
+#include "compiler/k8s/selectors.h"
+#include "compiler/support/decimal.h"
+
+namespace policy::rt {
+namespace {
+
+constexpr std::string_view kHostname = "kubernetes.io/hostname";
+
+std::optional<std::string_view> LabelOf(const NodeTable& table, std::string_view key, RowId row) {
+  const LabelColumn* column = table.Label(key);
+  if (column == nullptr || column->domain[row] == 0) return std::nullopt;
+  return table.pool().Get(column->value[column->domain[row]]);
+}
+
+// A NodeSelectorRequirement against a node's labels (or its name, for matchFields).
+bool RequirementMatches(const k8s::SelectorRequirement& r, std::optional<std::string_view> have) {
+  bool in = have && std::find(r.values.begin(), r.values.end(), *have) != r.values.end();
+  switch (r.op) {
+    case k8s::SelectorOp::kIn: return in;
+    case k8s::SelectorOp::kNotIn: return !in;
+    case k8s::SelectorOp::kExists: return have.has_value();
+    case k8s::SelectorOp::kDoesNotExist: return !have.has_value();
+    case k8s::SelectorOp::kGt:
+    case k8s::SelectorOp::kLt: {
+      if (!have || r.values.size() != 1) return false;
+      std::optional<int64_t> a = ParseDecimalInt(*have), b = ParseDecimalInt(r.values[0]);
+      if (!a || !b) return false;
+      return r.op == k8s::SelectorOp::kGt ? *a > *b : *a < *b;
+    }
+  }
+  return false;
+}
+
+// The pod's nodeSelector and required node affinity (nodeaffinity.RequiredNodeAffinity).
+bool MatchesNodeAffinity(const k8s::Pod& pod, const NodeTable& table, RowId row) {
+  for (const auto& [key, value] : pod.node_selector) {
+    std::optional<std::string_view> have = LabelOf(table, key, row);
+    if (!have || *have != value) return false;
+  }
+  const auto& affinity = pod.affinity.node_affinity;
+  if (!affinity || !affinity->required) return true;
+  for (const k8s::NodeSelectorTerm& term : *affinity->required) {
+    if (term.match_expressions.empty() && term.match_fields.empty()) continue;
+    bool all = true;
+    for (const k8s::SelectorRequirement& r : term.match_expressions) all = all && RequirementMatches(r, LabelOf(table, r.key, row));
+    for (const k8s::SelectorRequirement& r : term.match_fields) all = all && RequirementMatches(r, table.NodeName(row));
+    if (all) return true;
+  }
+  return false;
+}
+
+// No NoSchedule or NoExecute taint of the node goes untolerated.
+bool ToleratesTaints(const k8s::Pod& pod, const NodeTable& table, RowId row) {
+  for (uint32_t id : table.Taints(row)) {
+    const TaintEntry& taint = table.TaintDictionary()[id];
+    if (taint.effect == k8s::TaintEffect::kPreferNoSchedule) continue;
+    std::string_view key = table.pool().Get(taint.key), value = table.pool().Get(taint.value);
+    bool tolerated = false;
+    for (const k8s::Toleration& t : pod.tolerations) {
+      if (!t.key.empty() && t.key != key) continue;
+      if (t.effect && *t.effect != taint.effect) continue;
+      if (t.op == k8s::TolerationOp::kExists || t.value == value) tolerated = true;
+    }
+    if (!tolerated) return false;
+  }
+  return true;
+}
+
+// The selector with `key In/NotIn [the pod's value]` added for each key the pod has.
+std::optional<k8s::LabelSelector> MergeKeys(std::optional<k8s::LabelSelector> selector, const k8s::StringMap& labels,
+                                            const std::vector<std::string>& match, const std::vector<std::string>& mismatch) {
+  if (!selector) return selector;
+  for (const std::string& key : match) {
+    if (const std::string* v = k8s::Find(labels, key)) selector->match_expressions.push_back({key, k8s::SelectorOp::kIn, {*v}, {}});
+  }
+  for (const std::string& key : mismatch) {
+    if (const std::string* v = k8s::Find(labels, key)) selector->match_expressions.push_back({key, k8s::SelectorOp::kNotIn, {*v}, {}});
+  }
+  return selector;
+}
+
+}  // namespace
+
+ClusterView::ClusterView(const k8s::Pod& pod, const NodeTable& table) : pod_(pod), table_(table) {}
+
+// --- InterPodAffinity ----------------------------------------------------
+
+// The incoming pod's term as kube-scheduler's PreFilter sees it: matchLabelKeys
+// merged, namespaceSelector resolved against the snapshot's namespaces and
+// merged into the namespaces, the pod's namespace when neither is given.
+PodSelector::Clause ClusterView::Resolve(const k8s::PodAffinityTerm& term) const {
+  PodSelector::Clause clause;
+  clause.labels = MergeKeys(term.label_selector, pod_.labels, term.match_label_keys, term.mismatch_label_keys);
+  std::set<std::string> namespaces(term.namespaces.begin(), term.namespaces.end());
+  if (term.namespace_selector) {
+    const k8s::LabelSelector& ns = *term.namespace_selector;
+    if (ns.match_labels.empty() && ns.match_expressions.empty()) {
+      clause.all_namespaces = true;  // an empty selector: every namespace
+    } else {
+      for (const auto& [name, labels] : table_.Namespaces()) {
+        if (k8s::Matches(ns, labels)) namespaces.insert(name);
+      }
+    }
+  } else if (namespaces.empty()) {
+    namespaces.insert(pod_.namespace_name);
+  }
+  clause.namespaces.assign(namespaces.begin(), namespaces.end());
+  return clause;
+}
+
+uint32_t ClusterView::SetFor(const std::vector<const k8s::PodAffinityTerm*>& terms) {
+  auto it = sets_.find(terms);
+  if (it != sets_.end()) return it->second;
+  PodSelector selector;
+  for (const k8s::PodAffinityTerm* t : terms) selector.clauses.push_back(Resolve(*t));
+  return sets_[terms] = table_.PodSet(selector);
+}
+
+int64_t ClusterView::PodsInDomain(const std::vector<const k8s::PodAffinityTerm*>& terms, std::string_view key, RowId row) {
+  return table_.PodsInDomain(SetFor(terms), key, row);
+}
+
+int64_t ClusterView::PodsWithKey(const std::vector<const k8s::PodAffinityTerm*>& terms, std::string_view key) {
+  return table_.PodsWithKey(SetFor(terms), key);
+}
+
+bool ClusterView::PodMatches(const std::vector<const k8s::PodAffinityTerm*>& terms) {
+  for (const k8s::PodAffinityTerm* t : terms) {
+    PodSelector::Clause clause = Resolve(*t);
+    bool in_namespace = clause.all_namespaces ||
+                        std::binary_search(clause.namespaces.begin(), clause.namespaces.end(), pod_.namespace_name);
+    if (!in_namespace || !k8s::Matches(clause.labels, pod_.labels)) return false;
+  }
+  return true;
+}
+
+// A bound pod's term against the incoming pod (AffinityTerm.Matches): its
+// namespaces (the owner's when none and no namespaceSelector) or its
+// namespaceSelector over the pod's namespace's labels, and its selector.
+bool ClusterView::TermMatchesPod(const TermGroup& group) const {
+  const k8s::PodAffinityTerm& t = group.term;
+  bool in_namespace = false;
+  if (t.namespaces.empty() && !t.namespace_selector) {
+    in_namespace = group.owner_namespace == pod_.namespace_name;
+  } else {
+    in_namespace = std::find(t.namespaces.begin(), t.namespaces.end(), pod_.namespace_name) != t.namespaces.end() ||
+                   (t.namespace_selector && k8s::Matches(*t.namespace_selector, table_.NamespaceLabels(pod_.namespace_name)));
+  }
+  return in_namespace && k8s::Matches(t.label_selector, pod_.labels);
+}
+
+const std::vector<uint32_t>& ClusterView::MatchingGroups() {
+  if (!matching_groups_) {
+    matching_groups_.emplace();
+    const std::vector<TermGroup>& groups = table_.TermGroups();
+    for (uint32_t g = 0; g < groups.size(); ++g) {
+      if (TermMatchesPod(groups[g])) matching_groups_->push_back(g);
+    }
+  }
+  return *matching_groups_;
+}
+
+int64_t ClusterView::ExistingAntiAffinity(RowId row) {
+  int64_t n = 0;
+  for (uint32_t g : MatchingGroups()) {
+    if (table_.TermGroups()[g].kind == TermKind::kRequiredAntiAffinity) n += table_.TermGroupInDomain(g, row);
+  }
+  return n;
+}
+
+int64_t ClusterView::ExistingAffinityWeight(int64_t hard_weight, RowId row) {
+  int64_t score = 0;
+  for (uint32_t g : MatchingGroups()) {
+    const TermGroup& group = table_.TermGroups()[g];
+    int64_t weight = 0;
+    switch (group.kind) {
+      case TermKind::kRequiredAffinity: weight = hard_weight; break;
+      case TermKind::kPreferredAffinity: weight = group.weight; break;
+      case TermKind::kPreferredAntiAffinity: weight = -group.weight; break;
+      case TermKind::kRequiredAntiAffinity: break;
+    }
+    if (weight != 0) score += weight * table_.TermGroupInDomain(g, row);
+  }
+  return score;
+}
+
+// --- PodTopologySpread ---------------------------------------------------
+
+uint32_t ClusterView::SpreadSet(const k8s::TopologySpreadConstraint& c) {
+  auto it = spread_sets_.find(&c);
+  if (it != spread_sets_.end()) return it->second;
+  PodSelector selector;
+  PodSelector::Clause clause;
+  clause.labels = MergeKeys(c.label_selector, pod_.labels, c.match_label_keys, {});
+  clause.namespaces = {pod_.namespace_name};  // countPodsMatchSelector: the pod's namespace only
+  selector.clauses.push_back(std::move(clause));
+  return spread_sets_[&c] = table_.PodSet(selector);
+}
+
+// matchNodeInclusionPolicies.
+bool ClusterView::Included(const k8s::TopologySpreadConstraint& c, RowId row) {
+  if (affinity_ok_.empty()) {
+    affinity_ok_.assign(table_.RowCount(), -1);
+    taints_ok_.assign(table_.RowCount(), -1);
+  }
+  if (c.node_affinity_policy == k8s::InclusionPolicy::kHonor) {
+    if (affinity_ok_[row] < 0) affinity_ok_[row] = MatchesNodeAffinity(pod_, table_, row);
+    if (!affinity_ok_[row]) return false;
+  }
+  if (c.node_taints_policy == k8s::InclusionPolicy::kHonor) {
+    if (taints_ok_[row] < 0) taints_ok_[row] = ToleratesTaints(pod_, table_, row);
+    if (!taints_ok_[row]) return false;
+  }
+  return true;
+}
+
+// Whether `row` has the topology key of every DoNotSchedule (`hard`) or
+// ScheduleAnyway constraint of the pod.
+bool ClusterView::HasKeys(RowId row, bool hard) {
+  for (const k8s::TopologySpreadConstraint& c : pod_.topology_spread) {
+    if ((c.when_unsatisfiable == k8s::WhenUnsatisfiable::kDoNotSchedule) != hard) continue;
+    if (!LabelOf(table_, c.topology_key, row)) return false;
+  }
+  return true;
+}
+
+const ClusterView::SpreadDomains& ClusterView::Filtering(const k8s::TopologySpreadConstraint& c) {
+  auto it = filtering_.find(&c);
+  if (it != filtering_.end()) return it->second;
+  SpreadDomains& d = filtering_[&c];
+  const LabelColumn* column = table_.Label(c.topology_key);
+  uint32_t set = SpreadSet(c);
+  if (column != nullptr) {
+    d.by_domain.assign(column->DomainCount() + 1, 0);
+    d.present.assign(column->DomainCount() + 1, 0);
+    for (RowId row = 0; row < table_.RowCount(); ++row) {
+      if (!table_.Live()[row] || !HasKeys(row, true) || !Included(c, row)) continue;
+      uint32_t domain = column->domain[row];
+      d.present[domain] = 1;
+      d.by_domain[domain] += table_.PodsOnRow(set, row);
+    }
+  }
+  int64_t domains = 0;
+  d.min = std::numeric_limits<int32_t>::max();  // no eligible domain: nothing to be skewed against
+  for (size_t k = 1; k < d.present.size(); ++k) {
+    if (!d.present[k]) continue;
+    ++domains;
+    d.min = std::min(d.min, d.by_domain[k]);
+  }
+  if (domains < c.min_domains.value_or(1)) d.min = 0;
+  return d;
+}
+
+int64_t ClusterView::SpreadCount(const k8s::TopologySpreadConstraint& c, RowId row) {
+  const SpreadDomains& d = Filtering(c);
+  const LabelColumn* column = table_.Label(c.topology_key);
+  if (column == nullptr) return 0;
+  uint32_t domain = column->domain[row];
+  return domain != 0 && domain < d.by_domain.size() ? d.by_domain[domain] : 0;
+}
+
+int64_t ClusterView::SpreadMin(const k8s::TopologySpreadConstraint& c) { return Filtering(c).min; }
+
+int64_t ClusterView::SpreadSkew(const k8s::TopologySpreadConstraint& c, RowId row) {
+  bool self = k8s::Matches(MergeKeys(c.label_selector, pod_.labels, c.match_label_keys, {}), pod_.labels);
+  return SpreadCount(c, row) + (self ? 1 : 0) - SpreadMin(c);
+}
+
+// Score: the pods of a domain are counted on every node that has all the
+// ScheduleAnyway keys (when the pod has constraints of its own) and passes
+// `c`'s inclusion policies.
+const ClusterView::SpreadDomains& ClusterView::Scoring(const k8s::TopologySpreadConstraint& c) {
+  auto it = scoring_.find(&c);
+  if (it != scoring_.end()) return it->second;
+  SpreadDomains& d = scoring_[&c];
+  const LabelColumn* column = table_.Label(c.topology_key);
+  if (column == nullptr) return d;
+  bool require_all = !pod_.spread_system_defaulted;
+  uint32_t set = SpreadSet(c);
+  d.by_domain.assign(column->DomainCount() + 1, 0);
+  for (RowId row = 0; row < table_.RowCount(); ++row) {
+    if (!table_.Live()[row] || (require_all && !HasKeys(row, false)) || !Included(c, row)) continue;
+    d.by_domain[column->domain[row]] += table_.PodsOnRow(set, row);
+  }
+  return d;
+}
+
+int64_t ClusterView::SpreadScoreCount(const k8s::TopologySpreadConstraint& c, RowId row) {
+  if (c.topology_key == kHostname) return table_.PodsOnRow(SpreadSet(c), row);
+  const SpreadDomains& d = Scoring(c);
+  const LabelColumn* column = table_.Label(c.topology_key);
+  if (column == nullptr) return 0;
+  uint32_t domain = column->domain[row];
+  return domain != 0 && domain < d.by_domain.size() ? d.by_domain[domain] : 0;
+}
+
+int64_t ClusterView::SpreadWeight(const k8s::TopologySpreadConstraint& c) {
+  bool require_all = !pod_.spread_system_defaulted;
+  std::set<std::optional<std::string_view>> domains;
+  int64_t scored = 0;
+  for (RowId row : feasible_) {
+    if (require_all && !HasKeys(row, false)) continue;  // ignored nodes
+    ++scored;
+    domains.insert(LabelOf(table_, c.topology_key, row));  // without the key: the "" domain
+  }
+  int64_t size = c.topology_key == kHostname ? scored : static_cast<int64_t>(domains.size());
+  return std::llround(std::log(static_cast<double>(size + 2)) * 1e9);
+}
+
+}  // namespace policy::rt

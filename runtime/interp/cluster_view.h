@@ -1,0 +1,93 @@
+#pragma once
+/// What one pod's placement reads of the whole cluster: the counts behind
+/// InterPodAffinity and PodTopologySpread (the builtins marked kCluster in
+/// stdlib/builtins.def), over the NodeTable's topology index.
+///
+/// Made once per pod and placement cycle; what it derives from the pod (its
+/// terms resolved to pod sets, the bound pods' terms that match it, the
+/// spread constraints' eligible domains) is computed at first use and kept,
+/// so each node costs O(1) lookups.
+
+#include <map>
+#include <optional>
+#include <vector>
+
+#include "compiler/k8s/objects.h"
+#include "runtime/columnar/node_table.h"
+
+namespace policy::rt {
+
+class ClusterView {
+ public:
+  ClusterView(const k8s::Pod& pod, const NodeTable& table);
+
+  // --- InterPodAffinity ------------------------------------------------
+  /// Bound pods that match every term of `terms` (the pod's own terms: its
+  /// selector with matchLabelKeys merged, its namespaces) on the nodes that
+  /// share `row`'s value of `key`; 0 when `row` lacks `key`.
+  int64_t PodsInDomain(const std::vector<const k8s::PodAffinityTerm*>& terms, std::string_view key, RowId row);
+  /// The same over every node that has `key`.
+  int64_t PodsWithKey(const std::vector<const k8s::PodAffinityTerm*>& terms, std::string_view key);
+  /// Whether the pod matches every term of `terms` itself.
+  bool PodMatches(const std::vector<const k8s::PodAffinityTerm*>& terms);
+  /// Bound pods' required anti-affinity terms that match the pod, counted
+  /// once per pod carrying one, on nodes sharing `row`'s value of the term's
+  /// topology key.
+  int64_t ExistingAntiAffinity(RowId row);
+  /// The score bound pods' terms give `row` for this pod: `hard_weight` per
+  /// required affinity term, the weight of each preferred affinity term,
+  /// minus the weight of each preferred anti-affinity term, of bound pods on
+  /// nodes sharing `row`'s value of the term's topology key.
+  int64_t ExistingAffinityWeight(int64_t hard_weight, RowId row);
+
+  // --- PodTopologySpread -----------------------------------------------
+  /// Pods in the pod's namespace matching constraint `c` on the eligible
+  /// nodes (kube-scheduler's PreFilter: nodes with every DoNotSchedule
+  /// constraint's key that pass `c`'s inclusion policies) in `row`'s domain.
+  int64_t SpreadCount(const k8s::TopologySpreadConstraint& c, RowId row);
+  /// The global minimum for `c`: the fewest matching pods of any eligible
+  /// domain (0 when there are fewer domains than minDomains).
+  int64_t SpreadMin(const k8s::TopologySpreadConstraint& c);
+  /// SpreadCount + (1 if the pod matches its own selector) - SpreadMin.
+  int64_t SpreadSkew(const k8s::TopologySpreadConstraint& c, RowId row);
+
+  /// The nodes that passed every filter; scoring builtins need them.
+  void SetFeasible(std::vector<RowId> rows) { feasible_ = std::move(rows); }
+  /// PodTopologySpread's score count for a ScheduleAnyway constraint:
+  /// matching pods on this node for kubernetes.io/hostname, else on the
+  /// score-eligible nodes of `row`'s domain.
+  int64_t SpreadScoreCount(const k8s::TopologySpreadConstraint& c, RowId row);
+  /// ln(domains + 2) in billionths, the domains of `c` among the feasible
+  /// nodes that are not ignored (kube-scheduler's topologyNormalizingWeight).
+  int64_t SpreadWeight(const k8s::TopologySpreadConstraint& c);
+
+  /// The pod set a constraint counts (the pod's namespace, its selector
+  /// with matchLabelKeys merged).
+  uint32_t SpreadSet(const k8s::TopologySpreadConstraint& c);
+
+ private:
+  struct SpreadDomains {
+    std::vector<int64_t> by_domain;  ///< matching pods per domain of the key (eligible nodes only)
+    std::vector<uint8_t> present;    ///< per domain: some eligible node has it
+    int64_t min = 0;
+  };
+  PodSelector::Clause Resolve(const k8s::PodAffinityTerm& term) const;
+  uint32_t SetFor(const std::vector<const k8s::PodAffinityTerm*>& terms);
+  bool TermMatchesPod(const TermGroup& group) const;
+  const std::vector<uint32_t>& MatchingGroups();
+  bool Included(const k8s::TopologySpreadConstraint& c, RowId row);
+  bool HasKeys(RowId row, bool hard);
+  const SpreadDomains& Filtering(const k8s::TopologySpreadConstraint& c);
+  const SpreadDomains& Scoring(const k8s::TopologySpreadConstraint& c);
+
+  const k8s::Pod& pod_;
+  const NodeTable& table_;
+  std::map<std::vector<const k8s::PodAffinityTerm*>, uint32_t> sets_;
+  std::optional<std::vector<uint32_t>> matching_groups_;
+  std::map<const k8s::TopologySpreadConstraint*, uint32_t> spread_sets_;
+  std::map<const k8s::TopologySpreadConstraint*, SpreadDomains> filtering_, scoring_;
+  std::vector<int8_t> affinity_ok_, taints_ok_;  ///< per row: -1 not yet known
+  std::vector<RowId> feasible_;
+};
+
+}  // namespace policy::rt
