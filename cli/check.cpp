@@ -17,6 +17,7 @@
 #include "compiler/passes/pass.h"
 #include "compiler/passes/pipeline.h"
 #include "runtime/columnar/table_dictionary.h"
+#include "runtime/sched/default_spread.h"
 #include "compiler/support/suggest.h"
 #include "runtime/columnar/cluster_loader.h"
 #include "runtime/sched/profile.h"
@@ -87,7 +88,7 @@ class CheckRun {
       fmt::print(stderr, "policyc check: `--output` must be `text` or `json`, not `{}`\n", output);
       return kExitBadInput;
     }
-    if (!ReadInputs() || !ChooseProfile() || !Supported() || !PassOptionsFromFlags() || !BuildPlugins() ||
+    if (!ReadInputs() || !ChooseProfile() || !DefaultSpread() || !Supported() || !PassOptionsFromFlags() || !BuildPlugins() ||
         !NodesExist()) {
       return kExitBadInput;
     }
@@ -163,6 +164,14 @@ class CheckRun {
     std::optional<std::string> why = Unsupported(*pod_, report_, profile_);
     if (why) fmt::print(stderr, "policyc check: cannot answer for this pod: {}\n", *why);
     return !why;
+  }
+
+  // kube-scheduler's system default spread constraints, when PodTopologySpread scores.
+  bool DefaultSpread() {
+    for (const rt::PluginSetting& p : profile_.plugins) {
+      if (p.name == "PodTopologySpread" && p.score) rt::ApplyDefaultSpread(*pod_, *table_);
+    }
+    return true;
   }
 
   bool PassOptionsFromFlags() {

@@ -117,6 +117,10 @@ std::string RenderText(const ClusterSummary& s, size_t max_label_keys) {
   if (!left_out.empty()) out += fmt::format("; not counted: {}", fmt::join(left_out, ", "));
   out += '\n';
   if (r.namespaces > 0) out += fmt::format("namespaces  {}\n", r.namespaces);
+  if (r.selector_owners > 0) {
+    out += fmt::format("selectors   {} (Services, ReplicationControllers, ReplicaSets, StatefulSets: default spread)\n",
+                       r.selector_owners);
+  }
   if (!r.read.skipped_kinds.empty()) {
     std::vector<std::string> kinds;
     for (const auto& [kind, n] : r.read.skipped_kinds) kinds.push_back(fmt::format("{} {}", n, kind));
@@ -168,6 +172,7 @@ std::string RenderJson(const ClusterSummary& s) {
   w.Key("onUnknownNodes").Int(static_cast<int64_t>(r.pods_unknown_node));
   w.EndObject();
   w.Key("namespaces").Int(static_cast<int64_t>(r.namespaces));
+  w.Key("selectorOwners").Int(static_cast<int64_t>(r.selector_owners));
   w.Key("skippedKinds").BeginObject();
   for (const auto& [kind, n] : r.read.skipped_kinds) w.Key(kind).Int(static_cast<int64_t>(n));
   w.EndObject();

@@ -28,6 +28,8 @@ class Dispatcher final : public ObjectVisitor {
       if (auto pod = DecodePod(object, diags_)) visitor_.OnPod(std::move(*pod), where);
     } else if (kind == "Namespace") {
       if (auto ns = DecodeNamespace(object, diags_)) visitor_.OnNamespace(std::move(*ns), where);
+    } else if (kind == "Service" || kind == "ReplicationController" || kind == "ReplicaSet" || kind == "StatefulSet") {
+      if (auto owner = DecodeSelectorOwner(object, kind, diags_)) visitor_.OnSelectorOwner(std::move(*owner), where);
     } else {
       ++stats_->skipped_kinds[kind.empty() ? std::string("(no kind)") : std::string(kind)];
     }

@@ -1,9 +1,10 @@
 #pragma once
 /// Reads a cluster snapshot file object by object into typed objects.
 ///
-/// Nodes, Pods and Namespaces are decoded and handed to a ClusterVisitor as
-/// they are read; other kinds are counted and skipped (kubectl dumps hold
-/// Services, Events, ...). Problems are diagnostics; after any error the
+/// Nodes, Pods and Namespaces, and the selectors of Services,
+/// ReplicationControllers, ReplicaSets and StatefulSets, are decoded and
+/// handed to a ClusterVisitor as they are read; other kinds are counted and
+/// skipped (kubectl dumps hold Events, ConfigMaps, ...). Problems are diagnostics; after any error the
 /// caller must discard what it received.
 
 #include <map>
@@ -21,6 +22,12 @@ class ClusterVisitor {
   virtual void OnNode(Node&& node, Span where) = 0;
   virtual void OnPod(Pod&& pod, Span where) = 0;
   virtual void OnNamespace(Namespace&& ns, Span where) = 0;
+  /// Services, ReplicationControllers, ReplicaSets and StatefulSets (their
+  /// selectors make kube-scheduler's default spread constraints).
+  virtual void OnSelectorOwner(SelectorOwner&& owner, Span where) {
+    (void)owner;
+    (void)where;
+  }
 };
 
 struct ClusterReadStats {

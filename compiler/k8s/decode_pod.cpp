@@ -96,6 +96,17 @@ void DecodePodBody(DecodeContext& cx, NodeRef metadata, NodeRef spec, Pod* pod) 
     if (!ns.empty()) pod->namespace_name = ns;
     cx.StringMapField(metadata, "labels", &pod->labels);
     cx.StringMapField(metadata, "annotations", &pod->annotations);
+    NodeRef owners = cx.Sequence(metadata, "ownerReferences");
+    for (uint32_t i = 0; owners.Valid() && i < owners.Size(); ++i) {
+      NodeRef owner = owners.At(i);
+      if (!cx.ExpectMapping(owner, "an owner reference")) continue;
+      if (owner.Get("controller").Text() != "true") continue;
+      OwnerReference ref;
+      cx.String(owner, "apiVersion", &ref.api_version);
+      cx.String(owner, "kind", &ref.kind);
+      cx.String(owner, "name", &ref.name);
+      pod->controller = std::move(ref);
+    }
   }
   if (!spec.Valid()) return;
   cx.String(spec, "nodeName", &pod->node_name);
@@ -176,6 +187,17 @@ std::optional<Pod> DecodeWorkloadTemplate(NodeRef object, std::string_view kind,
   pod.namespace_name = workload_ns.empty() ? "default" : workload_ns;
   if (pod.name.empty()) pod.name = workload_name;
   pod.template_of = fmt::format("{}/{}", kind, workload_name);
+  NodeRef spec = cx.Mapping(object, "spec");
+  NodeRef selector = spec.Valid() ? spec.Get("selector") : NodeRef();
+  if (selector.Valid() && !selector.IsNull() && kind != "CronJob" && kind != "Job") {
+    if (kind == "ReplicationController") {  // a label map
+      StringMap labels;
+      cx.StringMapField(spec, "selector", &labels);
+      pod.template_selector = LabelSelector{labels, {}};
+    } else if (cx.ExpectMapping(selector, "a label selector")) {
+      pod.template_selector = DecodeLabelSelector(cx, selector);
+    }
+  }
   if (workload_name.empty() && cx.Clean()) {
     cx.Error(DiagCode::kMissingField, metadata.Valid() ? metadata : object, fmt::format("the {} has no name", kind))
         .help = "set `metadata.name`";
@@ -195,6 +217,32 @@ std::optional<Pod> DecodePodOrTemplate(NodeRef object, std::string_view default_
                               "expected a Pod or a workload");
   d.help = "give a Pod, or a Deployment, StatefulSet, ReplicaSet, DaemonSet, Job or CronJob (its pod template is used)";
   return std::nullopt;
+}
+
+std::optional<SelectorOwner> DecodeSelectorOwner(NodeRef object, std::string_view kind, DiagnosticSink& diags) {
+  DecodeContext cx(diags);
+  SelectorOwner owner;
+  owner.kind = std::string(kind);
+  NodeRef metadata = cx.Mapping(object, "metadata");
+  if (metadata.Valid()) {
+    cx.String(metadata, "name", &owner.name);
+    std::string ns;
+    cx.String(metadata, "namespace", &ns);
+    if (!ns.empty()) owner.namespace_name = ns;
+  }
+  NodeRef spec = cx.Mapping(object, "spec");
+  NodeRef selector = spec.Valid() ? spec.Get("selector") : NodeRef();
+  if (selector.Valid() && !selector.IsNull()) {
+    if (kind == "Service" || kind == "ReplicationController") {
+      StringMap labels;
+      cx.StringMapField(spec, "selector", &labels);
+      owner.match_labels = std::move(labels);
+    } else if (cx.ExpectMapping(selector, "a label selector")) {
+      owner.selector = DecodeLabelSelector(cx, selector);
+    }
+  }
+  if (!cx.Clean()) return std::nullopt;
+  return owner;
 }
 
 }  // namespace policy::k8s

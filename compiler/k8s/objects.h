@@ -137,6 +137,23 @@ struct Container {
   bool restartable = false;  ///< init container with restartPolicy Always (a sidecar)
 };
 
+/// metadata.ownerReferences entry with controller: true.
+struct OwnerReference {
+  std::string api_version;
+  std::string kind;
+  std::string name;
+};
+
+/// A Service, ReplicationController, ReplicaSet or StatefulSet of the
+/// snapshot: what kube-scheduler's default spread selector is made of.
+struct SelectorOwner {
+  std::string kind;
+  std::string name;
+  std::string namespace_name = "default";
+  std::optional<StringMap> match_labels;   ///< Service, ReplicationController: spec.selector (absent: none)
+  std::optional<LabelSelector> selector;   ///< ReplicaSet, StatefulSet: spec.selector
+};
+
 enum class PodPhase : uint8_t { kPending, kRunning, kSucceeded, kFailed, kUnknown };
 
 struct Pod {
@@ -161,6 +178,11 @@ struct Pod {
   PodPhase phase = PodPhase::kPending;
   /// For a pod taken from a workload's template: `Deployment/web`; else empty.
   std::string template_of;
+  /// For such a pod, the workload's spec.selector (what kube-scheduler's
+  /// default spread selector takes from the pod's controller).
+  std::optional<LabelSelector> template_selector;
+  /// The controller among metadata.ownerReferences.
+  std::optional<OwnerReference> controller;
 };
 
 struct Namespace {

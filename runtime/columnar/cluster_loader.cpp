@@ -39,6 +39,11 @@ class TableBuilder final : public k8s::ClusterVisitor {
     pod_spans_.emplace(pod.namespace_name + "/" + pod.name, where.begin);
   }
 
+  void OnSelectorOwner(k8s::SelectorOwner&& owner, Span) override {
+    table_.AddSelectorOwner(std::move(owner));
+    ++report_.selector_owners;
+  }
+
   void OnNamespace(k8s::Namespace&& ns, Span where) override {
     table_.SetNamespaceLabels(ns.name, std::move(ns.labels));
     ++report_.namespaces;

@@ -23,6 +23,7 @@ struct LoadReport {
   size_t pods_finished = 0;      ///< Succeeded or Failed: kube-scheduler ignores them
   size_t pods_unknown_node = 0;  ///< bound to a node that is not in the snapshot
   size_t namespaces = 0;
+  size_t selector_owners = 0;  ///< Services, ReplicationControllers, ReplicaSets, StatefulSets
   size_t pods_with_pod_affinity = 0;  ///< bound pods with (anti-)affinity terms (InterPodAffinity's symmetry)
 };
 

@@ -178,6 +178,10 @@ class NodeTable {
   /// Labels of a namespace; empty for a namespace the snapshot has no object for.
   const k8s::StringMap& NamespaceLabels(std::string_view name) const;
   size_t NamespaceCount() const { return namespaces_.size(); }
+  /// Services, ReplicationControllers, ReplicaSets and StatefulSets of the
+  /// snapshot (their selectors; kube-scheduler's default spread).
+  void AddSelectorOwner(k8s::SelectorOwner owner) { owners_.push_back(std::move(owner)); }
+  const std::vector<k8s::SelectorOwner>& SelectorOwners() const { return owners_; }
   /// Every namespace the snapshot has an object for, with its labels.
   const std::unordered_map<std::string, k8s::StringMap>& Namespaces() const { return namespaces_; }
 
@@ -261,6 +265,7 @@ class NodeTable {
   size_t bound_pods_ = 0;
 
   std::unordered_map<std::string, k8s::StringMap> namespaces_;
+  std::vector<k8s::SelectorOwner> owners_;
 
   // Topology index. Sets are registered by queries (hence mutable); the
   // epoch changes whenever a node's labels may have changed.

@@ -231,3 +231,101 @@ TEST_CASE("row memory stays under a kilobyte per node") {
   for (int i = 0; i < 5000; ++i) t.AddNode(MakeNode(fmt::format("n{}", i), fmt::format("z{}", i % 3), 8));
   CHECK(t.RowMemoryBytes() / t.NodeCount() < 1024);
 }
+
+TEST_CASE("the topology index agrees with a recount under random binds, unbinds and node changes") {
+  std::mt19937 rng(42);
+  auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
+  const std::vector<std::string> zones = {"z1", "z2", "z3"};
+  const std::vector<std::string> apps = {"web", "db", "cache"};
+  const std::vector<std::string> namespaces = {"shop", "ops"};
+  NodeTable table;
+  std::map<std::string, std::string> node_zone;  // name -> zone ("" = no zone label); the model
+  struct Bound { std::string node, ns, app; bool front, anti; };
+  std::map<std::string, Bound> bound;            // pod name -> placement; the model
+
+  // The sets and groups under test: web pods in shop; web-or-db pods in any
+  // namespace that also carry tier=front (two clauses).
+  PodSelector web_shop;
+  web_shop.clauses.push_back({LabelSelector{{{"app", "web"}}, {}}, false, {"shop"}});
+  PodSelector front;
+  front.clauses.push_back({LabelSelector{{}, {{"app", SelectorOp::kIn, {"web", "db"}, {}}}}, true, {}});
+  front.clauses.push_back({LabelSelector{{{"tier", "front"}}, {}}, true, {}});
+
+  auto make_node = [&](const std::string& name, const std::string& zone) {
+    Node n = MakeNode(name, zone, 8);
+    if (zone.empty()) n.labels.erase(n.labels.begin() + 1);  // no zone label
+    return n;
+  };
+  for (int i = 0; i < 12; ++i) {
+    std::string name = fmt::format("n{}", i), zone = i % 5 == 4 ? "" : zones[static_cast<size_t>(i % 3)];
+    REQUIRE(table.AddNode(make_node(name, zone)));
+    node_zone[name] = zone;
+  }
+  uint32_t s1 = table.PodSet(web_shop);  // registered before any pod
+  for (int step = 0; step < 3000; ++step) {
+    int op = pick(10);
+    if (op < 6) {  // bind
+      Pod p = MakePod(fmt::format("p{}", step), fmt::format("n{}", pick(14)), 100);  // n12, n13: not (yet) nodes
+      p.namespace_name = namespaces[static_cast<size_t>(pick(2))];
+      std::string app = apps[static_cast<size_t>(pick(3))];
+      p.labels = {{"app", app}};
+      bool tier_front = pick(2) == 0;
+      if (tier_front) p.labels.emplace_back("tier", "front");
+      bool anti = pick(3) == 0;
+      if (anti) {
+        PodAffinityTerm t;
+        t.label_selector = LabelSelector{{{"app", app}}, {}};
+        t.topology_key = "topology.kubernetes.io/zone";
+        p.affinity.pod_anti_affinity = PodAffinity{{t}, {}};
+      }
+      if (table.BindPod(p) != BindResult::kDuplicate) bound[p.name] = {p.node_name, p.namespace_name, app, tier_front, anti};
+    } else if (op < 8 && !bound.empty()) {  // unbind
+      auto it = std::next(bound.begin(), pick(static_cast<int>(bound.size())));
+      REQUIRE(table.UnbindPod(it->second.ns, it->first));
+      bound.erase(it);
+    } else if (op == 8) {  // a node changes zone, or arrives
+      std::string name = fmt::format("n{}", pick(14));
+      std::string zone = pick(4) == 0 ? "" : zones[static_cast<size_t>(pick(3))];
+      if (node_zone.contains(name)) REQUIRE(table.UpdateNode(make_node(name, zone)));
+      else REQUIRE(table.AddNode(make_node(name, zone)));
+      node_zone[name] = zone;
+    } else if (!node_zone.empty() && pick(3) == 0) {  // a node leaves (its pods wait for it)
+      auto it = std::next(node_zone.begin(), pick(static_cast<int>(node_zone.size())));
+      REQUIRE(table.RemoveNode(it->first));
+      node_zone.erase(it);
+    }
+    if (step % 50 != 0 && step < 2990) continue;
+    uint32_t s2 = table.PodSet(front);  // registered late: counts what is bound by then
+    std::map<std::string, int64_t> web_by_zone, front_by_zone, anti_by_zone;
+    std::map<std::string, int64_t> web_by_node;
+    for (const auto& [name, b] : bound) {
+      auto node = node_zone.find(b.node);
+      if (node == node_zone.end()) continue;  // waiting for its node
+      bool is_web = b.app == "web" && b.ns == "shop";
+      web_by_node[b.node] += is_web;
+      if (node->second.empty()) continue;
+      web_by_zone[node->second] += is_web;
+      front_by_zone[node->second] += b.front && (b.app == "web" || b.app == "db");
+      anti_by_zone[node->second + "/" + b.app + "/" + b.ns] += b.anti;
+    }
+    int64_t web_with_zone = 0;
+    for (const auto& [zone, n] : web_by_zone) web_with_zone += n;
+    CHECK(table.PodsWithKey(s1, "topology.kubernetes.io/zone") == web_with_zone);
+    for (const auto& [name, zone] : node_zone) {
+      RowId row = *table.FindNode(name);
+      CAPTURE(step);
+      CAPTURE(name);
+      CHECK(table.PodsOnRow(s1, row) == web_by_node[name]);
+      CHECK(table.PodsInDomain(s1, "topology.kubernetes.io/zone", row) == (zone.empty() ? 0 : web_by_zone[zone]));
+      CHECK(table.PodsInDomain(s1, "kubernetes.io/hostname", row) == web_by_node[name]);
+      CHECK(table.PodsInDomain(s2, "topology.kubernetes.io/zone", row) == (zone.empty() ? 0 : front_by_zone[zone]));
+      // Groups: the anti-affinity term of each app, counted by zone.
+      for (uint32_t g = 0; g < table.TermGroups().size(); ++g) {
+        const TermGroup& group = table.TermGroups()[g];
+        std::string app = group.term.label_selector->match_labels[0].second;
+        CHECK(table.TermGroupInDomain(g, row) ==
+              (zone.empty() ? 0 : anti_by_zone[zone + "/" + app + "/" + group.owner_namespace]));
+      }
+    }
+  }
+}

@@ -1,0 +1,19 @@
+#pragma once
+/// kube-scheduler's system default topology spread constraints (the
+/// PodTopologySpread plugin with defaultingType System, the default).
+
+#include "compiler/k8s/objects.h"
+#include "runtime/columnar/node_table.h"
+
+namespace policy::rt {
+
+/// When `pod` declares no topology spread constraints and the snapshot's
+/// Services, or its controller (a ReplicationController, ReplicaSet or
+/// StatefulSet of the snapshot; for a workload's template, the workload's
+/// selector), select it: gives it kube-scheduler's defaults,
+/// kubernetes.io/hostname maxSkew 3 and topology.kubernetes.io/zone maxSkew
+/// 5, both ScheduleAnyway, over the merged selectors (helper.DefaultSelector),
+/// and marks them as defaulted. Otherwise leaves the pod as it is.
+void ApplyDefaultSpread(k8s::Pod& pod, const NodeTable& table);
+
+}  // namespace policy::rt
