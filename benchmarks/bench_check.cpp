@@ -1,10 +1,11 @@
 // Filter + score + select for one realistic pod over generated clusters, with
 // the reference interpreter: the stdlib's node-level plugins plus GPU-memory
 // fit, on the IR as lowered (the baseline, in the same run) and as the pass
-// pipeline specializes it for the pod.
+// pipeline specializes it for the pod (and binds it to the table).
 //
 //   BM_FilterScore/interp-unoptimized/N   lowered IR
-//   BM_FilterScore/interp/N               specialized IR (what `policyc check` runs)
+//   BM_FilterScore/interp-unbound/N       specialized IR, not bound to the table
+//   BM_FilterScore/interp/N               specialized and bound IR (what `policyc check` runs)
 //
 // Counters: ns/node; x_unoptimized on the specialized run is its time over
 // the baseline's measured in the same process.

@@ -75,6 +75,19 @@ struct PodSelector {
   std::string Key() const;
 };
 
+/// A count per topology domain, read per row: the rows' domain ids of one
+/// label column and the counts by domain. Valid until the table changes.
+struct DomainView {
+  const uint32_t* domain = nullptr;  ///< per row; null: no node has the label
+  const int64_t* counts = nullptr;   ///< per domain id
+  uint32_t size = 0;                 ///< domain ids below this have a count
+  int64_t At(uint32_t row) const {
+    if (domain == nullptr) return 0;
+    uint32_t d = domain[row];
+    return d != 0 && d < size ? counts[d] : 0;
+  }
+};
+
 /// How a bound pod's pod-affinity term acts on the pods placed after it.
 enum class TermKind : uint8_t { kRequiredAffinity, kRequiredAntiAffinity, kPreferredAffinity, kPreferredAntiAffinity };
 
@@ -163,6 +176,10 @@ class NodeTable {
   /// Pods of `set` on the rows that share `row`'s value of label `key`; 0
   /// when `row` lacks the label.
   int64_t PodsInDomain(uint32_t set, std::string_view key, RowId row) const;
+  /// PodsInDomain for every row at once (one lookup, then O(1) per row).
+  DomainView PodSetDomains(uint32_t set, std::string_view key) const;
+  /// TermGroupInDomain for every row at once.
+  DomainView TermGroupDomains(uint32_t g) const;
   /// Pods of `set` on rows that have label `key`.
   int64_t PodsWithKey(uint32_t set, std::string_view key) const;
   /// Every group of identical affinity terms of bound pods.

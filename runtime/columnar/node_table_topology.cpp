@@ -132,14 +132,17 @@ uint32_t NodeTable::PodSet(const PodSelector& selector) const {
 
 int64_t NodeTable::PodsOnRow(uint32_t set, RowId row) const { return At(pod_sets_[set].per_row, row); }
 
-int64_t NodeTable::PodsInDomain(uint32_t set, std::string_view key, RowId row) const {
+DomainView NodeTable::PodSetDomains(uint32_t set, std::string_view key) const {
   const LabelColumn* column = Label(key);
-  if (column == nullptr || column->domain[row] == 0) return 0;
+  if (column == nullptr) return {};
   PodSetEntry& entry = pod_sets_[set];
   uint32_t key_id = *pool_.Lookup(key);
   const DomainCounts& counts = Domains(entry.per_row, key_id, entry.domains[key_id]);
-  uint32_t domain = column->domain[row];
-  return domain < counts.by_domain.size() ? counts.by_domain[domain] : 0;
+  return {column->domain.data(), counts.by_domain.data(), static_cast<uint32_t>(counts.by_domain.size())};
+}
+
+int64_t NodeTable::PodsInDomain(uint32_t set, std::string_view key, RowId row) const {
+  return PodSetDomains(set, key).At(row);
 }
 
 int64_t NodeTable::PodsWithKey(uint32_t set, std::string_view key) const {
@@ -152,14 +155,15 @@ int64_t NodeTable::PodsWithKey(uint32_t set, std::string_view key) const {
   return total;
 }
 
-int64_t NodeTable::TermGroupInDomain(uint32_t g, RowId row) const {
+DomainView NodeTable::TermGroupDomains(uint32_t g) const {
   const TermGroup& group = term_groups_[g];
   const LabelColumn* column = Label(group.term.topology_key);
-  if (column == nullptr || column->domain[row] == 0) return 0;
+  if (column == nullptr) return {};
   const DomainCounts& counts = Domains(group.per_row, *pool_.Lookup(group.term.topology_key), term_group_domains_[g]);
-  uint32_t domain = column->domain[row];
-  return domain < counts.by_domain.size() ? counts.by_domain[domain] : 0;
+  return {column->domain.data(), counts.by_domain.data(), static_cast<uint32_t>(counts.by_domain.size())};
 }
+
+int64_t NodeTable::TermGroupInDomain(uint32_t g, RowId row) const { return TermGroupDomains(g).At(row); }
 
 void NodeTable::CompactTopology(const std::vector<RowId>& new_row) {
   auto keep = [&](std::vector<int32_t>& per_row) {

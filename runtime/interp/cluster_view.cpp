@@ -127,8 +127,18 @@ uint32_t ClusterView::SetFor(const std::vector<const k8s::PodAffinityTerm*>& ter
   return sets_[terms] = table_.PodSet(selector);
 }
 
+DomainView ClusterView::Domains(const std::vector<const k8s::PodAffinityTerm*>& terms, std::string_view key) {
+  if (!has_last_ || terms != last_terms_ || key != last_key_) {
+    last_view_ = table_.PodSetDomains(SetFor(terms), key);
+    last_terms_ = terms;
+    last_key_ = std::string(key);
+    has_last_ = true;
+  }
+  return last_view_;
+}
+
 int64_t ClusterView::PodsInDomain(const std::vector<const k8s::PodAffinityTerm*>& terms, std::string_view key, RowId row) {
-  return table_.PodsInDomain(SetFor(terms), key, row);
+  return Domains(terms, key).At(row);
 }
 
 int64_t ClusterView::PodsWithKey(const std::vector<const k8s::PodAffinityTerm*>& terms, std::string_view key) {
@@ -172,26 +182,35 @@ const std::vector<uint32_t>& ClusterView::MatchingGroups() {
 }
 
 int64_t ClusterView::ExistingAntiAffinity(RowId row) {
-  int64_t n = 0;
-  for (uint32_t g : MatchingGroups()) {
-    if (table_.TermGroups()[g].kind == TermKind::kRequiredAntiAffinity) n += table_.TermGroupInDomain(g, row);
+  if (!anti_views_) {
+    anti_views_.emplace();
+    for (uint32_t g : MatchingGroups()) {
+      if (table_.TermGroups()[g].kind == TermKind::kRequiredAntiAffinity) anti_views_->push_back(table_.TermGroupDomains(g));
+    }
   }
+  int64_t n = 0;
+  for (const DomainView& v : *anti_views_) n += v.At(row);
   return n;
 }
 
 int64_t ClusterView::ExistingAffinityWeight(int64_t hard_weight, RowId row) {
-  int64_t score = 0;
-  for (uint32_t g : MatchingGroups()) {
-    const TermGroup& group = table_.TermGroups()[g];
-    int64_t weight = 0;
-    switch (group.kind) {
-      case TermKind::kRequiredAffinity: weight = hard_weight; break;
-      case TermKind::kPreferredAffinity: weight = group.weight; break;
-      case TermKind::kPreferredAntiAffinity: weight = -group.weight; break;
-      case TermKind::kRequiredAntiAffinity: break;
+  if (!weight_views_ || weight_views_hard_ != hard_weight) {
+    weight_views_.emplace();
+    weight_views_hard_ = hard_weight;
+    for (uint32_t g : MatchingGroups()) {
+      const TermGroup& group = table_.TermGroups()[g];
+      int64_t weight = 0;
+      switch (group.kind) {
+        case TermKind::kRequiredAffinity: weight = hard_weight; break;
+        case TermKind::kPreferredAffinity: weight = group.weight; break;
+        case TermKind::kPreferredAntiAffinity: weight = -group.weight; break;
+        case TermKind::kRequiredAntiAffinity: break;
+      }
+      if (weight != 0) weight_views_->emplace_back(weight, table_.TermGroupDomains(g));
     }
-    if (weight != 0) score += weight * table_.TermGroupInDomain(g, row);
   }
+  int64_t score = 0;
+  for (const auto& [weight, view] : *weight_views_) score += weight * view.At(row);
   return score;
 }
 
@@ -228,20 +247,37 @@ bool ClusterView::Included(const k8s::TopologySpreadConstraint& c, RowId row) {
 // Whether `row` has the topology key of every DoNotSchedule (`hard`) or
 // ScheduleAnyway constraint of the pod.
 bool ClusterView::HasKeys(RowId row, bool hard) {
-  for (const k8s::TopologySpreadConstraint& c : pod_.topology_spread) {
-    if ((c.when_unsatisfiable == k8s::WhenUnsatisfiable::kDoNotSchedule) != hard) continue;
-    if (!LabelOf(table_, c.topology_key, row)) return false;
+  std::optional<std::vector<const LabelColumn*>>& columns = hard ? hard_columns_ : soft_columns_;
+  if (!columns) {
+    columns.emplace();
+    for (const k8s::TopologySpreadConstraint& c : pod_.topology_spread) {
+      if ((c.when_unsatisfiable == k8s::WhenUnsatisfiable::kDoNotSchedule) == hard) {
+        columns->push_back(table_.Label(c.topology_key));
+      }
+    }
+  }
+  for (const LabelColumn* column : *columns) {
+    if (column == nullptr || column->domain[row] == 0) return false;
   }
   return true;
 }
 
 const ClusterView::SpreadDomains& ClusterView::Filtering(const k8s::TopologySpreadConstraint& c) {
+  if (&c == last_spread_) return *last_filtering_;
   auto it = filtering_.find(&c);
-  if (it != filtering_.end()) return it->second;
+  if (it != filtering_.end()) {
+    last_spread_ = &c;
+    last_filtering_ = &it->second;
+    return it->second;
+  }
   SpreadDomains& d = filtering_[&c];
+  last_spread_ = &c;
+  last_filtering_ = &d;
+  d.self = k8s::Matches(MergeKeys(c.label_selector, pod_.labels, c.match_label_keys, {}), pod_.labels);
   const LabelColumn* column = table_.Label(c.topology_key);
   uint32_t set = SpreadSet(c);
   if (column != nullptr) {
+    d.domain = column->domain.data();
     d.by_domain.assign(column->DomainCount() + 1, 0);
     d.present.assign(column->DomainCount() + 1, 0);
     for (RowId row = 0; row < table_.RowCount(); ++row) {
@@ -263,18 +299,14 @@ const ClusterView::SpreadDomains& ClusterView::Filtering(const k8s::TopologySpre
 }
 
 int64_t ClusterView::SpreadCount(const k8s::TopologySpreadConstraint& c, RowId row) {
-  const SpreadDomains& d = Filtering(c);
-  const LabelColumn* column = table_.Label(c.topology_key);
-  if (column == nullptr) return 0;
-  uint32_t domain = column->domain[row];
-  return domain != 0 && domain < d.by_domain.size() ? d.by_domain[domain] : 0;
+  return Filtering(c).view().At(row);
 }
 
 int64_t ClusterView::SpreadMin(const k8s::TopologySpreadConstraint& c) { return Filtering(c).min; }
 
 int64_t ClusterView::SpreadSkew(const k8s::TopologySpreadConstraint& c, RowId row) {
-  bool self = k8s::Matches(MergeKeys(c.label_selector, pod_.labels, c.match_label_keys, {}), pod_.labels);
-  return SpreadCount(c, row) + (self ? 1 : 0) - SpreadMin(c);
+  const SpreadDomains& d = Filtering(c);
+  return d.view().At(row) + (d.self ? 1 : 0) - d.min;
 }
 
 // Score: the pods of a domain are counted on every node that has all the
@@ -286,6 +318,7 @@ const ClusterView::SpreadDomains& ClusterView::Scoring(const k8s::TopologySpread
   SpreadDomains& d = scoring_[&c];
   const LabelColumn* column = table_.Label(c.topology_key);
   if (column == nullptr) return d;
+  d.domain = column->domain.data();
   bool require_all = !pod_.spread_system_defaulted;
   uint32_t set = SpreadSet(c);
   d.by_domain.assign(column->DomainCount() + 1, 0);
@@ -298,11 +331,7 @@ const ClusterView::SpreadDomains& ClusterView::Scoring(const k8s::TopologySpread
 
 int64_t ClusterView::SpreadScoreCount(const k8s::TopologySpreadConstraint& c, RowId row) {
   if (c.topology_key == kHostname) return table_.PodsOnRow(SpreadSet(c), row);
-  const SpreadDomains& d = Scoring(c);
-  const LabelColumn* column = table_.Label(c.topology_key);
-  if (column == nullptr) return 0;
-  uint32_t domain = column->domain[row];
-  return domain != 0 && domain < d.by_domain.size() ? d.by_domain[domain] : 0;
+  return Scoring(c).view().At(row);
 }
 
 int64_t ClusterView::SpreadWeight(const k8s::TopologySpreadConstraint& c) {

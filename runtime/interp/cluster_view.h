@@ -10,6 +10,7 @@
 
 #include <map>
 #include <optional>
+#include <string>
 #include <vector>
 
 #include "compiler/k8s/objects.h"
@@ -28,6 +29,8 @@ class ClusterView {
   int64_t PodsInDomain(const std::vector<const k8s::PodAffinityTerm*>& terms, std::string_view key, RowId row);
   /// The same over every node that has `key`.
   int64_t PodsWithKey(const std::vector<const k8s::PodAffinityTerm*>& terms, std::string_view key);
+  /// PodsInDomain for every row at once.
+  DomainView Domains(const std::vector<const k8s::PodAffinityTerm*>& terms, std::string_view key);
   /// Whether the pod matches every term of `terms` itself.
   bool PodMatches(const std::vector<const k8s::PodAffinityTerm*>& terms);
   /// Bound pods' required anti-affinity terms that match the pod, counted
@@ -70,6 +73,11 @@ class ClusterView {
     std::vector<int64_t> by_domain;  ///< matching pods per domain of the key (eligible nodes only)
     std::vector<uint8_t> present;    ///< per domain: some eligible node has it
     int64_t min = 0;
+    bool self = false;               ///< the pod matches the constraint's selector
+    DomainView view() const {
+      return {domain, by_domain.data(), static_cast<uint32_t>(by_domain.size())};
+    }
+    const uint32_t* domain = nullptr;  ///< the key's column: per row
   };
   PodSelector::Clause Resolve(const k8s::PodAffinityTerm& term) const;
   uint32_t SetFor(const std::vector<const k8s::PodAffinityTerm*>& terms);
@@ -83,10 +91,21 @@ class ClusterView {
   const k8s::Pod& pod_;
   const NodeTable& table_;
   std::map<std::vector<const k8s::PodAffinityTerm*>, uint32_t> sets_;
+  // The last PodsInDomain question (the interpreter asks it once per node).
+  std::vector<const k8s::PodAffinityTerm*> last_terms_;
+  std::string last_key_;
+  DomainView last_view_;
+  bool has_last_ = false;
   std::optional<std::vector<uint32_t>> matching_groups_;
+  std::optional<std::vector<DomainView>> anti_views_;
+  std::optional<std::vector<std::pair<int64_t, DomainView>>> weight_views_;
+  int64_t weight_views_hard_ = 0;
+  const k8s::TopologySpreadConstraint* last_spread_ = nullptr;
+  const SpreadDomains* last_filtering_ = nullptr;
   std::map<const k8s::TopologySpreadConstraint*, uint32_t> spread_sets_;
   std::map<const k8s::TopologySpreadConstraint*, SpreadDomains> filtering_, scoring_;
   std::vector<int8_t> affinity_ok_, taints_ok_;  ///< per row: -1 not yet known
+  std::optional<std::vector<const LabelColumn*>> hard_columns_, soft_columns_;  ///< the constraints' key columns
   std::vector<RowId> feasible_;
 };
 

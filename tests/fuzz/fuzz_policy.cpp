@@ -35,6 +35,23 @@ policy::k8s::Pod SamplePod() {
   affinity.required = std::vector<NodeSelectorTerm>{term};
   affinity.preferred = {{10, term}};
   pod.affinity.node_affinity = affinity;
+  PodAffinityTerm same_zone;
+  same_zone.label_selector = LabelSelector{{{"app", "web"}}, {}};
+  same_zone.topology_key = "zone";
+  PodAffinityTerm other_host;
+  other_host.label_selector = LabelSelector{{}, {{"app", SelectorOp::kIn, {"db"}, {}}}};
+  other_host.topology_key = "kubernetes.io/hostname";
+  other_host.namespace_selector = LabelSelector{};
+  pod.affinity.pod_affinity = PodAffinity{{same_zone}, {{20, other_host}}};
+  pod.affinity.pod_anti_affinity = PodAffinity{{other_host}, {{5, same_zone}}};
+  TopologySpreadConstraint hard;
+  hard.topology_key = "zone";
+  hard.label_selector = LabelSelector{{{"app", "web"}}, {}};
+  TopologySpreadConstraint soft = hard;
+  soft.topology_key = "kubernetes.io/hostname";
+  soft.when_unsatisfiable = WhenUnsatisfiable::kScheduleAnyway;
+  soft.node_taints_policy = InclusionPolicy::kHonor;
+  pod.topology_spread = {hard, soft};
   return pod;
 }
 
@@ -58,6 +75,22 @@ const policy::rt::NodeTable& SampleTable() {
     t->AddNode(a);
     t->AddNode(b);
     t->AddNode(c);
+    // Bound pods for the inter-pod builtins: a web pod on n1, a db pod with
+    // anti-affinity to web pods on n2.
+    Pod web;
+    web.name = "web-0";
+    web.node_name = "n1";
+    web.labels = {{"app", "web"}};
+    Pod db = web;
+    db.name = "db-0";
+    db.node_name = "n2";
+    db.labels = {{"app", "db"}};
+    PodAffinityTerm away;
+    away.label_selector = LabelSelector{{{"app", "web"}}, {}};
+    away.topology_key = "zone";
+    db.affinity.pod_anti_affinity = PodAffinity{{away}, {{10, away}}};
+    t->BindPod(web);
+    t->BindPod(db);
     return t;
   }();
   return *table;
