@@ -13,6 +13,10 @@ namespace policy::k8s {
 bool Matches(const LabelSelector& selector, const StringMap& labels);
 bool Matches(const std::optional<LabelSelector>& selector, const StringMap& labels);
 
+/// The selector as kubectl prints one: `app=web,tier in (a,b),debug,!canary`;
+/// `<none>` for an absent selector, `<everything>` for an empty one.
+std::string SelectorText(const std::optional<LabelSelector>& selector);
+
 /// A canonical text of the selector: equal for selectors that select the same
 /// pods by the same requirements (keys sorted, values sorted).
 std::string CanonicalText(const std::optional<LabelSelector>& selector);

@@ -1,5 +1,7 @@
 #include "compiler/passes/pod_view.h"
 
+#include "compiler/k8s/selectors.h"
+
 namespace policy::passes {
 namespace {
 
@@ -71,6 +73,8 @@ std::optional<PodRef> PodView::Load(FieldId field, const PodRef& record) const {
     case FieldId::kPodAffinityRequired: return Records(pod_aff->required, PodRecord::kPodAffinityTerm);
     case FieldId::kPodAffinityPreferred: return Records(pod_aff->preferred, PodRecord::kWeightedPodAffinityTerm);
     case FieldId::kPodAffinityTermKey: return PodRef::Str(pod_term->topology_key);
+    case FieldId::kPodAffinityTermSelector: return PodRef::Str(k8s::SelectorText(pod_term->label_selector));
+    case FieldId::kSpreadSelector: return PodRef::Str(k8s::SelectorText(spread->label_selector));
     case FieldId::kWeightedTermWeight: return PodRef::Int(weighted->weight);
     case FieldId::kWeightedTermTerm: return Record(PodRecord::kPodAffinityTerm, &weighted->term);
     case FieldId::kSpreadKey: return PodRef::Str(spread->topology_key);

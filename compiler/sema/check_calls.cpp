@@ -126,8 +126,8 @@ TypeRef Checker::BuiltinCall(ExprId id, const Builtin& builtin, TypeRef receiver
     case BuiltinId::kPodsWithKey:
     case BuiltinId::kPodMatches: {
       TypeRef t = types[0];
-      bool terms = t->kind == TypeKind::kList && t->element->kind == TypeKind::kRecord &&
-                   t->element->record->name == "PodAffinityTerm";
+      bool terms = t->kind == TypeKind::kList && Unwrapped(t->element)->kind == TypeKind::kRecord &&
+                   Unwrapped(t->element)->record->name == "PodAffinityTerm";  // absent terms are skipped
       if (!terms) {
         return Mismatch(args[0], fmt::format("`{}` takes a `list<PodAffinityTerm>`, found `{}`", builtin.name, ToString(t)),
                         std::string(builtin.doc));
