@@ -33,8 +33,11 @@ def builtins():
     text = open(os.path.join(ROOT, "stdlib/builtins.def"), encoding="utf-8").read()
     rows = re.findall(r'BUILTIN\((\w+),\s*"(\w+)",\s*(\w+),\s*(\d+),\s*(\d+),\s*(\w+),\s*"((?:[^"\\]|\\.)*)"\)', text)
     out = ["| builtin | kind | meaning |", "| --- | --- | --- |"]
-    for _, name, kind, _arity, _cost, _reads, doc in rows:
-        out.append(f"| `{name}` | {'function' if kind == 'kFunction' else 'method'} | {doc} |")
+    for _, name, kind, _arity, _cost, reads, doc in rows:
+        what = 'function' if kind == 'kFunction' else 'method'
+        if reads == 'kCluster':
+            what += ', cluster'
+        out.append(f"| `{name}` | {what} | {doc} |")
     return "\n".join(out)
 
 
