@@ -166,10 +166,11 @@ class CheckRun {
     return !why;
   }
 
-  // kube-scheduler's system default spread constraints, when PodTopologySpread scores.
+  // kube-scheduler's default spread constraints (the system's or the profile's list).
   bool DefaultSpread() {
     for (const rt::PluginSetting& p : profile_.plugins) {
-      if (p.name == "PodTopologySpread" && p.score) rt::ApplyDefaultSpread(*pod_, *table_);
+      if (p.name != "PodTopologySpread" || !(p.filter || p.score)) continue;
+      rt::ApplyDefaultSpread(*pod_, *table_, profile_.spread_defaults ? &*profile_.spread_defaults : nullptr);
     }
     return true;
   }

@@ -22,6 +22,9 @@ bool IsWorkloadKind(std::string_view kind);
 std::optional<Node> DecodeNode(NodeRef object, DiagnosticSink& diags);
 std::optional<Pod> DecodePod(NodeRef object, DiagnosticSink& diags);
 std::optional<Namespace> DecodeNamespace(NodeRef object, DiagnosticSink& diags);
+/// A list of topology spread constraints (a scheduler profile's
+/// defaultConstraints), validated as a pod's are; nullopt after diagnostics.
+std::optional<std::vector<TopologySpreadConstraint>> DecodeSpreadConstraints(NodeRef list, DiagnosticSink& diags);
 /// A Service, ReplicationController, ReplicaSet or StatefulSet: its name, namespace and selector.
 std::optional<SelectorOwner> DecodeSelectorOwner(NodeRef object, std::string_view kind, DiagnosticSink& diags);
 /// A workload's pod template as a pod in the workload's namespace, named

@@ -245,4 +245,16 @@ std::optional<SelectorOwner> DecodeSelectorOwner(NodeRef object, std::string_vie
   return owner;
 }
 
+std::optional<std::vector<TopologySpreadConstraint>> DecodeSpreadConstraints(NodeRef list, DiagnosticSink& diags) {
+  DecodeContext cx(diags);
+  std::vector<TopologySpreadConstraint> out;
+  if (!list.IsSequence()) {
+    cx.Error(DiagCode::kWrongType, list, fmt::format("expected a list of topology spread constraints, found {}", list.Describe()));
+    return std::nullopt;
+  }
+  DecodeSpread(cx, list, &out);
+  if (!cx.Clean()) return std::nullopt;
+  return out;
+}
+
 }  // namespace policy::k8s

@@ -143,6 +143,9 @@ TypeRef Checker::BuiltinCall(ExprId id, const Builtin& builtin, TypeRef receiver
       if (types[0]->kind != TypeKind::kInt) {
         return Mismatch(args[0], fmt::format("a weight is an `int`, found `{}`", ToString(types[0])));
       }
+      if (types[1]->kind != TypeKind::kBool) {
+        return Mismatch(args[1], fmt::format("`preferred` is a `bool`, found `{}`", ToString(types[1])));
+      }
       return types_.Int();
     case BuiltinId::kSpreadCount:
     case BuiltinId::kSpreadMin:

@@ -283,7 +283,7 @@ Value Interpreter::ClusterBuiltin(sema::BuiltinId id, const std::vector<Value>& 
     case sema::BuiltinId::kPodsWithKey: return Value::Int(cluster.PodsWithKey(Terms(args[0]), args[1].s));
     case sema::BuiltinId::kPodMatches: return Value::Bool(cluster.PodMatches(Terms(args[0])));
     case sema::BuiltinId::kExistingAntiAffinity: return Value::Int(cluster.ExistingAntiAffinity(row_));
-    case sema::BuiltinId::kExistingAffinityWeight: return Value::Int(cluster.ExistingAffinityWeight(args[0].i, row_));
+    case sema::BuiltinId::kExistingAffinityWeight: return Value::Int(cluster.ExistingAffinityWeight(args[0].i, args[1].Truthy(), row_));
     case sema::BuiltinId::kSpreadCount: return Value::Int(constraint ? cluster.SpreadCount(*constraint, row_) : 0);
     case sema::BuiltinId::kSpreadMin: return Value::Int(constraint ? cluster.SpreadMin(*constraint) : 0);
     case sema::BuiltinId::kSpreadSkew: return Value::Int(constraint ? cluster.SpreadSkew(*constraint, row_) : 0);

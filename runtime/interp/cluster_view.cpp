@@ -193,17 +193,18 @@ int64_t ClusterView::ExistingAntiAffinity(RowId row) {
   return n;
 }
 
-int64_t ClusterView::ExistingAffinityWeight(int64_t hard_weight, RowId row) {
-  if (!weight_views_ || weight_views_hard_ != hard_weight) {
+int64_t ClusterView::ExistingAffinityWeight(int64_t hard_weight, bool preferred, RowId row) {
+  if (!weight_views_ || weight_views_hard_ != hard_weight || weight_views_preferred_ != preferred) {
     weight_views_.emplace();
     weight_views_hard_ = hard_weight;
+    weight_views_preferred_ = preferred;
     for (uint32_t g : MatchingGroups()) {
       const TermGroup& group = table_.TermGroups()[g];
       int64_t weight = 0;
       switch (group.kind) {
         case TermKind::kRequiredAffinity: weight = hard_weight; break;
-        case TermKind::kPreferredAffinity: weight = group.weight; break;
-        case TermKind::kPreferredAntiAffinity: weight = -group.weight; break;
+        case TermKind::kPreferredAffinity: weight = preferred ? group.weight : 0; break;
+        case TermKind::kPreferredAntiAffinity: weight = preferred ? -group.weight : 0; break;
         case TermKind::kRequiredAntiAffinity: break;
       }
       if (weight != 0) weight_views_->emplace_back(weight, table_.TermGroupDomains(g));

@@ -41,7 +41,9 @@ class ClusterView {
   /// required affinity term, the weight of each preferred affinity term,
   /// minus the weight of each preferred anti-affinity term, of bound pods on
   /// nodes sharing `row`'s value of the term's topology key.
-  int64_t ExistingAffinityWeight(int64_t hard_weight, RowId row);
+  /// `preferred` false leaves bound pods' preferred terms out
+  /// (ignorePreferredTermsOfExistingPods).
+  int64_t ExistingAffinityWeight(int64_t hard_weight, bool preferred, RowId row);
 
   // --- PodTopologySpread -----------------------------------------------
   /// Pods in the pod's namespace matching constraint `c` on the eligible
@@ -100,6 +102,7 @@ class ClusterView {
   std::optional<std::vector<DomainView>> anti_views_;
   std::optional<std::vector<std::pair<int64_t, DomainView>>> weight_views_;
   int64_t weight_views_hard_ = 0;
+  bool weight_views_preferred_ = true;
   const k8s::TopologySpreadConstraint* last_spread_ = nullptr;
   const SpreadDomains* last_filtering_ = nullptr;
   std::map<const k8s::TopologySpreadConstraint*, uint32_t> spread_sets_;

@@ -4,8 +4,8 @@
 
 namespace policy::rt {
 
-void ApplyDefaultSpread(k8s::Pod& pod, const NodeTable& table) {
-  if (!pod.topology_spread.empty()) return;
+void ApplyDefaultSpread(k8s::Pod& pod, const NodeTable& table, const std::vector<k8s::TopologySpreadConstraint>* list) {
+  if (!pod.topology_spread.empty() || (list != nullptr && list->empty())) return;
   // Services of the pod's namespace whose selector selects it: their label
   // maps merged (GetPodServices; a Service without a selector selects nothing).
   k8s::LabelSelector selector;
@@ -38,6 +38,13 @@ void ApplyDefaultSpread(k8s::Pod& pod, const NodeTable& table) {
     }
   }
   if (selector.match_labels.empty() && selector.match_expressions.empty()) return;  // selects nothing: no defaults
+  if (list != nullptr) {
+    for (k8s::TopologySpreadConstraint c : *list) {
+      c.label_selector = selector;
+      pod.topology_spread.push_back(std::move(c));
+    }
+    return;
+  }
   for (auto [key, skew] : {std::pair<const char*, int32_t>{"kubernetes.io/hostname", 3}, {"topology.kubernetes.io/zone", 5}}) {
     k8s::TopologySpreadConstraint c;
     c.max_skew = skew;

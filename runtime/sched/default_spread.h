@@ -14,6 +14,9 @@ namespace policy::rt {
 /// kubernetes.io/hostname maxSkew 3 and topology.kubernetes.io/zone maxSkew
 /// 5, both ScheduleAnyway, over the merged selectors (helper.DefaultSelector),
 /// and marks them as defaulted. Otherwise leaves the pod as it is.
-void ApplyDefaultSpread(k8s::Pod& pod, const NodeTable& table);
+/// With `list` (a profile's defaultingType List), its constraints take the
+/// selector instead, and the pod is not marked as system-defaulted.
+void ApplyDefaultSpread(k8s::Pod& pod, const NodeTable& table,
+                        const std::vector<k8s::TopologySpreadConstraint>* list = nullptr);
 
 }  // namespace policy::rt

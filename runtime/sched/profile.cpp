@@ -2,6 +2,7 @@
 
 #include <fmt/format.h>
 
+#include "compiler/k8s/decode.h"
 #include "compiler/k8s/object_reader.h"
 #include "compiler/support/suggest.h"
 
@@ -227,6 +228,50 @@ class ProfileReader final : public k8s::ObjectVisitor {
     profile.params["NodeResourcesBalancedAllocation"]["resources"] = names;
   }
 
+  // InterPodAffinityArgs: hardPodAffinityWeight (0..100),
+  // ignorePreferredTermsOfExistingPods.
+  void InterPodArgs(NodeRef args, Profile& profile) {
+    if (!args.IsMapping()) return;
+    if (NodeRef w = args.Get("hardPodAffinityWeight"); w.Valid() && !w.IsNull()) {
+      if (!w.IsScalar() || w.Type() != k8s::ScalarType::kInt) return Bad(w, "`hardPodAffinityWeight` is an integer");
+      int64_t weight = std::stoll(std::string(w.Text()));
+      if (weight < 0 || weight > 100) return Bad(w, "`hardPodAffinityWeight` must be within 0..100");
+      profile.params["InterPodAffinity"]["hardPodAffinityWeight"] = weight;
+    }
+    if (NodeRef ignore = args.Get("ignorePreferredTermsOfExistingPods"); ignore.Valid() && !ignore.IsNull()) {
+      if (ignore.Text() != "true" && ignore.Text() != "false") {
+        return Bad(ignore, "`ignorePreferredTermsOfExistingPods` is true or false");
+      }
+      profile.params["InterPodAffinity"]["existingPreferredTerms"] = ignore.Text() == "false";
+    }
+  }
+
+  // PodTopologySpreadArgs: defaultingType System (kube-scheduler's own
+  // defaults) or List (defaultConstraints, without selectors).
+  void SpreadArgs(NodeRef args, Profile& profile) {
+    if (!args.IsMapping()) return;
+    NodeRef type = args.Get("defaultingType");
+    NodeRef constraints = args.Get("defaultConstraints");
+    bool has_constraints = constraints.Valid() && !constraints.IsNull() && !(constraints.IsSequence() && constraints.Size() == 0);
+    std::string_view kind = type.Valid() ? type.Text() : "System";
+    if (kind == "System") {
+      if (has_constraints) Bad(constraints, "`defaultConstraints` must be empty when `defaultingType` is System");
+      return;
+    }
+    if (kind != "List") return Bad(type, fmt::format("unknown defaultingType `{}`", kind), "use System or List");
+    profile.spread_defaults.emplace();
+    if (!has_constraints) return;
+    std::optional<std::vector<k8s::TopologySpreadConstraint>> list = k8s::DecodeSpreadConstraints(constraints, diags_);
+    if (!list) return;
+    for (uint32_t i = 0; i < list->size(); ++i) {
+      if ((*list)[i].label_selector) {
+        return Bad(constraints.At(i).Get("labelSelector"),
+                   "a default constraint must not define a selector: it is derived for each pod");
+      }
+    }
+    profile.spread_defaults = std::move(*list);
+  }
+
   static std::vector<uint32_t> Indices(NodeRef list) {
     std::vector<uint32_t> out;
     for (uint32_t k = 0; list.IsSequence() && k < list.Size(); ++k) out.push_back(k);
@@ -252,6 +297,10 @@ class ProfileReader final : public k8s::ObjectVisitor {
         FitArgs(args, profile);
       } else if (name.Text() == "NodeResourcesBalancedAllocation") {
         BalancedArgs(args, profile);
+      } else if (name.Text() == "InterPodAffinity") {
+        InterPodArgs(args, profile);
+      } else if (name.Text() == "PodTopologySpread") {
+        SpreadArgs(args, profile);
       } else if (args.IsMapping() && args.Size() > 0) {
         Bad(args, fmt::format("plugin args for {} are not implemented in this build", name.Text()),
             "remove them, or check this pod with a profile without them");

@@ -12,13 +12,20 @@
 ///     pluginConfig:
 ///     - name: NodeResourcesFit
 ///       args: {scoringStrategy: {type: LeastAllocated | MostAllocated | RequestedToCapacityRatio,
-///                                requestedToCapacityRatio: {shape: [{utilization: U, score: S}, ...]}}}
+///                                resources: [{name: R, weight: W}],
+///                                requestedToCapacityRatio: {shape: [{utilization: U, score: S}, ...]}},
+///              ignoredResources: [...], ignoredResourceGroups: [...]}
+///     - name: NodeResourcesBalancedAllocation   args: {resources: [{name: R}]}   (at most two)
+///     - name: InterPodAffinity   args: {hardPodAffinityWeight: N, ignorePreferredTermsOfExistingPods: B}
+///     - name: PodTopologySpread  args: {defaultingType: System | List, defaultConstraints: [...]}
+/// Args of other plugins are refused (exit 2), never ignored.
 
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "compiler/k8s/objects.h"
 #include "compiler/passes/lower.h"
 #include "compiler/support/diagnostic.h"
 
@@ -49,6 +56,10 @@ struct Profile {
   std::vector<PluginSetting> plugins;            ///< in filter order
   std::string fit_strategy = "LeastAllocated";   ///< NodeResourcesFit scoringStrategy.type
   passes::ParamValues params;                    ///< plugin args as the stdlib policies' params
+  /// PodTopologySpreadArgs: defaultingType List gives these default
+  /// constraints (selectors are derived per pod); System (nullopt) gives
+  /// kube-scheduler's built-in ones.
+  std::optional<std::vector<k8s::TopologySpreadConstraint>> spread_defaults;
   /// The stdlib source of a plugin's score under this profile.
   std::string_view ScoreFile(const BuiltinPlugin& plugin) const;
 };
