@@ -4,6 +4,7 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <deque>
 #include <map>
 #include <memory>
 
@@ -13,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/input.h"
 #include "cli/report.h"
+#include "compiler/codegen/jit.h"
 #include "compiler/k8s/pod_reader.h"
 #include "compiler/passes/pass.h"
 #include "compiler/passes/pipeline.h"
@@ -28,7 +30,7 @@ namespace {
 
 constexpr const char* kUsage = R"(usage: policyc check --cluster CLUSTER --pod POD [--plugins P1,P2,...] [--profile PROFILE.yaml]
                      [--policy FILE.policy ...] [--output text|json] [--node NAME ...] [--all-nodes]
-                     [--disable-pass NAME|all ...]
+                     [--disable-pass NAME|all ...] [--engine interp|jit|auto] [--verify-jit]
        policyc check POLICY.policy...
 
 Places POD (a Pod, or a workload whose template is the pod) on the nodes of
@@ -38,6 +40,13 @@ by --plugins, plus every --policy (DSL or YAML form). Prints
 kube-scheduler's summary, the reasons grouped with the nodes they apply to, and
 with --node/--all-nodes the details per node. Exit status: 0 schedulable,
 1 schedulable nowhere, 2 bad input or usage.
+
+--engine: `interp` evaluates every plugin in the reference interpreter; `jit`
+compiles each plugin the LLVM back end supports into native kernels (the rest,
+and every message, stay with the interpreter); `auto` (the default) compiles
+only for clusters of at least 20,000 nodes, where compiling costs less than
+interpreting. --verify-jit also runs the interpreter everywhere and aborts on
+any difference (testing).
 
 With policy files only, type-checks and lints them.
 )";
@@ -89,11 +98,13 @@ class CheckRun {
       return kExitBadInput;
     }
     if (!ReadInputs() || !ChooseProfile() || !DefaultSpread() || !Supported() || !PassOptionsFromFlags() || !BuildPlugins() ||
-        !NodesExist()) {
+        !NodesExist() || !CompileKernels()) {
       return kExitBadInput;
     }
     if (!diags_.All().empty()) std::fputs(RenderAll(diags_).c_str(), stderr);  // warnings
-    rt::Placement placement = rt::Place(plugins_, *pod_, *table_);
+    rt::PlaceOptions place_options;
+    place_options.verify_kernels = args_.Has("verify-jit");
+    rt::Placement placement = rt::Place(plugins_, *pod_, *table_, place_options);
     std::string pod_name = pod_->namespace_name + "/" + pod_->name;
     if (output == "json") {
       fmt::print("{}", PlacementJson(pod_name, placement));
@@ -246,6 +257,26 @@ class CheckRun {
     return true;
   }
 
+  // --engine: native kernels for the plugins the back end compiles.
+  bool CompileKernels() {
+    std::string engine = args_.Get("engine", "auto");
+    if (engine != "interp" && engine != "jit" && engine != "auto") {
+      fmt::print(stderr, "policyc check: `--engine` must be `interp`, `jit` or `auto`, not `{}`\n", engine);
+      return false;
+    }
+    constexpr size_t kJitFromNodes = 20000;  // below, the interpreter answers before LLVM would
+    if (engine == "interp" || (engine == "auto" && table_->NodeCount() < kJitFromNodes)) return true;
+    jit_ = std::make_unique<codegen::Jit>();
+    for (rt::Plugin& plugin : plugins_) {
+      std::string why;
+      std::optional<codegen::CompiledFunction> compiled = jit_->Compile(*plugin.program, plugin.function, &why);
+      if (!compiled) continue;  // stays with the interpreter
+      kernels_.push_back(std::move(*compiled));
+      plugin.kernels = &kernels_.back();
+    }
+    return true;
+  }
+
   bool NodesExist() {
     for (const std::string& name : args_.GetAll("node")) {
       if (table_->FindNode(name)) continue;
@@ -276,6 +307,8 @@ class CheckRun {
   std::vector<std::unique_ptr<passes::CompiledFile>> compiled_;
   std::map<std::string_view, const ir::Program*> by_file_;
   std::vector<rt::Plugin> plugins_;
+  std::unique_ptr<codegen::Jit> jit_;
+  std::deque<codegen::CompiledFunction> kernels_;
 };
 
 }  // namespace
@@ -284,7 +317,8 @@ int RunCheck(const std::vector<std::string>& argv) {
   std::variant<Args, int> parsed =
       ParseCommand("check", argv,
                    {{"cluster"}, {"pod"}, {"plugins"}, {"profile"}, {"policy", true, true}, {"output"},
-                    {"disable-pass", true, true}, {"node", true, true}, {"all-nodes", false}},
+                    {"disable-pass", true, true}, {"node", true, true}, {"all-nodes", false},
+                    {"engine"}, {"verify-jit", false}},
                    kUsage);
   if (const int* status = std::get_if<int>(&parsed)) return *status;
   const Args& args = std::get<Args>(parsed);

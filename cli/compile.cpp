@@ -9,6 +9,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/input.h"
+#include "compiler/codegen/jit.h"
 #include "compiler/k8s/pod_reader.h"
 #include "compiler/passes/pass.h"
 #include "compiler/passes/pipeline.h"
@@ -19,7 +20,7 @@
 namespace policy::cli {
 namespace {
 
-constexpr const char* kUsage = R"(usage: policyc compile FILE.policy|FILE.yaml|FILE.ir --emit=ast|ir|ir-opt [--pod POD.yaml]
+constexpr const char* kUsage = R"(usage: policyc compile FILE.policy|FILE.yaml|FILE.ir --emit=ast|ir|ir-opt|llvm|asm [--pod POD.yaml]
                        [--cluster SNAPSHOT.yaml] [--disable-pass=NAME ...] [--print-after=NAME|all ...]
                        [--time-passes]
 
@@ -31,6 +32,10 @@ Compiles a policy file and prints the requested stage:
            with --pod and --cluster, also bound to the cluster's label and taint
            dictionaries: label tests become `label_in` over value ids, taint loops
            `taints_*` over taint ids
+  llvm     the native kernels' LLVM IR after optimization (needs --pod; with
+           --cluster too, label and taint tests are bound, as `check` compiles them)
+  asm      the same as host assembly
+A function the back end does not compile is named with the reason.
 A FILE.ir (printed IR, as --emit=ir writes it) starts mid-pipeline.
 Errors are reported with file:line:col and exit status 2.
 )";
@@ -47,8 +52,13 @@ int RunCompile(const std::vector<std::string>& argv) {
     return kExitBadInput;
   }
   std::string emit = args->Get("emit", "ast");
-  if (emit != "ast" && emit != "ir" && emit != "ir-opt") {
-    fmt::print(stderr, "policyc compile: `--emit={}` is not available; this build emits `ast`, `ir` and `ir-opt`\n", emit);
+  if (emit != "ast" && emit != "ir" && emit != "ir-opt" && emit != "llvm" && emit != "asm") {
+    fmt::print(stderr, "policyc compile: `--emit={}` is not available; this build emits `ast`, `ir`, `ir-opt`, `llvm` and `asm`\n", emit);
+    return kExitBadInput;
+  }
+  bool native = emit == "llvm" || emit == "asm";
+  if (native && !args->Has("pod")) {
+    fmt::print(stderr, "policyc compile: `--emit={}` compiles a policy specialized to a pod; give `--pod`\n", emit);
     return kExitBadInput;
   }
   passes::PassOptions options;
@@ -137,6 +147,22 @@ int RunCompile(const std::vector<std::string>& argv) {
   std::unique_ptr<passes::CompiledFile> compiled = passes::CompileFile(*source, types, schema, diags);
   if (!diags.All().empty()) std::fputs(RenderAll(diags).c_str(), stderr);
   if (!compiled) return kExitBadInput;
+  if (native) {
+    std::string trace;
+    passes::Optimize(compiled->program, options, &trace);
+    fmt::print("{}", trace);
+    codegen::Jit jit;
+    for (size_t f = 0; f < compiled->program.functions.size(); ++f) {
+      std::string why;
+      std::optional<std::string> text = jit.EmitText(compiled->program, f, emit == "asm", &why);
+      if (text) {
+        fmt::print("; policy {}\n{}", compiled->program.functions[f].name, *text);
+      } else {
+        fmt::print("; policy {}: not compiled (the interpreter runs it): {}\n", compiled->program.functions[f].name, why);
+      }
+    }
+    return kExitOk;
+  }
   if (emit == "ir-opt") {
     std::string trace;
     passes::Optimize(compiled->program, options, &trace);

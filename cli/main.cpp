@@ -35,13 +35,17 @@ int main(int argc, char** argv) {
     std::fputs(kHelp, stderr);
     return kExitBadInput;
   }
-  // Pass options may come before the command (`policyc --disable-pass=all
-  // check ...`, how the conformance runner's command line takes them).
+  // Pass and engine options may come before the command (`policyc
+  // --disable-pass=all check ...`, how the conformance runner's command line
+  // takes them).
   std::vector<std::string> leading;
-  while (!args.empty() && args.front().rfind("--disable-pass", 0) == 0) {
+  auto leading_option = [](const std::string& a) {
+    return a.rfind("--disable-pass", 0) == 0 || a.rfind("--engine", 0) == 0 || a == "--verify-jit";
+  };
+  while (!args.empty() && leading_option(args.front())) {
     leading.push_back(args.front());
     args.erase(args.begin());
-    if (leading.back() == "--disable-pass" && !args.empty()) {
+    if ((leading.back() == "--disable-pass" || leading.back() == "--engine") && !args.empty()) {
       leading.push_back(args.front());
       args.erase(args.begin());
     }

@@ -6,7 +6,8 @@
 // false in orderings) and replaced by a constant. Short-circuit forms fold
 // with one constant operand: `false and x` is false, `true and x` is x, an
 // `if` on a constant picks its branch, `c ?? x` with a non-none constant c is
-// c. Arithmetic identities (x + 0, x * 1, x / 1) forward x. Membership in and indexing of literal lists with constant operands
+// c. A `let` whose value is a constant is replaced by it at its uses.
+// Arithmetic identities (x + 0, x * 1, x / 1) forward x. Membership in and indexing of literal lists with constant operands
 // fold. Loops and reads of slots and of the pod or node are left alone.
 
 #include <charconv>
@@ -39,12 +40,28 @@ class FoldPass final : public Pass {
 
   bool Run(Program& program) override {
     changed_ = false;
+    std::vector<size_t> owner = Owners(program);
+    std::vector<NodeId> renamed(program.nodes.size(), UINT32_MAX);
     program = Rebuild(program, [&](NodeId old, Node node, Program& out) {
       std::optional<Folded> folded = Fold(node, out, program.types[old]);
-      if (!folded) return out.Add(std::move(node), program.types[old], program.spans[old], program.reads_node[old] != 0);
-      changed_ = true;
-      if (const auto* existing = std::get_if<Existing>(&*folded)) return existing->id;
-      return out.Add(std::get<Node>(std::move(*folded)), program.types[old], program.spans[old], false);
+      // A `let` whose value folded to a constant is that constant.
+      if (const auto* local = std::get_if<Local>(&node); !folded && local && owner[old] != SIZE_MAX) {
+        const Slot& slot = program.functions[owner[old]].slots[local->slot];
+        if (slot.kind == Slot::Kind::kLet && slot.value && *slot.value < old && renamed[*slot.value] != UINT32_MAX &&
+            IsConst(out.nodes[renamed[*slot.value]]) && out.types[renamed[*slot.value]] == program.types[old]) {
+          folded = Forward(renamed[*slot.value]);
+        }
+      }
+      NodeId id;
+      if (!folded) {
+        id = out.Add(std::move(node), program.types[old], program.spans[old], program.reads_node[old] != 0);
+      } else {
+        changed_ = true;
+        if (const auto* existing = std::get_if<Existing>(&*folded)) id = existing->id;
+        else id = out.Add(std::get<Node>(std::move(*folded)), program.types[old], program.spans[old], false);
+      }
+      renamed[old] = id;
+      return id;
     });
     return changed_;
   }

@@ -33,6 +33,8 @@ std::unique_ptr<Pass> Order(const PassOptions& o) { return CreateOrderPass(o.tab
 constexpr PassEntry kPipeline[] = {
     {"specialize", Specialize},  // first: the pod's values become constants for every later pass
     {"fold", Fold},              // after specialize: constants and short circuits, canonical operands for CSE
+    {"specialize", Specialize},  // again: pod reads whose keys folded to constants (a param's resource names)
+    {"fold", Fold},
     {"bind-table", BindTable},   // after fold: label tests and taint loops against constants, bound to ids
     {"fold", Fold},              // again: what binding decided for every node (a value no node has) folds away
     {"cse", Cse},                // after fold: merges what folding made identical

@@ -1,12 +1,16 @@
 #include "runtime/sched/placement.h"
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <optional>
 #include <map>
 #include <memory>
 
 #include <fmt/format.h>
 
 #include "runtime/interp/interpreter.h"
+#include "runtime/sched/kernel_columns.h"
 
 namespace policy::rt {
 namespace {
@@ -65,7 +69,28 @@ std::string Summary(const Placement& p) {
 
 }  // namespace
 
-Placement Place(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table) {
+namespace {
+
+[[noreturn]] void Disagree(const Plugin& plugin, std::string_view node, std::string what) {
+  std::fprintf(stderr, "policyc: the JIT and the interpreter disagree on %s for %s at %s\n", what.c_str(),
+               plugin.name.c_str(), std::string(node).c_str());
+  std::abort();
+}
+
+// Bit f set per live row when filter f of the plugin's kernels fails there.
+std::vector<uint64_t> KernelFilter(const Plugin& plugin, const NodeTable& table, const std::vector<RowId>& rows) {
+  std::vector<uint64_t> failed(rows.size(), 0);
+  if (plugin.kernels->filter != nullptr && !rows.empty()) {
+    KernelColumns columns(*plugin.kernels, table);
+    plugin.kernels->filter(columns.get(), rows.data(), rows.size(), failed.data());
+  }
+  return failed;
+}
+
+}  // namespace
+
+Placement Place(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table,
+                const PlaceOptions& options) {
   Placement p;
   ClusterView cluster(pod, table);  // the pod's cluster-wide counts, shared by every plugin
   std::map<const ir::Program*, std::unique_ptr<Interpreter>> interpreters;
@@ -96,8 +121,21 @@ Placement Place(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const N
     return p;
   }
 
+  // Plugins with kernels filter every live row natively first; the
+  // interpreter then renders the messages of the rows that fail.
+  std::vector<RowId> live_rows;
   for (RowId row = 0; row < table.RowCount(); ++row) {
-    if (!table.Live()[row]) continue;
+    if (table.Live()[row]) live_rows.push_back(row);
+  }
+  std::vector<std::vector<uint64_t>> kernel_failed(plugins.size());
+  for (size_t i = 0; i < plugins.size(); ++i) {
+    if (plugins[i].kernels != nullptr && plugins[i].filter && applies[i]) {
+      kernel_failed[i] = KernelFilter(plugins[i], table, live_rows);
+    }
+  }
+
+  for (size_t live = 0; live < live_rows.size(); ++live) {
+    RowId row = live_rows[live];
     NodeResult node;
     node.row = row;
     node.name = std::string(table.NodeName(row));
@@ -117,7 +155,16 @@ Placement Place(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const N
       const Plugin& plugin = plugins[i];
       if (!plugin.filter || !applies[i] || excluded[i]) continue;
       bool first = node.reasons.empty();
-      for (FilterFailure& f : interpreters[plugin.program]->Filter(plugin.function, row)) {
+      if (!kernel_failed[i].empty() && kernel_failed[i][live] == 0 && !options.verify_kernels) continue;
+      std::vector<FilterFailure> failures = interpreters[plugin.program]->Filter(plugin.function, row);
+      if (!kernel_failed[i].empty()) {
+        uint64_t mask = 0;
+        for (const FilterFailure& f : failures) mask |= uint64_t{1} << f.filter;
+        if (mask != kernel_failed[i][live]) {
+          Disagree(plugin, node.name, fmt::format("failing filters (kernel {:#x}, interpreter {:#x})", kernel_failed[i][live], mask));
+        }
+      }
+      for (FilterFailure& f : failures) {
         node.reasons.push_back({plugin.name, std::move(f.reason), std::move(f.detail)});
       }
       if (first) node.first_failing_reasons = node.reasons.size();
@@ -140,9 +187,24 @@ Placement Place(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const N
     const ir::Function& fn = plugin.program->functions[plugin.function];
     if (!plugin.score || !applies[i] || fn.scores.empty() || feasible.empty()) continue;
     std::vector<int64_t> total(feasible.size(), 0);
+    std::vector<RowId> rows;
+    for (size_t k : feasible) rows.push_back(p.nodes[k].row);
+    std::optional<KernelColumns> columns;
+    if (plugin.kernels != nullptr) columns.emplace(*plugin.kernels, table);
     for (size_t s = 0; s < fn.scores.size(); ++s) {
-      std::vector<int64_t> raw;
-      for (size_t k : feasible) raw.push_back(interpreters[plugin.program]->Score(plugin.function, s, p.nodes[k].row));
+      std::vector<int64_t> raw(rows.size(), 0);
+      if (plugin.kernels != nullptr) {
+        plugin.kernels->scores[s](columns->get(), rows.data(), rows.size(), raw.data());
+      }
+      if (plugin.kernels == nullptr || options.verify_kernels) {
+        for (size_t k = 0; k < rows.size(); ++k) {
+          int64_t v = interpreters[plugin.program]->Score(plugin.function, s, rows[k]);
+          if (plugin.kernels != nullptr && v != raw[k]) {
+            Disagree(plugin, p.nodes[feasible[k]].name, fmt::format("score {} (kernel {}, interpreter {})", s, raw[k], v));
+          }
+          raw[k] = v;
+        }
+      }
       Normalize(fn.scores[s].normalize, raw);
       for (size_t k = 0; k < raw.size(); ++k) total[k] += raw[k];
     }

@@ -7,6 +7,7 @@
 #include <string>
 #include <vector>
 
+#include "compiler/codegen/jit.h"
 #include "compiler/ir/ir.h"
 #include "compiler/k8s/objects.h"
 #include "runtime/columnar/node_table.h"
@@ -21,6 +22,9 @@ struct Plugin {
   int64_t weight = 1;
   bool filter = true;  ///< run its filters
   bool score = true;   ///< run its scores
+  /// Native kernels of the function (the JIT's), or null: the interpreter
+  /// evaluates it. Messages always come from the interpreter.
+  const codegen::CompiledFunction* kernels = nullptr;
 };
 
 struct NodeReason {
@@ -46,7 +50,14 @@ struct Placement {
   std::string summary;             ///< kube-scheduler's FitError first sentence, or `K/N nodes are available.`
 };
 
+struct PlaceOptions {
+  /// With kernels: also evaluate every node in the interpreter and abort on
+  /// any difference in failing filters or raw scores (differential testing).
+  bool verify_kernels = false;
+};
+
 /// Places `pod` on `table` with `plugins` (filters in the given order).
-Placement Place(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table);
+Placement Place(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table,
+                const PlaceOptions& options = {});
 
 }  // namespace policy::rt

@@ -1,0 +1,593 @@
+// IR -> LLVM IR -> native kernels with ORC LLJIT.
+//
+// Algorithm: one LLVM function per kernel, a loop over the given rows whose
+// body evaluates the IR straight-line (every IR node is pure and total, so
+// `and`, `or` and `if` evaluate both sides and select: no branches in the hot
+// loop, and LLVM vectorizes what it can). Values are i64 (ints, quantities in
+// milli-units) or i1 (bools), with an i1 "is none" beside them for optional
+// types. Arithmetic goes through i128 and clamps to int64 (the IR saturates);
+// a divisor of 0 gives 0. Each IR node and `let` is computed once per row.
+
+#include "compiler/codegen/jit.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <mutex>
+
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/ExecutionEngine/Orc/ThreadSafeModule.h>
+#include <llvm/IR/IRBuilder.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/LegacyPassManager.h>
+#include <llvm/IR/Module.h>
+#include <llvm/IR/Verifier.h>
+#include <llvm/MC/TargetRegistry.h>
+#include <llvm/Passes/PassBuilder.h>
+#include <llvm/Support/TargetSelect.h>
+#include <llvm/Support/raw_ostream.h>
+#include <llvm/Target/TargetMachine.h>
+#include <llvm/TargetParser/Host.h>
+
+namespace policy::codegen {
+namespace {
+
+using namespace ir;
+using sema::FieldId;
+
+/// A value of one row: `v` (i64 or i1) and, for optional types, `none` (i1).
+struct Val {
+  llvm::Value* v = nullptr;
+  llvm::Value* none = nullptr;
+};
+
+/// Thrown (and caught in Compile) when the IR uses what this back end does not compile.
+struct Unsupported {
+  std::string what;
+};
+
+class Emitter {
+ public:
+  Emitter(llvm::LLVMContext& context, llvm::Module& module, const Program& program, const Function& function,
+          CompiledFunction& out)
+      : cx_(context), module_(module), b_(context), program_(program), fn_(function), out_(out) {
+    i1_ = b_.getInt1Ty();
+    i8_ = b_.getInt8Ty();
+    i32_ = b_.getInt32Ty();
+    i64_ = b_.getInt64Ty();
+    i128_ = b_.getInt128Ty();
+    ptr_ = b_.getPtrTy();
+  }
+
+  /// Emits `name` over `rows`: a filter kernel (bit f of failed[k] set when
+  /// filter f fails) or the kernel of score `score`.
+  void EmitKernel(const std::string& name, std::optional<size_t> score) {
+    // void kernel(const PolicyColumns* columns, const uint32_t* rows, uint64_t n, T* out)
+    auto* type = llvm::FunctionType::get(b_.getVoidTy(), {ptr_, ptr_, i64_, ptr_}, false);
+    auto* f = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, module_);
+    for (unsigned i : {0u, 1u, 3u}) f->addParamAttr(i, llvm::Attribute::NoAlias);
+    f->addParamAttr(0, llvm::Attribute::ReadOnly);
+    f->addParamAttr(1, llvm::Attribute::ReadOnly);
+    f->addFnAttr(llvm::Attribute::NoUnwind);
+    llvm::Value* columns = f->getArg(0);
+    llvm::Value* rows = f->getArg(1);
+    llvm::Value* n = f->getArg(2);
+    llvm::Value* out = f->getArg(3);
+
+    auto* entry = llvm::BasicBlock::Create(cx_, "entry", f);
+    auto* loop = llvm::BasicBlock::Create(cx_, "row", f);
+    auto* done = llvm::BasicBlock::Create(cx_, "done", f);
+    b_.SetInsertPoint(entry);
+    // Loop-invariant column pointers, loaded once.
+    labels_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 0), "labels");
+    resources_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 1), "resources");
+    taint_bits_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 2), "taint_bits");
+    taint_words_ = b_.CreateLoad(i64_, b_.CreateStructGEP(ColumnsType(), columns, 3), "taint_words");
+    unschedulable_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 4), "unschedulable");
+    pod_count_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 5), "pod_count");
+    label_columns_.clear();
+    resource_columns_.clear();
+    b_.CreateCondBr(b_.CreateICmpEQ(n, b_.getInt64(0)), done, loop);
+
+    b_.SetInsertPoint(loop);
+    llvm::PHINode* k = b_.CreatePHI(i64_, 2, "k");
+    k->addIncoming(b_.getInt64(0), entry);
+    row_ = b_.CreateZExt(b_.CreateLoad(i32_, b_.CreateGEP(i32_, rows, k)), i64_, "rownum");
+    memo_.clear();
+    slots_.clear();
+    if (score) {
+      Val v = Eval(fn_.scores[*score].value);
+      b_.CreateStore(v.v, b_.CreateGEP(i64_, out, k));
+    } else {
+      llvm::Value* mask = b_.getInt64(0);
+      for (size_t i = 0; i < fn_.filters.size(); ++i) {
+        llvm::Value* ok = Bool(Eval(fn_.filters[i].condition));
+        llvm::Value* bit = b_.CreateShl(b_.CreateZExt(b_.CreateNot(ok), i64_), b_.getInt64(i));
+        mask = b_.CreateOr(mask, bit);
+      }
+      b_.CreateStore(mask, b_.CreateGEP(i64_, out, k));
+    }
+    llvm::Value* next = b_.CreateAdd(k, b_.getInt64(1));
+    k->addIncoming(next, b_.GetInsertBlock());
+    b_.CreateCondBr(b_.CreateICmpULT(next, n), loop, done);
+    b_.SetInsertPoint(done);
+    b_.CreateRetVoid();
+  }
+
+ private:
+  llvm::StructType* ColumnsType() {
+    if (columns_type_ == nullptr) {
+      columns_type_ = llvm::StructType::get(cx_, {ptr_, ptr_, ptr_, i64_, ptr_, ptr_});
+    }
+    return columns_type_;
+  }
+
+  [[noreturn]] void Fail(std::string what) { throw Unsupported{std::move(what)}; }
+
+  bool Optional(NodeId id) const { return program_.types[id]->kind == sema::TypeKind::kOptional; }
+  sema::TypeRef Unwrapped(NodeId id) const {
+    sema::TypeRef t = program_.types[id];
+    return t->kind == sema::TypeKind::kOptional ? t->element : t;
+  }
+
+  llvm::Value* Bool(const Val& v) {
+    if (v.v->getType() != i1_) Fail("a non-boolean condition");
+    return v.none != nullptr ? b_.CreateAnd(v.v, b_.CreateNot(v.none)) : v.v;
+  }
+  llvm::Value* Int(const Val& v) {
+    if (v.v->getType() == i1_) return b_.CreateZExt(v.v, i64_);
+    return v.v;
+  }
+  llvm::Value* NoneOf(const Val& v) { return v.none != nullptr ? v.none : b_.getFalse(); }
+
+  llvm::Value* Clamp(llvm::Value* wide) {
+    llvm::Value* hi = llvm::ConstantInt::get(i128_, INT64_MAX);
+    llvm::Value* lo = llvm::ConstantInt::get(i128_, INT64_MIN, true);
+    wide = b_.CreateSelect(b_.CreateICmpSGT(wide, hi), hi, wide);
+    wide = b_.CreateSelect(b_.CreateICmpSLT(wide, lo), lo, wide);
+    return b_.CreateTrunc(wide, i64_);
+  }
+  llvm::Value* Wide(llvm::Value* v) { return b_.CreateSExt(v, i128_); }
+
+  // a op b with the IR's semantics; a and b are i64.
+  llvm::Value* EmitArith(ArithOp op, llvm::Value* a, llvm::Value* b) {
+    llvm::Value* x = Wide(a);
+    llvm::Value* y = Wide(b);
+    switch (op) {
+      case ArithOp::kAdd: return Clamp(b_.CreateAdd(x, y));
+      case ArithOp::kSub: return Clamp(b_.CreateSub(x, y));
+      case ArithOp::kMul: return Clamp(b_.CreateMul(x, y));
+      case ArithOp::kDiv:
+      case ArithOp::kMod: {
+        llvm::Value* zero = b_.CreateICmpEQ(y, llvm::ConstantInt::get(i128_, 0));
+        llvm::Value* safe = b_.CreateSelect(zero, llvm::ConstantInt::get(i128_, 1), y);
+        llvm::Value* r = op == ArithOp::kDiv ? b_.CreateSDiv(x, safe) : b_.CreateSRem(x, safe);
+        return b_.CreateSelect(zero, b_.getInt64(0), Clamp(r));
+      }
+    }
+    return a;
+  }
+
+  Val Eval(NodeId id) {
+    if (auto it = memo_.find(id); it != memo_.end()) return it->second;
+    Val v = EvalFresh(id);
+    memo_[id] = v;
+    return v;
+  }
+
+  Val EvalFresh(NodeId id) {
+    const Node& node = program_.nodes[id];
+    bool optional = Optional(id);
+    auto wrap = [&](llvm::Value* v) { return Val{v, optional ? b_.getFalse() : nullptr}; };
+    if (const auto* n = std::get_if<BoolConst>(&node)) return wrap(b_.getInt1(n->value));
+    if (const auto* n = std::get_if<IntConst>(&node)) return wrap(b_.getInt64(n->value));
+    if (std::holds_alternative<NoneConst>(node)) return Val{b_.getInt64(0), b_.getTrue()};
+    if (const auto* n = std::get_if<Not>(&node)) return wrap(b_.CreateNot(Bool(Eval(n->operand))));
+    if (const auto* n = std::get_if<And>(&node)) return wrap(b_.CreateAnd(Bool(Eval(n->lhs)), Bool(Eval(n->rhs))));
+    if (const auto* n = std::get_if<Or>(&node)) return wrap(b_.CreateOr(Bool(Eval(n->lhs)), Bool(Eval(n->rhs))));
+    if (const auto* n = std::get_if<Negate>(&node)) {
+      Val a = Eval(n->operand);
+      return Val{Clamp(b_.CreateNeg(Wide(Int(a)))), a.none};
+    }
+    if (const auto* n = std::get_if<Arith>(&node)) {
+      if (Optional(n->lhs) || Optional(n->rhs)) Fail("arithmetic on an optional value");
+      return wrap(EmitArith(n->op, Int(Eval(n->lhs)), Int(Eval(n->rhs))));
+    }
+    if (const auto* n = std::get_if<IntToQuantity>(&node)) {
+      Val a = Eval(n->operand);
+      return Val{Clamp(b_.CreateMul(Wide(Int(a)), llvm::ConstantInt::get(i128_, 1000))), a.none};
+    }
+    if (const auto* n = std::get_if<Compare>(&node)) return wrap(EvalCompare(*n));
+    if (const auto* n = std::get_if<Select>(&node)) {
+      llvm::Value* c = Bool(Eval(n->condition));
+      Val t = Eval(n->then_value), e = Eval(n->else_value);
+      if (t.v->getType() != e.v->getType()) t.v = Int(t), e.v = Int(e);
+      Val out{b_.CreateSelect(c, t.v, e.v), nullptr};
+      if (optional) out.none = b_.CreateSelect(c, NoneOf(t), NoneOf(e));
+      return out;
+    }
+    if (const auto* n = std::get_if<Coalesce>(&node)) {
+      Val a = Eval(n->value), f = Eval(n->fallback);
+      if (a.v->getType() != f.v->getType()) a.v = Int(a), f.v = Int(f);
+      llvm::Value* none = NoneOf(a);
+      Val out{b_.CreateSelect(none, f.v, a.v), nullptr};
+      if (optional) out.none = b_.CreateAnd(none, NoneOf(f));
+      return out;
+    }
+    if (const auto* n = std::get_if<Local>(&node)) {
+      const Slot& slot = fn_.slots[n->slot];
+      if (slot.kind != Slot::Kind::kLet || !slot.value) Fail("a loop variable");
+      if (auto it = slots_.find(n->slot); it != slots_.end()) return it->second;
+      Val v = Eval(*slot.value);
+      slots_[n->slot] = v;
+      return v;
+    }
+    if (const auto* n = std::get_if<LoadField>(&node)) {
+      if (!std::holds_alternative<NodeRoot>(program_.nodes[n->object])) Fail("a field of a record other than the node");
+      if (n->field == FieldId::kNodePods) {
+        return wrap(b_.CreateZExt(b_.CreateLoad(i32_, b_.CreateGEP(i32_, pod_count_, row_)), i64_));
+      }
+      if (n->field == FieldId::kNodeUnschedulable) {
+        return wrap(b_.CreateICmpNE(b_.CreateLoad(i8_, b_.CreateGEP(i8_, unschedulable_, row_)), b_.getInt8(0)));
+      }
+      Fail("a node field other than pods and unschedulable");
+    }
+    if (const auto* n = std::get_if<Index>(&node)) return wrap(EvalResource(*n));
+    if (const auto* n = std::get_if<LabelIn>(&node)) {
+      llvm::Value* domain = LabelDomain(n->key);
+      llvm::Value* in = b_.getFalse();
+      for (uint32_t d : n->domains) in = b_.CreateOr(in, b_.CreateICmpEQ(domain, b_.getInt32(d)));
+      return wrap(in);
+    }
+    if (const auto* n = std::get_if<TaintScan>(&node)) return wrap(EvalTaints(*n));
+    if (const auto* n = std::get_if<CallBuiltin>(&node)) return wrap(EvalCall(*n));
+    Fail(fmt::format("IR node kind {}", node.index()));
+  }
+
+  llvm::Value* EvalCompare(const Compare& c) {
+    Val a = Eval(c.lhs), b = Eval(c.rhs);
+    if (Unwrapped(c.lhs)->kind == sema::TypeKind::kString || Unwrapped(c.rhs)->kind == sema::TypeKind::kString) {
+      Fail("a string comparison");
+    }
+    llvm::Value* x = Int(a);
+    llvm::Value* y = Int(b);
+    llvm::Value* an = NoneOf(a);
+    llvm::Value* bn = NoneOf(b);
+    llvm::Value* any_none = b_.CreateOr(an, bn);
+    llvm::Value* both_none = b_.CreateAnd(an, bn);
+    switch (c.op) {
+      case CompareOp::kEq: return b_.CreateSelect(any_none, both_none, b_.CreateICmpEQ(x, y));
+      case CompareOp::kNe: return b_.CreateNot(b_.CreateSelect(any_none, both_none, b_.CreateICmpEQ(x, y)));
+      case CompareOp::kLt: return b_.CreateAnd(b_.CreateNot(any_none), b_.CreateICmpSLT(x, y));
+      case CompareOp::kLe: return b_.CreateAnd(b_.CreateNot(any_none), b_.CreateICmpSLE(x, y));
+      case CompareOp::kGt: return b_.CreateAnd(b_.CreateNot(any_none), b_.CreateICmpSGT(x, y));
+      case CompareOp::kGe: return b_.CreateAnd(b_.CreateNot(any_none), b_.CreateICmpSGE(x, y));
+    }
+    return b_.getFalse();
+  }
+
+  // node.allocatable/requested/scoringRequested[NAME], in milli-units.
+  llvm::Value* EvalResource(const Index& index) {
+    const auto* load = std::get_if<LoadField>(&program_.nodes[index.object]);
+    const auto* name = std::get_if<StringConst>(&program_.nodes[index.key]);
+    if (load == nullptr || name == nullptr || !std::holds_alternative<NodeRoot>(program_.nodes[load->object])) {
+      Fail("an index other than a node resource by a constant name");
+    }
+    ResourceSlot slot{name->value, ResourceSlot::Kind::kAllocatable};
+    switch (load->field) {
+      case FieldId::kNodeAllocatable: break;
+      case FieldId::kNodeRequested: slot.kind = ResourceSlot::Kind::kRequested; break;
+      case FieldId::kNodeScoringRequested: slot.kind = ResourceSlot::Kind::kScoringRequested; break;
+      default: Fail("an index into a node map");
+    }
+    llvm::Value* column = ResourceColumn(slot);
+    // A null column (no node has the resource) reads 0: a loop-invariant test LLVM hoists.
+    llvm::Value* is_null = b_.CreateICmpEQ(column, llvm::ConstantPointerNull::get(ptr_));
+    llvm::Value* safe = b_.CreateSelect(is_null, zeros_ != nullptr ? zeros_ : Zeros(), column);
+    llvm::Value* units = b_.CreateSelect(is_null, b_.getInt64(0),
+                                         b_.CreateLoad(i64_, b_.CreateGEP(i64_, safe, b_.CreateSelect(is_null, b_.getInt64(0), row_))));
+    if (name->value == "cpu") return units;  // milli-cpu already
+    return Clamp(b_.CreateMul(Wide(units), llvm::ConstantInt::get(i128_, 1000)));
+  }
+
+  llvm::Value* Zeros() {
+    auto* zero = new llvm::GlobalVariable(module_, i64_, true, llvm::GlobalValue::PrivateLinkage, b_.getInt64(0), "zero");
+    zeros_ = zero;
+    return zeros_;
+  }
+
+  llvm::Value* ResourceColumn(const ResourceSlot& slot) {
+    size_t index = 0;
+    while (index < out_.resources.size() && !(out_.resources[index] == slot)) ++index;
+    if (index == out_.resources.size()) out_.resources.push_back(slot);
+    if (auto it = resource_columns_.find(index); it != resource_columns_.end()) return it->second;
+    llvm::IRBuilderBase::InsertPointGuard guard(b_);
+    b_.SetInsertPoint(&*llvm::cast<llvm::Instruction>(resources_)->getNextNode());
+    llvm::Value* column = b_.CreateLoad(ptr_, b_.CreateGEP(ptr_, resources_, b_.getInt64(index)), "res." + slot.name);
+    return resource_columns_[index] = column;
+  }
+
+  llvm::Value* LabelDomain(const std::string& key) {
+    size_t index = 0;
+    while (index < out_.labels.size() && out_.labels[index] != key) ++index;
+    if (index == out_.labels.size()) out_.labels.push_back(key);
+    llvm::Value* column;
+    if (auto it = label_columns_.find(index); it != label_columns_.end()) {
+      column = it->second;
+    } else {
+      llvm::IRBuilderBase::InsertPointGuard guard(b_);
+      b_.SetInsertPoint(&*llvm::cast<llvm::Instruction>(labels_)->getNextNode());
+      column = b_.CreateLoad(ptr_, b_.CreateGEP(ptr_, labels_, b_.getInt64(index)), "label." + key);
+      label_columns_[index] = column;
+    }
+    llvm::Value* is_null = b_.CreateICmpEQ(column, llvm::ConstantPointerNull::get(ptr_));
+    llvm::Value* safe = b_.CreateSelect(is_null, zeros_ != nullptr ? zeros_ : Zeros(), column);
+    llvm::Value* d = b_.CreateLoad(i32_, b_.CreateGEP(i32_, safe, b_.CreateSelect(is_null, b_.getInt64(0), row_)));
+    return b_.CreateSelect(is_null, b_.getInt32(0), d);
+  }
+
+  // The row's taint words masked by the scan's set: any / all / count.
+  llvm::Value* EvalTaints(const TaintScan& scan) {
+    if (scan.kind == LoopKind::kFirst || scan.kind == LoopKind::kSum) Fail("a taints_first scan");
+    uint32_t words = scan.taints.empty() ? 0 : scan.taints.back() / 64 + 1;
+    std::vector<uint64_t> mask(words, 0);
+    for (uint32_t t : scan.taints) mask[t / 64] |= uint64_t{1} << (t % 64);
+    llvm::Value* base = b_.CreateGEP(i64_, taint_bits_, b_.CreateMul(row_, taint_words_));
+    llvm::Value* any = b_.getFalse();
+    llvm::Value* outside = b_.getFalse();
+    llvm::Value* count = b_.getInt64(0);
+    // Words of the set (the table has at least this many: the program is bound to it).
+    for (uint32_t w = 0; w < words; ++w) {
+      llvm::Value* bits = b_.CreateLoad(i64_, b_.CreateGEP(i64_, base, b_.getInt64(w)));
+      llvm::Value* in = b_.CreateAnd(bits, b_.getInt64(mask[w]));
+      any = b_.CreateOr(any, b_.CreateICmpNE(in, b_.getInt64(0)));
+      outside = b_.CreateOr(outside, b_.CreateICmpNE(b_.CreateAnd(bits, b_.getInt64(~mask[w])), b_.getInt64(0)));
+      count = b_.CreateAdd(count, b_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, in));
+    }
+    if (scan.kind == LoopKind::kAny) return any;
+    if (scan.kind == LoopKind::kCount) return count;
+    // all: no taint outside the set, in these words or any later word of the row.
+    llvm::Function* f = b_.GetInsertBlock()->getParent();
+    llvm::BasicBlock* before = b_.GetInsertBlock();
+    auto* loop = llvm::BasicBlock::Create(cx_, "taint.rest", f);
+    auto* after = llvm::BasicBlock::Create(cx_, "taint.done", f);
+    llvm::Value* start = b_.getInt64(words);
+    b_.CreateCondBr(b_.CreateICmpULT(start, taint_words_), loop, after);
+    b_.SetInsertPoint(loop);
+    llvm::PHINode* w = b_.CreatePHI(i64_, 2);
+    llvm::PHINode* acc = b_.CreatePHI(i64_, 2);
+    w->addIncoming(start, before);
+    acc->addIncoming(b_.getInt64(0), before);
+    llvm::Value* word = b_.CreateLoad(i64_, b_.CreateGEP(i64_, base, w));
+    llvm::Value* acc2 = b_.CreateOr(acc, word);
+    llvm::Value* w2 = b_.CreateAdd(w, b_.getInt64(1));
+    w->addIncoming(w2, loop);
+    acc->addIncoming(acc2, loop);
+    b_.CreateCondBr(b_.CreateICmpULT(w2, taint_words_), loop, after);
+    b_.SetInsertPoint(after);
+    llvm::PHINode* rest = b_.CreatePHI(i64_, 2);
+    rest->addIncoming(b_.getInt64(0), before);
+    rest->addIncoming(acc2, loop);
+    return b_.CreateAnd(b_.CreateNot(outside), b_.CreateICmpEQ(rest, b_.getInt64(0)));
+  }
+
+  llvm::Value* EvalCall(const CallBuiltin& call) {
+    auto arg = [&](size_t i) {
+      if (Optional(call.args[i])) Fail("an optional builtin argument");
+      return Int(Eval(call.args[i]));
+    };
+    switch (call.builtin) {
+      case sema::BuiltinId::kMax: {
+        llvm::Value *a = arg(0), *b = arg(1);
+        return b_.CreateSelect(b_.CreateICmpSGT(a, b), a, b);
+      }
+      case sema::BuiltinId::kMin: {
+        llvm::Value *a = arg(0), *b = arg(1);
+        return b_.CreateSelect(b_.CreateICmpSLT(a, b), a, b);
+      }
+      case sema::BuiltinId::kMulDiv: {  // a * b / c rounded down, 0 when c is 0
+        llvm::Value* q = b_.CreateMul(Wide(arg(0)), Wide(arg(1)));
+        llvm::Value* c = Wide(arg(2));
+        llvm::Value* zero = b_.CreateICmpEQ(c, llvm::ConstantInt::get(i128_, 0));
+        llvm::Value* safe = b_.CreateSelect(zero, llvm::ConstantInt::get(i128_, 1), c);
+        llvm::Value* r = b_.CreateSDiv(q, safe);
+        llvm::Value* inexact = b_.CreateICmpNE(b_.CreateSRem(q, safe), llvm::ConstantInt::get(i128_, 0));
+        llvm::Value* signs = b_.CreateICmpNE(b_.CreateICmpSLT(q, llvm::ConstantInt::get(i128_, 0)),
+                                             b_.CreateICmpSLT(safe, llvm::ConstantInt::get(i128_, 0)));
+        r = b_.CreateSub(r, b_.CreateZExt(b_.CreateAnd(inexact, signs), i128_));
+        return b_.CreateSelect(zero, b_.getInt64(0), Clamp(r));
+      }
+      case sema::BuiltinId::kUnits: {  // ceil for positive remainders, as the interpreter
+        llvm::Value* v = arg(0);
+        llvm::Value* q = b_.CreateSDiv(v, b_.getInt64(1000));
+        llvm::Value* r = b_.CreateSRem(v, b_.getInt64(1000));
+        return b_.CreateAdd(q, b_.CreateZExt(b_.CreateICmpSGT(r, b_.getInt64(0)), i64_));
+      }
+      case sema::BuiltinId::kMillis: return arg(0);
+      default: Fail(fmt::format("the builtin `{}`", sema::Builtins()[static_cast<size_t>(call.builtin)].name));
+    }
+  }
+
+  llvm::LLVMContext& cx_;
+  llvm::Module& module_;
+  llvm::IRBuilder<> b_;
+  const Program& program_;
+  const Function& fn_;
+  CompiledFunction& out_;
+  llvm::Type *i1_, *i8_, *i32_, *i64_, *i128_;
+  llvm::PointerType* ptr_;
+  llvm::StructType* columns_type_ = nullptr;
+  llvm::Value *labels_ = nullptr, *resources_ = nullptr, *taint_bits_ = nullptr, *taint_words_ = nullptr;
+  llvm::Value *unschedulable_ = nullptr, *pod_count_ = nullptr, *row_ = nullptr, *zeros_ = nullptr;
+  std::map<size_t, llvm::Value*> label_columns_, resource_columns_;
+  std::map<NodeId, Val> memo_;
+  std::map<SlotId, Val> slots_;
+};
+
+// Whether the function is one the kernels can run: no `filter for` over a
+// node collection, and prefilters and `when` left to the interpreter.
+std::optional<std::string> Shape(const Function& f) {
+  for (const Filter& x : f.filters) {
+    if (x.each_collection) return "a `filter for` over a node collection";
+  }
+  if (f.filters.size() > 64) return "more than 64 filters";
+  return std::nullopt;
+}
+
+void InitializeLlvm() {
+  static std::once_flag once;
+  std::call_once(once, [] {
+    llvm::InitializeNativeTarget();
+    llvm::InitializeNativeTargetAsmPrinter();
+    llvm::InitializeNativeTargetAsmParser();
+  });
+}
+
+}  // namespace
+
+struct Jit::Impl {
+  JitOptions options;
+  std::unique_ptr<llvm::orc::LLJIT> jit;
+  std::map<std::string, CompiledFunction> cache;  // by the program's printed IR and function
+  uint64_t next_module = 0;
+
+  // Builds and optimizes the module of function `f`; fills `out`'s slots.
+  std::unique_ptr<llvm::Module> Build(llvm::LLVMContext& context, const Program& program, size_t f,
+                                      CompiledFunction& out, const std::string& prefix, std::string* why) {
+    const Function& fn = program.functions[f];
+    if (std::optional<std::string> shape = Shape(fn)) {
+      *why = *shape;
+      return nullptr;
+    }
+    auto module = std::make_unique<llvm::Module>("policy", context);
+    try {
+      if (!fn.filters.empty()) {
+        Emitter(context, *module, program, fn, out).EmitKernel(prefix + "filter", std::nullopt);
+        out.filters = fn.filters.size();
+      }
+      for (size_t s = 0; s < fn.scores.size(); ++s) {
+        Emitter(context, *module, program, fn, out).EmitKernel(fmt::format("{}score{}", prefix, s), s);
+      }
+    } catch (const Unsupported& u) {
+      *why = u.what;
+      return nullptr;
+    }
+    std::string error;
+    llvm::raw_string_ostream os(error);
+    if (llvm::verifyModule(*module, &os)) {
+      *why = "the back end made invalid LLVM IR (a bug): " + error;
+      return nullptr;
+    }
+    Optimize(*module);
+    return module;
+  }
+
+  llvm::TargetMachine* Machine() {
+    static std::unique_ptr<llvm::TargetMachine> machine = [] {
+      std::string triple = llvm::sys::getProcessTriple();
+      std::string error;
+      const llvm::Target* target = llvm::TargetRegistry::lookupTarget(triple, error);
+      llvm::TargetOptions options;
+      return std::unique_ptr<llvm::TargetMachine>(target->createTargetMachine(
+          triple, llvm::sys::getHostCPUName(), "", options, std::nullopt, std::nullopt, llvm::CodeGenOptLevel::Aggressive));
+    }();
+    return machine.get();
+  }
+
+  void Optimize(llvm::Module& module) {
+    module.setTargetTriple(Machine()->getTargetTriple().str());
+    module.setDataLayout(Machine()->createDataLayout());
+    for (llvm::Function& f : module) {
+      if (f.isDeclaration()) continue;
+      f.addFnAttr("target-cpu", Machine()->getTargetCPU());
+      f.addFnAttr("target-features", Machine()->getTargetFeatureString());
+    }
+    if (options.opt_level == 0) return;
+    llvm::LoopAnalysisManager lam;
+    llvm::FunctionAnalysisManager fam;
+    llvm::CGSCCAnalysisManager cgam;
+    llvm::ModuleAnalysisManager mam;
+    llvm::PassBuilder pb(Machine());
+    pb.registerModuleAnalyses(mam);
+    pb.registerCGSCCAnalyses(cgam);
+    pb.registerFunctionAnalyses(fam);
+    pb.registerLoopAnalyses(lam);
+    pb.crossRegisterProxies(lam, fam, cgam, mam);
+    llvm::OptimizationLevel level = options.opt_level == 1   ? llvm::OptimizationLevel::O1
+                                    : options.opt_level == 2 ? llvm::OptimizationLevel::O2
+                                                             : llvm::OptimizationLevel::O3;
+    pb.buildPerModuleDefaultPipeline(level).run(module, mam);
+  }
+};
+
+Jit::Jit(JitOptions options) : impl_(std::make_unique<Impl>()) {
+  InitializeLlvm();
+  impl_->options = options;
+}
+
+Jit::~Jit() = default;
+
+std::optional<CompiledFunction> Jit::Compile(const Program& program, size_t f, std::string* why) {
+  std::string key = fmt::format("{}\n#{}", Print(program), f);
+  if (auto it = impl_->cache.find(key); it != impl_->cache.end()) return it->second;
+  if (!impl_->jit) {
+    auto jit = llvm::orc::LLJITBuilder().create();
+    if (!jit) {
+      *why = llvm::toString(jit.takeError());
+      return std::nullopt;
+    }
+    impl_->jit = std::move(*jit);
+  }
+  auto context = std::make_unique<llvm::LLVMContext>();
+  CompiledFunction out;
+  std::string prefix = fmt::format("k{}_", impl_->next_module++);
+  std::unique_ptr<llvm::Module> module = impl_->Build(*context, program, f, out, prefix, why);
+  if (!module) return std::nullopt;
+  if (llvm::Error e = impl_->jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context)))) {
+    *why = llvm::toString(std::move(e));
+    return std::nullopt;
+  }
+  auto lookup = [&](const std::string& name) -> void* {
+    auto address = impl_->jit->lookup(name);
+    if (!address) {
+      *why = llvm::toString(address.takeError());
+      return nullptr;
+    }
+    return address->toPtr<void*>();
+  };
+  if (out.filters > 0) {
+    out.filter = reinterpret_cast<PolicyFilterKernel>(lookup(prefix + "filter"));
+    if (out.filter == nullptr) return std::nullopt;
+  }
+  for (size_t s = 0; s < program.functions[f].scores.size(); ++s) {
+    auto* kernel = reinterpret_cast<PolicyScoreKernel>(lookup(fmt::format("{}score{}", prefix, s)));
+    if (kernel == nullptr) return std::nullopt;
+    out.scores.push_back(kernel);
+  }
+  impl_->cache.emplace(std::move(key), out);
+  return out;
+}
+
+std::optional<std::string> Jit::EmitText(const Program& program, size_t f, bool assembly, std::string* why) {
+  llvm::LLVMContext context;
+  CompiledFunction out;
+  std::unique_ptr<llvm::Module> module = impl_->Build(context, program, f, out, "", why);
+  if (!module) return std::nullopt;
+  std::string text;
+  llvm::raw_string_ostream os(text);
+  if (!assembly) {
+    module->print(os, nullptr);
+    return text;
+  }
+  llvm::SmallVector<char, 0> buffer;
+  llvm::raw_svector_ostream asm_out(buffer);
+  llvm::legacy::PassManager pm;
+  if (impl_->Machine()->addPassesToEmitFile(pm, asm_out, nullptr, llvm::CodeGenFileType::AssemblyFile)) {
+    *why = "this target cannot print assembly";
+    return std::nullopt;
+  }
+  pm.run(*module);
+  return std::string(buffer.begin(), buffer.end());
+}
+
+}  // namespace policy::codegen

@@ -1,0 +1,70 @@
+#pragma once
+/// The LLVM back end: compiles a policy function's specialized, bound IR
+/// into native filter and score kernels (kernel_abi.h) with ORC LLJIT.
+///
+/// What compiles: integer, quantity and boolean arithmetic with the IR's
+/// semantics (saturating, division by zero is 0, none compares unequal),
+/// `let`s, if/then/else, `??`, the node's pods, unschedulable flag and
+/// resource columns, `label_in` and `taints_*` (what bind-table leaves of
+/// label and taint tests), max/min/muldiv. A function that reads anything
+/// else (strings, loops over node collections, cluster counts) does not
+/// compile and stays with the interpreter. Messages are never compiled: the
+/// interpreter renders them for the nodes a person asks about.
+///
+/// No LLVM header leaks out of this one: the rest of policyc sees kernels as
+/// C function pointers.
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/codegen/kernel_abi.h"
+#include "compiler/ir/ir.h"
+
+namespace policy::codegen {
+
+/// A column a kernel reads: a resource of the node table.
+struct ResourceSlot {
+  enum class Kind : uint8_t { kAllocatable, kRequested, kScoringRequested };
+  std::string name;
+  Kind kind = Kind::kAllocatable;
+  bool operator==(const ResourceSlot&) const = default;
+};
+
+/// The kernels of one function. Column slots are in the order the kernels
+/// index PolicyColumns::labels and ::resources.
+struct CompiledFunction {
+  PolicyFilterKernel filter = nullptr;   ///< all of the function's filters; null when it has none
+  size_t filters = 0;
+  std::vector<PolicyScoreKernel> scores;  ///< one per score rule
+  std::vector<std::string> labels;        ///< label keys, by slot
+  std::vector<ResourceSlot> resources;    ///< by slot
+};
+
+struct JitOptions {
+  int opt_level = 2;  ///< 0..3
+};
+
+class Jit {
+ public:
+  explicit Jit(JitOptions options = {});
+  ~Jit();
+  Jit(const Jit&) = delete;
+  Jit& operator=(const Jit&) = delete;
+
+  /// Compiles function `f` of `program`; nullopt (with the reason in `why`)
+  /// when it uses what the back end does not compile.
+  std::optional<CompiledFunction> Compile(const ir::Program& program, size_t f, std::string* why);
+
+  /// The LLVM IR (after optimization) or the host assembly that Compile
+  /// would produce, for `policyc compile --emit=llvm|asm`.
+  std::optional<std::string> EmitText(const ir::Program& program, size_t f, bool assembly, std::string* why);
+
+ private:
+  struct Impl;
+  std::unique_ptr<Impl> impl_;
+};
+
+}  // namespace policy::codegen

@@ -1,0 +1,30 @@
+#pragma once
+/* The C ABI between compiled policy kernels and the scheduling core.
+ *
+ * A kernel reads node columns only; which ones is fixed when it is compiled
+ * (a CompiledFunction lists its label keys and resources in slot order) and
+ * the core fills the slots from its NodeTable. Rows are NodeTable rows. */
+
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+typedef struct PolicyColumns {
+  const uint32_t* const* labels;     /* [label slot]: per row, the label's domain id (0: absent); null: no node has it */
+  const int64_t* const* resources;   /* [resource slot]: per row, in kube-scheduler units (milli-cpu, else units); null: 0 */
+  const uint64_t* taint_bits;        /* per row, taint_words words: bit i = the node has dictionary taint i */
+  uint64_t taint_words;
+  const uint8_t* unschedulable;      /* per row */
+  const uint32_t* pod_count;         /* per row: bound pods */
+} PolicyColumns;
+
+/* For rows[0..n): failed[k] gets bit f set when filter f fails on rows[k]. */
+typedef void (*PolicyFilterKernel)(const PolicyColumns* columns, const uint32_t* rows, uint64_t n, uint64_t* failed);
+/* For rows[0..n): out[k] = the raw value of the score on rows[k]. */
+typedef void (*PolicyScoreKernel)(const PolicyColumns* columns, const uint32_t* rows, uint64_t n, int64_t* out);
+
+#ifdef __cplusplus
+}
+#endif

@@ -1,0 +1,29 @@
+#include "runtime/sched/kernel_columns.h"
+
+namespace policy::rt {
+
+KernelColumns::KernelColumns(const codegen::CompiledFunction& kernels, const NodeTable& table) {
+  for (const std::string& key : kernels.labels) {
+    const LabelColumn* column = table.Label(key);
+    labels_.push_back(column != nullptr ? column->domain.data() : nullptr);
+  }
+  for (const codegen::ResourceSlot& slot : kernels.resources) {
+    const int64_t* data = nullptr;
+    if (slot.kind == codegen::ResourceSlot::Kind::kScoringRequested && slot.name == "cpu") {
+      data = table.NonZeroMilliCpu().data();
+    } else if (slot.kind == codegen::ResourceSlot::Kind::kScoringRequested && slot.name == "memory") {
+      data = table.NonZeroMemory().data();
+    } else if (const ResourceColumn* column = table.Resource(slot.name)) {
+      data = slot.kind == codegen::ResourceSlot::Kind::kAllocatable ? column->allocatable.data() : column->requested.data();
+    }
+    resources_.push_back(data);
+  }
+  columns_.labels = labels_.data();
+  columns_.resources = resources_.data();
+  columns_.taint_bits = table.RowCount() > 0 ? table.TaintBits(0).data() : nullptr;
+  columns_.taint_words = table.TaintWords();
+  columns_.unschedulable = table.Unschedulable().data();
+  columns_.pod_count = table.PodCount().data();
+}
+
+}  // namespace policy::rt

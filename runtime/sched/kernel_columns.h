@@ -1,0 +1,24 @@
+#pragma once
+/// The PolicyColumns (compiler/codegen/kernel_abi.h) a compiled function's
+/// kernels read, filled from a NodeTable: its label and resource slots
+/// resolved to the table's columns. Valid while the table is unchanged.
+
+#include <vector>
+
+#include "compiler/codegen/jit.h"
+#include "runtime/columnar/node_table.h"
+
+namespace policy::rt {
+
+class KernelColumns {
+ public:
+  KernelColumns(const codegen::CompiledFunction& kernels, const NodeTable& table);
+  const PolicyColumns* get() const { return &columns_; }
+
+ private:
+  std::vector<const uint32_t*> labels_;
+  std::vector<const int64_t*> resources_;
+  PolicyColumns columns_{};
+};
+
+}  // namespace policy::rt
