@@ -38,6 +38,12 @@ run "conformance (public corpus), passes off" python3 "$conformance/run.py" \
   --policyc "build/policyc --disable-pass=all" --policies policies --jobs 2
 run "conformance (tests/conformance), passes off" python3 "$conformance/run.py" \
   --policyc "build/policyc --disable-pass=all" --policies policies --jobs 2 tests/conformance
+# And with native kernels for every plugin the JIT compiles, each checked
+# against the interpreter on every node (--verify-jit aborts on a difference).
+run "conformance (public corpus), JIT verified" python3 "$conformance/run.py" \
+  --policyc "build/policyc --engine jit --verify-jit" --policies policies --jobs 2
+run "conformance (tests/conformance), JIT verified" python3 "$conformance/run.py" \
+  --policyc "build/policyc --engine jit --verify-jit" --policies policies --jobs 2 tests/conformance
 if [ "${POLICYC_FUZZ_SECONDS:-10}" != 0 ] && command -v clang++-14 >/dev/null; then
   run "fuzz smoke" ./scripts/fuzz.sh "${POLICYC_FUZZ_SECONDS:-10}"
 fi

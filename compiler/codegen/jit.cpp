@@ -85,6 +85,8 @@ class Emitter {
     taint_words_ = b_.CreateLoad(i64_, b_.CreateStructGEP(ColumnsType(), columns, 3), "taint_words");
     unschedulable_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 4), "unschedulable");
     pod_count_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 5), "pod_count");
+    label_ints_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 6), "label_ints");
+    label_is_int_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 7), "label_is_int");
     label_columns_.clear();
     resource_columns_.clear();
     b_.CreateCondBr(b_.CreateICmpEQ(n, b_.getInt64(0)), done, loop);
@@ -117,7 +119,7 @@ class Emitter {
  private:
   llvm::StructType* ColumnsType() {
     if (columns_type_ == nullptr) {
-      columns_type_ = llvm::StructType::get(cx_, {ptr_, ptr_, ptr_, i64_, ptr_, ptr_});
+      columns_type_ = llvm::StructType::get(cx_, {ptr_, ptr_, ptr_, i64_, ptr_, ptr_, ptr_, ptr_});
     }
     return columns_type_;
   }
@@ -240,7 +242,16 @@ class Emitter {
       return wrap(in);
     }
     if (const auto* n = std::get_if<TaintScan>(&node)) return wrap(EvalTaints(*n));
-    if (const auto* n = std::get_if<CallBuiltin>(&node)) return wrap(EvalCall(*n));
+    if (const auto* n = std::get_if<CallBuiltin>(&node)) {
+      if (n->builtin == sema::BuiltinId::kToInt) {  // of a node label read by a constant key
+        const auto* index = std::get_if<Index>(&program_.nodes[n->args[0]]);
+        const auto* load = index ? std::get_if<LoadField>(&program_.nodes[index->object]) : nullptr;
+        const auto* key = index ? std::get_if<StringConst>(&program_.nodes[index->key]) : nullptr;
+        if (load == nullptr || key == nullptr || load->field != FieldId::kNodeLabels) Fail("`.int()` of a value other than a node label");
+        return LabelInt(key->value);
+      }
+      return wrap(EvalCall(*n));
+    }
     Fail(fmt::format("IR node kind {}", node.index()));
   }
 
@@ -307,10 +318,33 @@ class Emitter {
     return resource_columns_[index] = column;
   }
 
-  llvm::Value* LabelDomain(const std::string& key) {
+  // node.labels[K].int(): the domain's integer, none when absent or not one.
+  Val LabelInt(const std::string& key) {
+    llvm::Value* domain = b_.CreateZExt(LabelDomain(key), i64_);
+    size_t index = LabelSlot(key);
+    llvm::Value* ints = b_.CreateLoad(ptr_, b_.CreateGEP(ptr_, label_ints_, b_.getInt64(index)));
+    llvm::Value* flags = b_.CreateLoad(ptr_, b_.CreateGEP(ptr_, label_is_int_, b_.getInt64(index)));
+    // Domain 0 (absent) reads entry 0 of a present column, which is never an integer;
+    // a null column means no node has the label: the domain is 0 and nothing is read.
+    llvm::Value* has_column = b_.CreateICmpNE(ints, llvm::ConstantPointerNull::get(ptr_));
+    llvm::Value* safe_ints = b_.CreateSelect(has_column, ints, zeros_ != nullptr ? zeros_ : Zeros());
+    llvm::Value* safe_flags = b_.CreateSelect(has_column, flags, zeros_ != nullptr ? zeros_ : Zeros());
+    llvm::Value* d = b_.CreateSelect(has_column, domain, b_.getInt64(0));
+    llvm::Value* is_int = b_.CreateICmpNE(b_.CreateLoad(i8_, b_.CreateGEP(i8_, safe_flags, d)), b_.getInt8(0));
+    llvm::Value* value = b_.CreateLoad(i64_, b_.CreateGEP(i64_, safe_ints, d));
+    llvm::Value* none = b_.CreateOr(b_.CreateICmpEQ(domain, b_.getInt64(0)), b_.CreateNot(is_int));
+    return Val{b_.CreateSelect(none, b_.getInt64(0), value), none};
+  }
+
+  size_t LabelSlot(const std::string& key) {
     size_t index = 0;
     while (index < out_.labels.size() && out_.labels[index] != key) ++index;
     if (index == out_.labels.size()) out_.labels.push_back(key);
+    return index;
+  }
+
+  llvm::Value* LabelDomain(const std::string& key) {
+    size_t index = LabelSlot(key);
     llvm::Value* column;
     if (auto it = label_columns_.find(index); it != label_columns_.end()) {
       column = it->second;
@@ -419,6 +453,7 @@ class Emitter {
   llvm::StructType* columns_type_ = nullptr;
   llvm::Value *labels_ = nullptr, *resources_ = nullptr, *taint_bits_ = nullptr, *taint_words_ = nullptr;
   llvm::Value *unschedulable_ = nullptr, *pod_count_ = nullptr, *row_ = nullptr, *zeros_ = nullptr;
+  llvm::Value *label_ints_ = nullptr, *label_is_int_ = nullptr;
   std::map<size_t, llvm::Value*> label_columns_, resource_columns_;
   std::map<NodeId, Val> memo_;
   std::map<SlotId, Val> slots_;

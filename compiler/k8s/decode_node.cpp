@@ -37,6 +37,14 @@ void DecodeTaints(DecodeContext& cx, NodeRef list, std::vector<Taint>* out) {
     std::optional<TaintEffect> e = DecodeTaintEffect(cx, node.Get("effect"), effect);
     if (!e) continue;
     t.effect = *e;
+    // API validation (validateNodeTaints): one taint per key and effect.
+    bool duplicate = false;
+    for (const Taint& other : *out) duplicate |= other.key == t.key && other.effect == t.effect;
+    if (duplicate) {
+      cx.Error(DiagCode::kBadTaint, node, fmt::format("the node has taint `{}` with effect {} twice", t.key, effect))
+          .help = "taints must be unique by key and effect, as the API server requires";
+      continue;
+    }
     out->push_back(std::move(t));
   }
 }

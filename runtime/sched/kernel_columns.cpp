@@ -6,6 +6,8 @@ KernelColumns::KernelColumns(const codegen::CompiledFunction& kernels, const Nod
   for (const std::string& key : kernels.labels) {
     const LabelColumn* column = table.Label(key);
     labels_.push_back(column != nullptr ? column->domain.data() : nullptr);
+    label_ints_.push_back(column != nullptr ? column->int_value.data() : nullptr);
+    label_is_int_.push_back(column != nullptr ? column->is_int.data() : nullptr);
   }
   for (const codegen::ResourceSlot& slot : kernels.resources) {
     const int64_t* data = nullptr;
@@ -24,6 +26,8 @@ KernelColumns::KernelColumns(const codegen::CompiledFunction& kernels, const Nod
   columns_.taint_words = table.TaintWords();
   columns_.unschedulable = table.Unschedulable().data();
   columns_.pod_count = table.PodCount().data();
+  columns_.label_ints = label_ints_.data();
+  columns_.label_is_int = label_is_int_.data();
 }
 
 }  // namespace policy::rt
