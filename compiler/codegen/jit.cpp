@@ -87,6 +87,8 @@ class Emitter {
     pod_count_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 5), "pod_count");
     label_ints_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 6), "label_ints");
     label_is_int_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 7), "label_is_int");
+    label_quantities_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 8), "label_quantities");
+    label_is_quantity_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 9), "label_is_quantity");
     label_columns_.clear();
     resource_columns_.clear();
     b_.CreateCondBr(b_.CreateICmpEQ(n, b_.getInt64(0)), done, loop);
@@ -119,7 +121,7 @@ class Emitter {
  private:
   llvm::StructType* ColumnsType() {
     if (columns_type_ == nullptr) {
-      columns_type_ = llvm::StructType::get(cx_, {ptr_, ptr_, ptr_, i64_, ptr_, ptr_, ptr_, ptr_});
+      columns_type_ = llvm::StructType::get(cx_, {ptr_, ptr_, ptr_, i64_, ptr_, ptr_, ptr_, ptr_, ptr_, ptr_});
     }
     return columns_type_;
   }
@@ -243,12 +245,14 @@ class Emitter {
     }
     if (const auto* n = std::get_if<TaintScan>(&node)) return wrap(EvalTaints(*n));
     if (const auto* n = std::get_if<CallBuiltin>(&node)) {
-      if (n->builtin == sema::BuiltinId::kToInt) {  // of a node label read by a constant key
+      if (n->builtin == sema::BuiltinId::kToInt || n->builtin == sema::BuiltinId::kToQuantity) {  // of a node label
         const auto* index = std::get_if<Index>(&program_.nodes[n->args[0]]);
         const auto* load = index ? std::get_if<LoadField>(&program_.nodes[index->object]) : nullptr;
         const auto* key = index ? std::get_if<StringConst>(&program_.nodes[index->key]) : nullptr;
-        if (load == nullptr || key == nullptr || load->field != FieldId::kNodeLabels) Fail("`.int()` of a value other than a node label");
-        return LabelInt(key->value);
+        if (load == nullptr || key == nullptr || load->field != FieldId::kNodeLabels) {
+          Fail("`.int()` or `.quantity()` of a value other than a node label");
+        }
+        return LabelNumber(key->value, n->builtin == sema::BuiltinId::kToQuantity);
       }
       return wrap(EvalCall(*n));
     }
@@ -318,12 +322,13 @@ class Emitter {
     return resource_columns_[index] = column;
   }
 
-  // node.labels[K].int(): the domain's integer, none when absent or not one.
-  Val LabelInt(const std::string& key) {
+  // node.labels[K].int() / .quantity(): the domain's parsed value, none when
+  // the node lacks the label or it does not parse.
+  Val LabelNumber(const std::string& key, bool quantity) {
     llvm::Value* domain = b_.CreateZExt(LabelDomain(key), i64_);
     size_t index = LabelSlot(key);
-    llvm::Value* ints = b_.CreateLoad(ptr_, b_.CreateGEP(ptr_, label_ints_, b_.getInt64(index)));
-    llvm::Value* flags = b_.CreateLoad(ptr_, b_.CreateGEP(ptr_, label_is_int_, b_.getInt64(index)));
+    llvm::Value* ints = b_.CreateLoad(ptr_, b_.CreateGEP(ptr_, quantity ? label_quantities_ : label_ints_, b_.getInt64(index)));
+    llvm::Value* flags = b_.CreateLoad(ptr_, b_.CreateGEP(ptr_, quantity ? label_is_quantity_ : label_is_int_, b_.getInt64(index)));
     // Domain 0 (absent) reads entry 0 of a present column, which is never an integer;
     // a null column means no node has the label: the domain is 0 and nothing is read.
     llvm::Value* has_column = b_.CreateICmpNE(ints, llvm::ConstantPointerNull::get(ptr_));
@@ -454,6 +459,7 @@ class Emitter {
   llvm::Value *labels_ = nullptr, *resources_ = nullptr, *taint_bits_ = nullptr, *taint_words_ = nullptr;
   llvm::Value *unschedulable_ = nullptr, *pod_count_ = nullptr, *row_ = nullptr, *zeros_ = nullptr;
   llvm::Value *label_ints_ = nullptr, *label_is_int_ = nullptr;
+  llvm::Value *label_quantities_ = nullptr, *label_is_quantity_ = nullptr;
   std::map<size_t, llvm::Value*> label_columns_, resource_columns_;
   std::map<NodeId, Val> memo_;
   std::map<SlotId, Val> slots_;

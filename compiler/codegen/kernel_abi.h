@@ -20,6 +20,8 @@ typedef struct PolicyColumns {
   const uint32_t* pod_count;         /* per row: bound pods */
   const int64_t* const* label_ints;  /* [label slot]: per domain id, the value as a decimal integer */
   const uint8_t* const* label_is_int;/* [label slot]: per domain id, whether it is one */
+  const int64_t* const* label_quantities;   /* [label slot]: per domain id, the value as a quantity (milli-units) */
+  const uint8_t* const* label_is_quantity;  /* [label slot]: per domain id, whether it is one */
 } PolicyColumns;
 
 /* For rows[0..n): failed[k] gets bit f set when filter f fails on rows[k]. */

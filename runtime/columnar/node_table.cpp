@@ -58,6 +58,8 @@ LabelColumn& NodeTable::LabelFor(uint32_t key) {
     column.value.push_back(0);
     column.int_value.push_back(0);
     column.is_int.push_back(0);
+    column.quantity_milli.push_back(0);
+    column.is_quantity.push_back(0);
     column.live_nodes.push_back(0);
     labels_.push_back(std::move(column));
     ++dictionary_version_;
@@ -72,6 +74,9 @@ uint32_t NodeTable::DomainFor(LabelColumn& column, uint32_t value) {
     column.value.push_back(value);
     column.int_value.push_back(as_int.value_or(0));
     column.is_int.push_back(as_int.has_value());
+    std::optional<k8s::Quantity> as_quantity = k8s::Quantity::Parse(pool_.Get(value));
+    column.quantity_milli.push_back(as_quantity ? as_quantity->MilliValue() : 0);
+    column.is_quantity.push_back(as_quantity.has_value());
     column.live_nodes.push_back(0);
     ++dictionary_version_;
   }
@@ -292,6 +297,7 @@ size_t NodeTable::DictionaryMemoryBytes() const {
   size_t bytes = pool_.MemoryBytes();
   for (const LabelColumn& column : labels_) {
     bytes += column.value.capacity() * 4 + column.int_value.capacity() * 8 + column.is_int.capacity() +
+             column.quantity_milli.capacity() * 8 + column.is_quantity.capacity() +
              column.live_nodes.capacity() * 4 + column.domain_of.size() * (8 + 2 * sizeof(void*)) +
              column.domain_of.bucket_count() * sizeof(void*);
   }

@@ -40,6 +40,8 @@ struct LabelColumn {
   std::vector<uint32_t> value;         ///< per domain: pool id of the value (index 0 unused)
   std::vector<int64_t> int_value;      ///< per domain: the value as an integer, when is_int
   std::vector<uint8_t> is_int;         ///< per domain: strconv.ParseInt(value, 10, 64) succeeded
+  std::vector<int64_t> quantity_milli; ///< per domain: the value as a quantity in milli-units, when is_quantity
+  std::vector<uint8_t> is_quantity;    ///< per domain: resource.ParseQuantity(value) succeeded
   std::vector<uint32_t> live_nodes;    ///< per domain: live nodes with this value
   std::unordered_map<uint32_t, uint32_t> domain_of;  ///< value pool id -> domain id
 

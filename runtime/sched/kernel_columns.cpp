@@ -8,6 +8,8 @@ KernelColumns::KernelColumns(const codegen::CompiledFunction& kernels, const Nod
     labels_.push_back(column != nullptr ? column->domain.data() : nullptr);
     label_ints_.push_back(column != nullptr ? column->int_value.data() : nullptr);
     label_is_int_.push_back(column != nullptr ? column->is_int.data() : nullptr);
+    label_quantities_.push_back(column != nullptr ? column->quantity_milli.data() : nullptr);
+    label_is_quantity_.push_back(column != nullptr ? column->is_quantity.data() : nullptr);
   }
   for (const codegen::ResourceSlot& slot : kernels.resources) {
     const int64_t* data = nullptr;
@@ -28,6 +30,8 @@ KernelColumns::KernelColumns(const codegen::CompiledFunction& kernels, const Nod
   columns_.pod_count = table.PodCount().data();
   columns_.label_ints = label_ints_.data();
   columns_.label_is_int = label_is_int_.data();
+  columns_.label_quantities = label_quantities_.data();
+  columns_.label_is_quantity = label_is_quantity_.data();
 }
 
 }  // namespace policy::rt

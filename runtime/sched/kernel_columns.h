@@ -19,6 +19,8 @@ class KernelColumns {
   std::vector<const uint32_t*> labels_;
   std::vector<const int64_t*> label_ints_;
   std::vector<const uint8_t*> label_is_int_;
+  std::vector<const int64_t*> label_quantities_;
+  std::vector<const uint8_t*> label_is_quantity_;
   std::vector<const int64_t*> resources_;
   PolicyColumns columns_{};
 };

@@ -84,8 +84,8 @@ class Generator {
 
  private:
   std::string Value() {
-    static const char* kValues[] = {"a", "b", "c", "8", "16", "-3", "x9", "9223372036854775807", ""};
-    return kValues[Pick(9)];
+    static const char* kValues[] = {"a", "b", "c", "8", "16", "-3", "x9", "9223372036854775807", "", "16Gi", "500m", "1e3"};
+    return kValues[Pick(12)];
   }
   int64_t Amount() {
     static const int64_t kAmounts[] = {0, 1, 2, 4, 8, 64, 1000, 4096, 1LL << 40, 9223372036854775LL};
@@ -122,7 +122,9 @@ class Generator {
       case 0: return fmt::format("max({}, {})", Int(depth - 1), Int(depth - 1));
       case 1: return fmt::format("min({}, {})", Int(depth - 1), Int(depth - 1));
       case 2: return fmt::format("(if {} then {} else {})", Bool(depth - 1), Int(depth - 1), Int(depth - 1));
-      case 3: return fmt::format("(node.labels['{}'].int() ?? {})", Key(), Int(depth - 1));
+      case 3:
+        if (Pick(2)) return fmt::format("(node.labels['{}'].int() ?? {})", Key(), Int(depth - 1));
+        return fmt::format("((node.labels['{}'].quantity() ?? 0) / 1m)", Key());
       case 4: return fmt::format("muldiv({}, {}, {})", Int(depth - 1), Int(depth - 1), Int(depth - 1));
       default: return fmt::format("({} {} {})", Int(depth - 1), kOps[Pick(5)], Int(depth - 1));
     }
