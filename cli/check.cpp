@@ -19,6 +19,7 @@
 #include "compiler/passes/pass.h"
 #include "compiler/passes/pipeline.h"
 #include "runtime/columnar/table_dictionary.h"
+#include "runtime/sched/decide.h"
 #include "runtime/sched/default_spread.h"
 #include "compiler/support/suggest.h"
 #include "runtime/columnar/cluster_loader.h"
@@ -105,6 +106,7 @@ class CheckRun {
     rt::PlaceOptions place_options;
     place_options.verify_kernels = args_.Has("verify-jit");
     rt::Placement placement = rt::Place(plugins_, *pod_, *table_, place_options);
+    if (place_options.verify_kernels) VerifyDecision(placement);
     std::string pod_name = pod_->namespace_name + "/" + pod_->name;
     if (output == "json") {
       fmt::print("{}", PlacementJson(pod_name, placement));
@@ -255,6 +257,23 @@ class CheckRun {
       }
     }
     return true;
+  }
+
+  // --verify-jit: the decision alone (rt::Decide, the hot path) must agree
+  // with the explained placement.
+  void VerifyDecision(const rt::Placement& placement) {
+    rt::Decision decision = rt::Decide(plugins_, *pod_, *table_);
+    bool same = decision.rows.size() == placement.nodes.size() && decision.feasible_count == placement.feasible;
+    for (size_t k = 0; same && k < decision.rows.size(); ++k) {
+      const rt::NodeResult& node = placement.nodes[k];
+      same = decision.rows[k] == node.row && (decision.feasible[k] != 0) == node.feasible &&
+             (!node.feasible || decision.score[k] == node.score);
+    }
+    same = same && decision.selected == placement.selected;
+    if (!same) {
+      std::fputs("policyc: the decision (Decide) and the explained placement (Place) disagree\n", stderr);
+      std::abort();
+    }
   }
 
   // --engine: native kernels for the plugins the back end compiles.

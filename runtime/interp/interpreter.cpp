@@ -104,6 +104,25 @@ std::vector<FilterFailure> Interpreter::Filter(size_t f, RowId row) {
   return failures;
 }
 
+uint64_t Interpreter::FailingFilters(size_t f, RowId row) {
+  Begin(f, row);
+  uint64_t mask = 0;
+  for (size_t i = 0; i < function_->filters.size(); ++i) {
+    const ir::Filter& filter = function_->filters[i];
+    uint64_t bit = uint64_t{1} << std::min<size_t>(i, 63);
+    if (!filter.each_collection) {
+      if (!Eval(filter.condition).Truthy()) mask |= bit;
+      continue;
+    }
+    for (auto& [first, second] : Elements(Eval(*filter.each_collection), filter.each_second.has_value())) {
+      slots_[*filter.each_first] = first;
+      if (filter.each_second) slots_[*filter.each_second] = second;
+      if (!Eval(filter.condition).Truthy()) mask |= bit;
+    }
+  }
+  return mask;
+}
+
 std::optional<FilterFailure> Interpreter::Prefilter(size_t f, RowId row, bool node_level) {
   Begin(f, row);
   for (size_t i = 0; i < function_->prefilters.size(); ++i) {

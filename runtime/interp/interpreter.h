@@ -37,6 +37,9 @@ class Interpreter {
   bool Applies(size_t f);
   /// Every failing filter of function `f` on node `row`, in filter order.
   std::vector<FilterFailure> Filter(size_t f, RowId row);
+  /// Bit i set when filter i of function `f` fails on node `row` (filters
+  /// past the 64th share bit 63); no messages are rendered.
+  uint64_t FailingFilters(size_t f, RowId row);
   /// The first failing prefilter of function `f` on node `row` (`row` is
   /// not read by prefilters that do not read the node).
   std::optional<FilterFailure> Prefilter(size_t f, RowId row, bool node_level);

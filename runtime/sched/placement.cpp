@@ -15,6 +15,8 @@
 namespace policy::rt {
 namespace {
 
+}  // namespace
+
 // kube-scheduler's NormalizeScore variants over the feasible nodes' raw scores.
 void Normalize(sema::Normalize kind, std::vector<int64_t>& scores) {
   if (kind == sema::Normalize::kNone || scores.empty()) return;
@@ -51,6 +53,8 @@ void Normalize(sema::Normalize kind, std::vector<int64_t>& scores) {
     if (reverse) s = 100 - s;
   }
 }
+
+namespace {
 
 // `0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had ...`: counts of
 // the first failing plugin's reasons, sorted as strings (sort.Strings).
@@ -134,28 +138,44 @@ Placement Place(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const N
     }
   }
 
+  // Plugins whose prefilters read the node (the others decided above).
+  std::vector<bool> node_prefilters(plugins.size(), false);
+  for (size_t i = 0; i < plugins.size(); ++i) {
+    for (const ir::Filter& pre : plugins[i].program->functions[plugins[i].function].prefilters) {
+      node_prefilters[i] = node_prefilters[i] || plugins[i].program->reads_node[pre.condition] != 0;
+    }
+  }
+
+  p.nodes.reserve(live_rows.size());
   for (size_t live = 0; live < live_rows.size(); ++live) {
     RowId row = live_rows[live];
     NodeResult node;
     node.row = row;
-    node.name = std::string(table.NodeName(row));
+    if (options.explain) node.name = std::string(table.NodeName(row));
     // PreFilter, per node: nodes a plugin excludes carry its reason first, and
     // that plugin's filters do not run on them.
-    std::vector<bool> excluded(plugins.size(), false);
+    uint64_t excluded = 0;  // bit i: plugin i's prefilter rejected the node
     for (size_t i = 0; i < plugins.size(); ++i) {
       const Plugin& plugin = plugins[i];
-      if (!plugin.filter || !applies[i]) continue;
+      if (!plugin.filter || !applies[i] || !node_prefilters[i]) continue;
       if (auto f = interpreters[plugin.program]->Prefilter(plugin.function, row, true)) {
         node.reasons.push_back({plugin.name, std::move(f->reason), std::move(f->detail)});
-        excluded[i] = true;
+        node.failed_plugins |= uint64_t{1} << std::min<size_t>(i, 63);
+        excluded |= uint64_t{1} << std::min<size_t>(i, 63);
       }
     }
     node.first_failing_reasons = node.reasons.size();
     for (size_t i = 0; i < plugins.size(); ++i) {
       const Plugin& plugin = plugins[i];
-      if (!plugin.filter || !applies[i] || excluded[i]) continue;
+      if (!plugin.filter || !applies[i] || (excluded >> std::min<size_t>(i, 63) & 1)) continue;
       bool first = node.reasons.empty();
       if (!kernel_failed[i].empty() && kernel_failed[i][live] == 0 && !options.verify_kernels) continue;
+      if (!options.explain && !options.verify_kernels) {  // which plugins fail, no words
+        uint64_t mask = !kernel_failed[i].empty() ? kernel_failed[i][live]
+                                                  : interpreters[plugin.program]->FailingFilters(plugin.function, row);
+        if (mask != 0) node.failed_plugins |= uint64_t{1} << std::min<size_t>(i, 63);
+        continue;
+      }
       std::vector<FilterFailure> failures = interpreters[plugin.program]->Filter(plugin.function, row);
       if (!kernel_failed[i].empty()) {
         uint64_t mask = 0;
@@ -169,7 +189,7 @@ Placement Place(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const N
       }
       if (first) node.first_failing_reasons = node.reasons.size();
     }
-    node.feasible = node.reasons.empty();
+    node.feasible = node.reasons.empty() && node.failed_plugins == 0;
     p.feasible += node.feasible;
     p.nodes.push_back(std::move(node));
   }
@@ -211,14 +231,14 @@ Placement Place(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const N
     for (size_t k = 0; k < feasible.size(); ++k) {
       NodeResult& node = p.nodes[feasible[k]];
       int64_t score = total[k] / static_cast<int64_t>(fn.scores.size());
-      node.scores.emplace_back(plugin.name, score);
+      if (options.explain) node.scores.emplace_back(plugin.name, score);
       node.score += score * plugin.weight;
     }
   }
   for (size_t k : feasible) {
     if (!p.selected || p.nodes[k].score > p.nodes[*p.selected].score) p.selected = k;
   }
-  p.summary = Summary(p);
+  if (options.explain) p.summary = Summary(p);
   return p;
 }
 

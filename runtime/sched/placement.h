@@ -41,6 +41,7 @@ struct NodeResult {
   size_t first_failing_reasons = 0;  ///< how many leading reasons come from the first failing plugin
   int64_t score = 0;                 ///< weighted sum (feasible nodes)
   std::vector<std::pair<std::string, int64_t>> scores;  ///< normalized, per applied score plugin
+  uint64_t failed_plugins = 0;       ///< without explanations: bit i set when plugin i rejects the node
 };
 
 struct Placement {
@@ -51,10 +52,19 @@ struct Placement {
 };
 
 struct PlaceOptions {
+  /// Words for every failing node: reasons, details, names and the summary.
+  /// Without (a scheduler's hot path), nodes carry only feasibility, which
+  /// plugins failed, and scores; a person's question is answered by placing
+  /// again with them.
+  bool explain = true;
   /// With kernels: also evaluate every node in the interpreter and abort on
   /// any difference in failing filters or raw scores (differential testing).
   bool verify_kernels = false;
 };
+
+/// kube-scheduler's NormalizeScore variants, in place over the feasible
+/// nodes' raw scores of one score rule.
+void Normalize(sema::Normalize kind, std::vector<int64_t>& scores);
 
 /// Places `pod` on `table` with `plugins` (filters in the given order).
 Placement Place(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table,

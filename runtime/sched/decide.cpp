@@ -1,0 +1,94 @@
+#include "runtime/sched/decide.h"
+
+#include <map>
+#include <memory>
+
+#include "runtime/interp/interpreter.h"
+#include "runtime/sched/kernel_columns.h"
+
+namespace policy::rt {
+
+Decision Decide(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table) {
+  Decision d;
+  for (RowId row = 0; row < table.RowCount(); ++row) {
+    if (table.Live()[row]) d.rows.push_back(row);
+  }
+  d.feasible.assign(d.rows.size(), 1);
+  d.score.assign(d.rows.size(), 0);
+  ClusterView cluster(pod, table);
+  std::map<const ir::Program*, std::unique_ptr<Interpreter>> interpreters;
+  auto interp = [&](const Plugin& plugin) -> Interpreter& {
+    auto& slot = interpreters[plugin.program];
+    if (!slot) slot = std::make_unique<Interpreter>(*plugin.program, pod, table, &cluster);
+    return *slot;
+  };
+  std::vector<bool> applies;
+  for (const Plugin& plugin : plugins) {
+    const ir::Function& fn = plugin.program->functions[plugin.function];
+    applies.push_back(!fn.when || interp(plugin).Applies(plugin.function));
+  }
+
+  // Filters: prefilters of the pod (reject all), of the node, then filters.
+  std::vector<uint64_t> failed(d.rows.size());
+  for (size_t i = 0; i < plugins.size(); ++i) {
+    const Plugin& plugin = plugins[i];
+    if (!plugin.filter || !applies[i]) continue;
+    const ir::Function& fn = plugin.program->functions[plugin.function];
+    bool node_prefilters = false;
+    for (const ir::Filter& pre : fn.prefilters) node_prefilters |= plugin.program->reads_node[pre.condition] != 0;
+    if (!fn.prefilters.empty() && interp(plugin).Prefilter(plugin.function, 0, false)) {
+      d.feasible.assign(d.rows.size(), 0);
+      return d;
+    }
+    if (plugin.kernels != nullptr && plugin.kernels->filter != nullptr) {
+      KernelColumns columns(*plugin.kernels, table);
+      plugin.kernels->filter(columns.get(), d.rows.data(), d.rows.size(), failed.data());
+      for (size_t k = 0; k < d.rows.size(); ++k) d.feasible[k] &= failed[k] == 0;
+    } else if (plugin.kernels == nullptr) {
+      for (size_t k = 0; k < d.rows.size(); ++k) {
+        if (d.feasible[k] && interp(plugin).FailingFilters(plugin.function, d.rows[k]) != 0) d.feasible[k] = 0;
+      }
+    }
+    if (node_prefilters) {
+      for (size_t k = 0; k < d.rows.size(); ++k) {
+        if (d.feasible[k] && interp(plugin).Prefilter(plugin.function, d.rows[k], true)) d.feasible[k] = 0;
+      }
+    }
+  }
+
+  // Scores over the feasible rows.
+  std::vector<RowId> rows;
+  std::vector<size_t> index;
+  for (size_t k = 0; k < d.rows.size(); ++k) {
+    if (d.feasible[k]) rows.push_back(d.rows[k]), index.push_back(k);
+  }
+  d.feasible_count = rows.size();
+  if (rows.empty()) return d;
+  cluster.SetFeasible(rows);
+  std::vector<int64_t> raw(rows.size()), total(rows.size());
+  for (size_t i = 0; i < plugins.size(); ++i) {
+    const Plugin& plugin = plugins[i];
+    const ir::Function& fn = plugin.program->functions[plugin.function];
+    if (!plugin.score || !applies[i] || fn.scores.empty()) continue;
+    std::fill(total.begin(), total.end(), 0);
+    std::optional<KernelColumns> columns;
+    if (plugin.kernels != nullptr) columns.emplace(*plugin.kernels, table);
+    for (size_t s = 0; s < fn.scores.size(); ++s) {
+      if (plugin.kernels != nullptr) {
+        plugin.kernels->scores[s](columns->get(), rows.data(), rows.size(), raw.data());
+      } else {
+        for (size_t k = 0; k < rows.size(); ++k) raw[k] = interp(plugin).Score(plugin.function, s, rows[k]);
+      }
+      Normalize(fn.scores[s].normalize, raw);
+      for (size_t k = 0; k < rows.size(); ++k) total[k] += raw[k];
+    }
+    int64_t rules = static_cast<int64_t>(fn.scores.size());
+    for (size_t k = 0; k < rows.size(); ++k) d.score[index[k]] += total[k] / rules * plugin.weight;
+  }
+  for (size_t k : index) {
+    if (!d.selected || d.score[k] > d.score[*d.selected]) d.selected = k;
+  }
+  return d;
+}
+
+}  // namespace policy::rt
