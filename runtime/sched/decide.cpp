@@ -29,7 +29,25 @@ Decision Decide(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const N
   }
 
   // Filters: prefilters of the pod (reject all), of the node, then filters.
+  // Each plugin runs over the rows still feasible (kube-scheduler stops at a
+  // node's first failing plugin too), so later plugins see fewer rows.
+  std::vector<RowId> alive = d.rows;
+  std::vector<size_t> where(d.rows.size());  // alive[j] is d.rows[where[j]]
+  for (size_t k = 0; k < where.size(); ++k) where[k] = k;
   std::vector<uint64_t> failed(d.rows.size());
+  auto keep = [&](auto&& passes) {  // drops the rows where passes(j) is false
+    size_t out = 0;
+    for (size_t j = 0; j < alive.size(); ++j) {
+      if (passes(j)) {
+        alive[out] = alive[j];
+        where[out++] = where[j];
+      } else {
+        d.feasible[where[j]] = 0;
+      }
+    }
+    alive.resize(out);
+    where.resize(out);
+  };
   for (size_t i = 0; i < plugins.size(); ++i) {
     const Plugin& plugin = plugins[i];
     if (!plugin.filter || !applies[i]) continue;
@@ -40,19 +58,15 @@ Decision Decide(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const N
       d.feasible.assign(d.rows.size(), 0);
       return d;
     }
+    if (node_prefilters) {
+      keep([&](size_t j) { return !interp(plugin).Prefilter(plugin.function, alive[j], true); });
+    }
     if (plugin.kernels != nullptr && plugin.kernels->filter != nullptr) {
       KernelColumns columns(*plugin.kernels, table);
-      plugin.kernels->filter(columns.get(), d.rows.data(), d.rows.size(), failed.data());
-      for (size_t k = 0; k < d.rows.size(); ++k) d.feasible[k] &= failed[k] == 0;
+      plugin.kernels->filter(columns.get(), alive.data(), alive.size(), failed.data());
+      keep([&](size_t j) { return failed[j] == 0; });
     } else if (plugin.kernels == nullptr) {
-      for (size_t k = 0; k < d.rows.size(); ++k) {
-        if (d.feasible[k] && interp(plugin).FailingFilters(plugin.function, d.rows[k]) != 0) d.feasible[k] = 0;
-      }
-    }
-    if (node_prefilters) {
-      for (size_t k = 0; k < d.rows.size(); ++k) {
-        if (d.feasible[k] && interp(plugin).Prefilter(plugin.function, d.rows[k], true)) d.feasible[k] = 0;
-      }
+      keep([&](size_t j) { return interp(plugin).FailingFilters(plugin.function, alive[j]) == 0; });
     }
   }
 
