@@ -12,6 +12,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <deque>
@@ -299,6 +300,37 @@ void BM_FilterScore_Handwritten(benchmark::State& state) {
   state.counters["feasible"] = static_cast<double>(got.feasible_count);
 }
 
+// Compile latency of one pod template's kernels (the default node-level
+// plugins plus GPU-memory fit, specialized and bound) at an optimization
+// level, with the cache off; p50 and p99 over the iterations.
+void BM_Compile(benchmark::State& state) {
+  static std::unique_ptr<Setup> setup = Build(5000, Mode::kBound);
+  policy::codegen::Jit jit(policy::codegen::JitOptions{static_cast<int>(state.range(0)), false});
+  std::vector<double> times;
+  for (auto _ : state) {
+    auto start = std::chrono::steady_clock::now();
+    for (const policy::rt::Plugin& plugin : setup->plugins) {
+      std::string why;
+      benchmark::DoNotOptimize(jit.Compile(*plugin.program, plugin.function, &why));
+    }
+    times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  std::sort(times.begin(), times.end());
+  state.counters["p50_ms"] = times[times.size() / 2] * 1e3;
+  state.counters["p99_ms"] = times[std::min(times.size() - 1, times.size() * 99 / 100)] * 1e3;
+  state.counters["plugins"] = static_cast<double>(setup->plugins.size());
+}
+
+// The kernel cache's hit path: another pod of the same template.
+void BM_CompileCacheHit(benchmark::State& state) {
+  static std::unique_ptr<Setup> setup = Build(5000, Mode::kBound);
+  policy::codegen::Jit jit;
+  const policy::rt::Plugin& plugin = setup->plugins[3];  // NodeAffinity
+  std::string why;
+  jit.Compile(*plugin.program, plugin.function, &why);
+  for (auto _ : state) benchmark::DoNotOptimize(jit.Compile(*plugin.program, plugin.function, &why));
+}
+
 void BM_FilterScore_Interp(benchmark::State& state) { Run(state, Mode::kBound); }
 void BM_FilterScore_Jit(benchmark::State& state) { Run(state, Mode::kJit); }
 void BM_FilterScore_InterpUnbound(benchmark::State& state) { Run(state, Mode::kSpecialized); }
@@ -314,6 +346,9 @@ BENCHMARK(BM_FilterScore_Interp)->Name("BM_FilterScore/interp")->Arg(5000)->Arg(
     ->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 BENCHMARK(BM_FilterScore_Jit)->Name("BM_FilterScore/jit")->Arg(5000)->Arg(50000)
     ->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+BENCHMARK(BM_Compile)->Name("BM_Compile/O0")->Arg(0)->Unit(benchmark::kMillisecond)->Iterations(40);
+BENCHMARK(BM_Compile)->Name("BM_Compile/O2")->Arg(2)->Unit(benchmark::kMillisecond)->Iterations(40);
+BENCHMARK(BM_CompileCacheHit)->Name("BM_Compile/cache-hit")->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_FilterScore_Handwritten)->Name("BM_FilterScore/handwritten")->Arg(5000)->Arg(50000)
     ->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 

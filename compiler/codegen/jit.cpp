@@ -568,9 +568,66 @@ Jit::Jit(JitOptions options) : impl_(std::make_unique<Impl>()) {
 
 Jit::~Jit() = default;
 
+namespace {
+
+// The kernel cache's key: what the kernels compute, nothing else (no spans,
+// no messages, no names), so pods of one template share their kernels.
+std::string CanonicalKey(const Program& program, size_t f) {
+  const Function& fn = program.functions[f];
+  std::string key;
+  std::vector<uint8_t> seen(program.nodes.size(), 0);
+  std::vector<NodeId> stack;
+  auto visit = [&](NodeId root) { stack.push_back(root); };
+  for (const Filter& x : fn.filters) visit(x.condition);
+  for (const Score& s : fn.scores) visit(s.value);
+  for (const Slot& slot : fn.slots) {
+    if (slot.value) visit(*slot.value);
+  }
+  while (!stack.empty()) {  // the nodes the kernels can reach, by id
+    NodeId id = stack.back();
+    stack.pop_back();
+    if (seen[id]) continue;
+    seen[id] = 1;
+    std::visit(
+        [&](const auto& n) {
+          using T = std::decay_t<decltype(n)>;
+          if constexpr (std::is_same_v<T, LoadField>) stack.push_back(n.object);
+          if constexpr (std::is_same_v<T, Index>) stack.push_back(n.object), stack.push_back(n.key);
+          if constexpr (std::is_same_v<T, Not> || std::is_same_v<T, Negate> || std::is_same_v<T, IntToQuantity>) {
+            stack.push_back(n.operand);
+          }
+          if constexpr (std::is_same_v<T, Arith> || std::is_same_v<T, Compare> || std::is_same_v<T, And> ||
+                        std::is_same_v<T, Or>) {
+            stack.push_back(n.lhs), stack.push_back(n.rhs);
+          }
+          if constexpr (std::is_same_v<T, Member>) stack.push_back(n.element), stack.push_back(n.collection);
+          if constexpr (std::is_same_v<T, Coalesce>) stack.push_back(n.value), stack.push_back(n.fallback);
+          if constexpr (std::is_same_v<T, Select>) {
+            stack.push_back(n.condition), stack.push_back(n.then_value), stack.push_back(n.else_value);
+          }
+          if constexpr (std::is_same_v<T, Loop>) {
+            stack.push_back(n.collection);
+            if (n.body) stack.push_back(*n.body);
+          }
+          if constexpr (std::is_same_v<T, MakeList>) stack.insert(stack.end(), n.elements.begin(), n.elements.end());
+          if constexpr (std::is_same_v<T, CallBuiltin>) stack.insert(stack.end(), n.args.begin(), n.args.end());
+        },
+        program.nodes[id]);
+  }
+  for (NodeId id = 0; id < program.nodes.size(); ++id) {
+    if (seen[id]) key += fmt::format("{}:{}\n", id, ir::PrintNode(program, id));
+  }
+  for (const Filter& x : fn.filters) key += fmt::format("f{} ", x.condition);
+  for (const Score& s : fn.scores) key += fmt::format("s{} ", s.value);
+  for (const Slot& slot : fn.slots) key += slot.value ? fmt::format("l{} ", *slot.value) : std::string("- ");
+  return key;
+}
+
+}  // namespace
+
 std::optional<CompiledFunction> Jit::Compile(const Program& program, size_t f, std::string* why) {
-  std::string key = fmt::format("{}\n#{}", Print(program), f);
-  if (auto it = impl_->cache.find(key); it != impl_->cache.end()) return it->second;
+  std::string key = impl_->options.cache ? CanonicalKey(program, f) : std::string();
+  if (auto it = impl_->cache.find(key); impl_->options.cache && it != impl_->cache.end()) return it->second;
   if (!impl_->jit) {
     auto jit = llvm::orc::LLJITBuilder().create();
     if (!jit) {
@@ -605,7 +662,7 @@ std::optional<CompiledFunction> Jit::Compile(const Program& program, size_t f, s
     if (kernel == nullptr) return std::nullopt;
     out.scores.push_back(kernel);
   }
-  impl_->cache.emplace(std::move(key), out);
+  if (impl_->options.cache) impl_->cache.emplace(std::move(key), out);
   return out;
 }
 

@@ -45,6 +45,7 @@ struct CompiledFunction {
 
 struct JitOptions {
   int opt_level = 2;  ///< 0..3
+  bool cache = true;  ///< reuse kernels of an identical specialized function (one pod template)
 };
 
 class Jit {

@@ -153,6 +153,8 @@ struct Program {
 
 /// The program as text (`policyc compile --emit=ir`).
 std::string Print(const Program& program);
+/// One node as Print() writes it, without its id: `add %3 %4 : int`.
+std::string PrintNode(const Program& program, NodeId id);
 
 /// Reads Print()'s output back (spans are lost; everything else round-trips),
 /// so tests and `policyc compile FILE.ir` can start mid-pipeline. On bad

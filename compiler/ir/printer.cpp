@@ -88,11 +88,14 @@ std::string MessageText(const Message& m) {
 
 }  // namespace
 
+std::string PrintNode(const Program& program, NodeId id) {
+  return fmt::format("{} : {}", std::visit(Printer{}, program.nodes[id]), sema::ToString(program.types[id]));
+}
+
 std::string Print(const Program& program) {
   std::string out;
   for (NodeId id = 0; id < program.nodes.size(); ++id) {
-    out += fmt::format("%{} = {} : {}{}\n", id, std::visit(Printer{}, program.nodes[id]),
-                       sema::ToString(program.types[id]), program.reads_node[id] ? "" : "  ; pod-constant");
+    out += fmt::format("%{} = {}{}\n", id, PrintNode(program, id), program.reads_node[id] ? "" : "  ; pod-constant");
   }
   for (const Function& f : program.functions) {
     out += fmt::format("\nfunction {} weight {}\n", f.name, f.weight);
