@@ -1,14 +1,40 @@
 #include "runtime/sched/decide.h"
 
+#include <algorithm>
 #include <map>
 #include <memory>
+#include <thread>
 
 #include "runtime/interp/interpreter.h"
 #include "runtime/sched/kernel_columns.h"
 
 namespace policy::rt {
 
-Decision Decide(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table) {
+namespace {
+
+// Runs `kernel(rows + begin, n, out + begin)` over [0, count) in chunks on
+// `threads` threads; each chunk writes only its own part of `out`.
+template <typename Out, typename Kernel>
+void Chunked(int threads, const RowId* rows, size_t count, Out* out, const Kernel& kernel) {
+  constexpr size_t kMinChunk = 4096;  // below, a thread costs more than it saves
+  size_t chunks = std::min<size_t>(std::max(threads, 1), (count + kMinChunk - 1) / kMinChunk);
+  if (chunks <= 1) {
+    kernel(rows, count, out);
+    return;
+  }
+  std::vector<std::thread> workers;
+  size_t per = (count + chunks - 1) / chunks;
+  for (size_t begin = 0; begin < count; begin += per) {
+    size_t n = std::min(per, count - begin);
+    workers.emplace_back([&, begin, n] { kernel(rows + begin, n, out + begin); });
+  }
+  for (std::thread& t : workers) t.join();
+}
+
+}  // namespace
+
+Decision Decide(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table,
+                const DecideOptions& options) {
   Decision d;
   for (RowId row = 0; row < table.RowCount(); ++row) {
     if (table.Live()[row]) d.rows.push_back(row);
@@ -63,7 +89,9 @@ Decision Decide(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const N
     }
     if (plugin.kernels != nullptr && plugin.kernels->filter != nullptr) {
       KernelColumns columns(*plugin.kernels, table);
-      plugin.kernels->filter(columns.get(), alive.data(), alive.size(), failed.data());
+      Chunked(options.threads, alive.data(), alive.size(), failed.data(), [&](const RowId* r, size_t n, uint64_t* out) {
+        plugin.kernels->filter(columns.get(), r, n, out);
+      });
       keep([&](size_t j) { return failed[j] == 0; });
     } else if (plugin.kernels == nullptr) {
       keep([&](size_t j) { return interp(plugin).FailingFilters(plugin.function, alive[j]) == 0; });
@@ -89,7 +117,9 @@ Decision Decide(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const N
     if (plugin.kernels != nullptr) columns.emplace(*plugin.kernels, table);
     for (size_t s = 0; s < fn.scores.size(); ++s) {
       if (plugin.kernels != nullptr) {
-        plugin.kernels->scores[s](columns->get(), rows.data(), rows.size(), raw.data());
+        Chunked(options.threads, rows.data(), rows.size(), raw.data(), [&](const RowId* r, size_t n, int64_t* out) {
+          plugin.kernels->scores[s](columns->get(), r, n, out);
+        });
       } else {
         for (size_t k = 0; k < rows.size(); ++k) raw[k] = interp(plugin).Score(plugin.function, s, rows[k]);
       }

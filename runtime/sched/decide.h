@@ -20,7 +20,14 @@ struct Decision {
   std::optional<size_t> selected;  ///< index into rows: the highest score, the first on ties
 };
 
+struct DecideOptions {
+  /// Kernels run over chunks of the rows on this many threads (the
+  /// interpreter on one); the decision does not depend on it.
+  int threads = 1;
+};
+
 /// The same feasibility, scores and selection as Place().
-Decision Decide(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table);
+Decision Decide(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table,
+                const DecideOptions& options = {});
 
 }  // namespace policy::rt

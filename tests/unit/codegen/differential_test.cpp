@@ -16,6 +16,7 @@
 #include "compiler/passes/pipeline.h"
 #include "runtime/columnar/table_dictionary.h"
 #include "runtime/interp/interpreter.h"
+#include "runtime/sched/decide.h"
 #include "runtime/sched/kernel_columns.h"
 
 using namespace policy;
@@ -227,4 +228,51 @@ TEST_CASE("random policies: the JIT at O0 and O2 agrees with the interpreter on 
   }
   // The generator stays inside what the back end compiles: every policy must.
   CHECK(compiled == count);
+}
+
+TEST_CASE("Decide: native kernels on 1 or 4 threads give the interpreter's decision") {
+  Generator gen(99);
+  for (int round = 0; round < 5; ++round) {
+    // A table big enough to be split into chunks (4,096 rows each at least).
+    auto table = std::make_unique<rt::NodeTable>();
+    std::mt19937 rng(static_cast<uint32_t>(round));
+    for (int i = 0; i < 20000; ++i) {
+      k8s::Node n;
+      n.name = fmt::format("n{}", i);
+      n.labels = {{"zone", fmt::format("z{}", rng() % 5)}, {"gen", std::to_string(rng() % 20)}};
+      if (rng() % 3 == 0) n.labels.emplace_back("gpu", "a");
+      n.allocatable = {{"cpu", k8s::Quantity::FromUnits(1 + rng() % 64)}, {"pods", k8s::Quantity::FromUnits(110)}};
+      if (rng() % 7 == 0) n.taints.push_back({fmt::format("t{}", rng() % 5), "x", k8s::TaintEffect::kNoSchedule});
+      table->AddNode(n);
+    }
+    std::string text = gen.Policy();
+    sema::TypeTable types;
+    sema::Schema schema(types);
+    DiagnosticSink diags;
+    Source source("random.policy", text);
+    auto file = passes::CompileFile(source, types, schema, diags);
+    REQUIRE(file != nullptr);
+    k8s::Pod pod;
+    pod.name = "p";
+    rt::TableDictionary dictionary(*table);
+    passes::PassOptions options;
+    options.pod = &pod;
+    options.types = &types;
+    options.table = &dictionary;
+    passes::Optimize(file->program, options, nullptr);
+    codegen::Jit jit;
+    std::string why;
+    std::optional<codegen::CompiledFunction> kernels = jit.Compile(file->program, 0, &why);
+    REQUIRE_MESSAGE(kernels.has_value(), why);
+    std::vector<rt::Plugin> interp = {{"P", &file->program, 0, 1, true, true, nullptr}};
+    std::vector<rt::Plugin> native = {{"P", &file->program, 0, 1, true, true, &*kernels}};
+    rt::Decision want = rt::Decide(interp, pod, *table);
+    for (int threads : {1, 4}) {
+      CAPTURE(threads);
+      rt::Decision got = rt::Decide(native, pod, *table, rt::DecideOptions{threads});
+      CHECK(got.feasible == want.feasible);
+      CHECK(got.score == want.score);
+      CHECK(got.selected == want.selected);
+    }
+  }
 }
