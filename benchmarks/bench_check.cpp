@@ -79,7 +79,7 @@ struct Setup {
   std::vector<std::unique_ptr<policy::passes::CompiledFile>> compiled;
   std::vector<policy::rt::Plugin> plugins;
   std::unique_ptr<policy::codegen::Jit> jit;
-  std::deque<policy::codegen::CompiledFunction> kernels;
+  std::vector<std::shared_ptr<const policy::codegen::CompiledFunction>> kernels;
 };
 
 /// What the pass pipeline does to the plugins: nothing, specialize to the
@@ -124,8 +124,8 @@ std::unique_ptr<Setup> Build(int nodes, Mode mode) {
         std::fprintf(stderr, "bench_check: %s does not compile: %s\n", file->program.functions[0].name.c_str(), why.c_str());
         std::abort();
       }
-      s->kernels.push_back(std::move(*compiled));
-      s->plugins.back().kernels = &s->kernels.back();
+      s->plugins.back().kernels = compiled.get();
+      s->kernels.push_back(std::move(compiled));
     }
     s->compiled.push_back(std::move(file));
   };

@@ -4,7 +4,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <deque>
 #include <map>
 #include <memory>
 
@@ -288,10 +287,10 @@ class CheckRun {
     jit_ = std::make_unique<codegen::Jit>();
     for (rt::Plugin& plugin : plugins_) {
       std::string why;
-      std::optional<codegen::CompiledFunction> compiled = jit_->Compile(*plugin.program, plugin.function, &why);
+      std::shared_ptr<const codegen::CompiledFunction> compiled = jit_->Compile(*plugin.program, plugin.function, &why);
       if (!compiled) continue;  // stays with the interpreter
-      kernels_.push_back(std::move(*compiled));
-      plugin.kernels = &kernels_.back();
+      plugin.kernels = compiled.get();
+      kernels_.push_back(std::move(compiled));
     }
     return true;
   }
@@ -327,7 +326,7 @@ class CheckRun {
   std::map<std::string_view, const ir::Program*> by_file_;
   std::vector<rt::Plugin> plugins_;
   std::unique_ptr<codegen::Jit> jit_;
-  std::deque<codegen::CompiledFunction> kernels_;
+  std::vector<std::shared_ptr<const codegen::CompiledFunction>> kernels_;
 };
 
 }  // namespace

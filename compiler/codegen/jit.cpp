@@ -12,6 +12,7 @@
 
 #include <fmt/format.h>
 
+#include <list>
 #include <map>
 #include <mutex>
 
@@ -489,8 +490,31 @@ void InitializeLlvm() {
 struct Jit::Impl {
   JitOptions options;
   std::unique_ptr<llvm::orc::LLJIT> jit;
-  std::map<std::string, CompiledFunction> cache;  // by the program's printed IR and function
+  /// A template's kernels and the tracker that owns their code.
+  struct Entry {
+    CompiledFunction kernels;
+    llvm::orc::ResourceTrackerSP tracker;
+    ~Entry() {
+      if (tracker) llvm::consumeError(tracker->remove());
+    }
+  };
+  std::map<std::string, std::shared_ptr<Entry>> cache;  // by CanonicalKey
+  std::list<std::string> lru;                           // most recent first
   uint64_t next_module = 0;
+
+  void Touch(const std::string& key) {
+    lru.remove(key);
+    lru.push_front(key);
+    // Evict the least recent templates nobody holds, down to the capacity.
+    for (auto it = lru.end(); cache.size() > options.cache_capacity && it != lru.begin();) {
+      --it;
+      auto entry = cache.find(*it);
+      if (entry != cache.end() && entry->second.use_count() == 1) {
+        cache.erase(entry);
+        it = lru.erase(it);
+      }
+    }
+  }
 
   // Builds and optimizes the module of function `f`; fills `out`'s slots.
   std::unique_ptr<llvm::Module> Build(llvm::LLVMContext& context, const Program& program, size_t f,
@@ -625,25 +649,34 @@ std::string CanonicalKey(const Program& program, size_t f) {
 
 }  // namespace
 
-std::optional<CompiledFunction> Jit::Compile(const Program& program, size_t f, std::string* why) {
+std::shared_ptr<const CompiledFunction> Jit::Compile(const Program& program, size_t f, std::string* why) {
   std::string key = impl_->options.cache ? CanonicalKey(program, f) : std::string();
-  if (auto it = impl_->cache.find(key); impl_->options.cache && it != impl_->cache.end()) return it->second;
+  if (impl_->options.cache) {
+    if (auto it = impl_->cache.find(key); it != impl_->cache.end()) {
+      std::shared_ptr<Impl::Entry> entry = it->second;
+      impl_->Touch(key);
+      return std::shared_ptr<const CompiledFunction>(entry, &entry->kernels);
+    }
+  }
   if (!impl_->jit) {
     auto jit = llvm::orc::LLJITBuilder().create();
     if (!jit) {
       *why = llvm::toString(jit.takeError());
-      return std::nullopt;
+      return nullptr;
     }
     impl_->jit = std::move(*jit);
   }
   auto context = std::make_unique<llvm::LLVMContext>();
-  CompiledFunction out;
+  auto entry = std::make_shared<Impl::Entry>();
+  CompiledFunction& out = entry->kernels;
   std::string prefix = fmt::format("k{}_", impl_->next_module++);
   std::unique_ptr<llvm::Module> module = impl_->Build(*context, program, f, out, prefix, why);
-  if (!module) return std::nullopt;
-  if (llvm::Error e = impl_->jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context)))) {
+  if (!module) return nullptr;
+  llvm::orc::JITDylib& dylib = impl_->jit->getMainJITDylib();
+  entry->tracker = dylib.createResourceTracker();
+  if (llvm::Error e = impl_->jit->addIRModule(entry->tracker, llvm::orc::ThreadSafeModule(std::move(module), std::move(context)))) {
     *why = llvm::toString(std::move(e));
-    return std::nullopt;
+    return nullptr;
   }
   auto lookup = [&](const std::string& name) -> void* {
     auto address = impl_->jit->lookup(name);
@@ -655,16 +688,21 @@ std::optional<CompiledFunction> Jit::Compile(const Program& program, size_t f, s
   };
   if (out.filters > 0) {
     out.filter = reinterpret_cast<PolicyFilterKernel>(lookup(prefix + "filter"));
-    if (out.filter == nullptr) return std::nullopt;
+    if (out.filter == nullptr) return nullptr;
   }
   for (size_t s = 0; s < program.functions[f].scores.size(); ++s) {
     auto* kernel = reinterpret_cast<PolicyScoreKernel>(lookup(fmt::format("{}score{}", prefix, s)));
-    if (kernel == nullptr) return std::nullopt;
+    if (kernel == nullptr) return nullptr;
     out.scores.push_back(kernel);
   }
-  if (impl_->options.cache) impl_->cache.emplace(std::move(key), out);
-  return out;
+  if (impl_->options.cache) {
+    impl_->cache.emplace(key, entry);
+    impl_->Touch(key);
+  }
+  return std::shared_ptr<const CompiledFunction>(entry, &entry->kernels);
 }
+
+size_t Jit::CachedTemplates() const { return impl_->cache.size(); }
 
 std::optional<std::string> Jit::EmitText(const Program& program, size_t f, bool assembly, std::string* why) {
   llvm::LLVMContext context;

@@ -46,6 +46,9 @@ struct CompiledFunction {
 struct JitOptions {
   int opt_level = 2;  ///< 0..3
   bool cache = true;  ///< reuse kernels of an identical specialized function (one pod template)
+  /// Templates kept compiled; beyond, the least recently used one that no
+  /// caller holds is dropped and its code freed (an ORC ResourceTracker).
+  size_t cache_capacity = 256;
 };
 
 class Jit {
@@ -55,9 +58,13 @@ class Jit {
   Jit(const Jit&) = delete;
   Jit& operator=(const Jit&) = delete;
 
-  /// Compiles function `f` of `program`; nullopt (with the reason in `why`)
-  /// when it uses what the back end does not compile.
-  std::optional<CompiledFunction> Compile(const ir::Program& program, size_t f, std::string* why);
+  /// Compiles function `f` of `program`, or finds its kernels in the cache;
+  /// null (with the reason in `why`) when it uses what the back end does not
+  /// compile. The kernels stay valid while the pointer is held (and the Jit
+  /// lives).
+  std::shared_ptr<const CompiledFunction> Compile(const ir::Program& program, size_t f, std::string* why);
+  /// Templates whose code is loaded now.
+  size_t CachedTemplates() const;
 
   /// The LLVM IR (after optimization) or the host assembly that Compile
   /// would produce, for `policyc compile --emit=llvm|asm`.

@@ -168,7 +168,7 @@ bool Agree(const ir::Program& program, const k8s::Pod& pod, const rt::NodeTable&
            const std::string& text) {
   codegen::Jit jit(codegen::JitOptions{opt_level});
   std::string why;
-  std::optional<codegen::CompiledFunction> kernels = jit.Compile(program, 0, &why);
+  std::shared_ptr<const codegen::CompiledFunction> kernels = jit.Compile(program, 0, &why);
   if (!kernels) {
     MESSAGE("not compiled: " << why << "\n" << text);
     return false;
@@ -262,10 +262,10 @@ TEST_CASE("Decide: native kernels on 1 or 4 threads give the interpreter's decis
     passes::Optimize(file->program, options, nullptr);
     codegen::Jit jit;
     std::string why;
-    std::optional<codegen::CompiledFunction> kernels = jit.Compile(file->program, 0, &why);
-    REQUIRE_MESSAGE(kernels.has_value(), why);
+    std::shared_ptr<const codegen::CompiledFunction> kernels = jit.Compile(file->program, 0, &why);
+    REQUIRE_MESSAGE(kernels != nullptr, why);
     std::vector<rt::Plugin> interp = {{"P", &file->program, 0, 1, true, true, nullptr}};
-    std::vector<rt::Plugin> native = {{"P", &file->program, 0, 1, true, true, &*kernels}};
+    std::vector<rt::Plugin> native = {{"P", &file->program, 0, 1, true, true, kernels.get()}};
     rt::Decision want = rt::Decide(interp, pod, *table);
     for (int threads : {1, 4}) {
       CAPTURE(threads);
@@ -275,4 +275,40 @@ TEST_CASE("Decide: native kernels on 1 or 4 threads give the interpreter's decis
       CHECK(got.selected == want.selected);
     }
   }
+}
+
+TEST_CASE("the kernel cache: one compile per template, LRU eviction frees code nobody holds") {
+  Generator gen(5);
+  std::unique_ptr<rt::NodeTable> table = gen.Table();
+  sema::TypeTable types;
+  sema::Schema schema(types);
+  std::vector<std::unique_ptr<Source>> sources;
+  std::vector<std::unique_ptr<passes::CompiledFile>> files;
+  k8s::Pod pod;
+  pod.name = "p";
+  rt::TableDictionary dictionary(*table);
+  for (int i = 0; i < 6; ++i) {
+    DiagnosticSink diags;
+    sources.push_back(std::make_unique<Source>("t.policy", fmt::format("policy P\n  filter node.pods < {}\n  score node.pods * {}\n", i, i)));
+    files.push_back(passes::CompileFile(*sources.back(), types, schema, diags));
+    REQUIRE(files.back() != nullptr);
+    passes::PassOptions options;
+    options.pod = &pod;
+    options.types = &types;
+    options.table = &dictionary;
+    passes::Optimize(files.back()->program, options, nullptr);
+  }
+  codegen::Jit jit(codegen::JitOptions{2, true, 2});
+  std::string why;
+  auto first = jit.Compile(files[0]->program, 0, &why);
+  auto again = jit.Compile(files[0]->program, 0, &why);
+  CHECK(first.get() == again.get());  // the same template: the cache hit
+  for (int i = 1; i < 6; ++i) CHECK(jit.Compile(files[static_cast<size_t>(i)]->program, 0, &why) != nullptr);
+  // Capacity 2: the unheld templates were evicted; the held one stays and still runs.
+  CHECK(jit.CachedTemplates() <= 3);
+  std::vector<rt::RowId> rows = {0};
+  rt::KernelColumns columns(*first, *table);
+  int64_t out = -1;
+  first->scores[0](columns.get(), rows.data(), 1, &out);
+  CHECK(out == 0);
 }
