@@ -90,6 +90,7 @@ class Emitter {
     label_is_int_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 7), "label_is_int");
     label_quantities_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 8), "label_quantities");
     label_is_quantity_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 9), "label_is_quantity");
+    cluster_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 10), "cluster");
     label_columns_.clear();
     resource_columns_.clear();
     b_.CreateCondBr(b_.CreateICmpEQ(n, b_.getInt64(0)), done, loop);
@@ -122,7 +123,7 @@ class Emitter {
  private:
   llvm::StructType* ColumnsType() {
     if (columns_type_ == nullptr) {
-      columns_type_ = llvm::StructType::get(cx_, {ptr_, ptr_, ptr_, i64_, ptr_, ptr_, ptr_, ptr_, ptr_, ptr_});
+      columns_type_ = llvm::StructType::get(cx_, {ptr_, ptr_, ptr_, i64_, ptr_, ptr_, ptr_, ptr_, ptr_, ptr_, ptr_});
     }
     return columns_type_;
   }
@@ -245,6 +246,18 @@ class Emitter {
       return wrap(in);
     }
     if (const auto* n = std::get_if<TaintScan>(&node)) return wrap(EvalTaints(*n));
+    if (const auto* n = std::get_if<CallBuiltin>(&node);
+        n && sema::Builtins()[static_cast<size_t>(n->builtin)].reads == sema::BuiltinReads::kCluster) {
+      for (NodeId a : n->args) {
+        if (program_.reads_node[a]) Fail("a cluster builtin whose arguments read the node");
+      }
+      size_t slot = 0;
+      while (slot < out_.cluster.size() && out_.cluster[slot] != id) ++slot;
+      if (slot == out_.cluster.size()) out_.cluster.push_back(id);
+      llvm::Value* values = b_.CreateLoad(ptr_, b_.CreateGEP(ptr_, cluster_, b_.getInt64(slot)));
+      llvm::Value* v = b_.CreateLoad(i64_, b_.CreateGEP(i64_, values, row_));
+      return wrap(Unwrapped(id)->kind == sema::TypeKind::kBool ? b_.CreateICmpNE(v, b_.getInt64(0)) : v);
+    }
     if (const auto* n = std::get_if<CallBuiltin>(&node)) {
       if (n->builtin == sema::BuiltinId::kToInt || n->builtin == sema::BuiltinId::kToQuantity) {  // of a node label
         const auto* index = std::get_if<Index>(&program_.nodes[n->args[0]]);
@@ -460,7 +473,7 @@ class Emitter {
   llvm::Value *labels_ = nullptr, *resources_ = nullptr, *taint_bits_ = nullptr, *taint_words_ = nullptr;
   llvm::Value *unschedulable_ = nullptr, *pod_count_ = nullptr, *row_ = nullptr, *zeros_ = nullptr;
   llvm::Value *label_ints_ = nullptr, *label_is_int_ = nullptr;
-  llvm::Value *label_quantities_ = nullptr, *label_is_quantity_ = nullptr;
+  llvm::Value *label_quantities_ = nullptr, *label_is_quantity_ = nullptr, *cluster_ = nullptr;
   std::map<size_t, llvm::Value*> label_columns_, resource_columns_;
   std::map<NodeId, Val> memo_;
   std::map<SlotId, Val> slots_;

@@ -6,9 +6,11 @@
 /// semantics (saturating, division by zero is 0, none compares unequal),
 /// `let`s, if/then/else, `??`, the node's pods, unschedulable flag and
 /// resource columns, `label_in` and `taints_*` (what bind-table leaves of
-/// label and taint tests), max/min/muldiv. A function that reads anything
-/// else (strings, loops over node collections, cluster counts) does not
-/// compile and stays with the interpreter. Messages are never compiled: the
+/// label and taint tests), labels' `.int()`/`.quantity()`, max/min/muldiv,
+/// and the cluster builtins with pod-side arguments (read per row from
+/// values the runtime computes). A function that reads anything else
+/// (strings, loops over node collections) does not compile and stays with
+/// the interpreter. Messages are never compiled: the
 /// interpreter renders them for the nodes a person asks about.
 ///
 /// No LLVM header leaks out of this one: the rest of policyc sees kernels as
@@ -41,6 +43,10 @@ struct CompiledFunction {
   std::vector<PolicyScoreKernel> scores;  ///< one per score rule
   std::vector<std::string> labels;        ///< label keys, by slot
   std::vector<ResourceSlot> resources;    ///< by slot
+  /// Calls of cluster builtins (podsInDomain, spreadSkew, ...) with pod-side
+  /// arguments, by slot: the runtime computes their value per row for the
+  /// pod (the topology index makes that O(1) a row) and the kernel reads it.
+  std::vector<ir::NodeId> cluster;
 };
 
 struct JitOptions {

@@ -22,6 +22,7 @@ typedef struct PolicyColumns {
   const uint8_t* const* label_is_int;/* [label slot]: per domain id, whether it is one */
   const int64_t* const* label_quantities;   /* [label slot]: per domain id, the value as a quantity (milli-units) */
   const uint8_t* const* label_is_quantity;  /* [label slot]: per domain id, whether it is one */
+  const int64_t* const* cluster;     /* [cluster slot]: per row, the value of a cluster builtin call for this pod */
 } PolicyColumns;
 
 /* For rows[0..n): failed[k] gets bit f set when filter f fails on rows[k]. */

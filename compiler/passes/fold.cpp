@@ -42,7 +42,23 @@ class FoldPass final : public Pass {
     changed_ = false;
     std::vector<size_t> owner = Owners(program);
     std::vector<NodeId> renamed(program.nodes.size(), UINT32_MAX);
+    // The value of a `let` read by `local` (in the output program), if known.
+    auto let_value = [&](NodeId old, NodeId local_out, const Program& out) -> std::optional<NodeId> {
+      const auto* local = std::get_if<Local>(&out.nodes[local_out]);
+      if (local == nullptr || owner[old] == SIZE_MAX) return std::nullopt;
+      const Slot& slot = program.functions[owner[old]].slots[local->slot];
+      if (slot.kind != Slot::Kind::kLet || !slot.value || *slot.value >= old || renamed[*slot.value] == UINT32_MAX) {
+        return std::nullopt;
+      }
+      return renamed[*slot.value];
+    };
     program = Rebuild(program, [&](NodeId old, Node node, Program& out) {
+      // `x == none` through the let x (an unrolled `first`): see the Compare rule.
+      if (auto* c = std::get_if<Compare>(&node); c && std::holds_alternative<NoneConst>(out.nodes[c->rhs])) {
+        if (std::optional<NodeId> v = let_value(old, c->lhs, out); v && std::holds_alternative<Select>(out.nodes[*v])) {
+          c->lhs = *v;
+        }
+      }
       std::optional<Folded> folded = Fold(node, out, program.types[old]);
       // A `let` whose value folded to a constant is that constant.
       if (const auto* local = std::get_if<Local>(&node); !folded && local && owner[old] != SIZE_MAX) {
@@ -115,6 +131,25 @@ class FoldPass final : public Pass {
       const Node& a = at(n->lhs);
       const Node& b = at(n->rhs);
       if (IsConst(a) && IsConst(b)) return BoolConst{CompareConsts(n->op, a, b)};
+      // `(if c then x else none) == none` is `not c` when x cannot be none
+      // (an unrolled `first`); `!=` is `c`, and the mirror images likewise.
+      if ((n->op == CompareOp::kEq || n->op == CompareOp::kNe) && std::holds_alternative<NoneConst>(b)) {
+        if (const auto* sel = std::get_if<Select>(&a)) {
+          auto never_none = [&](NodeId id) {
+            return out.types[id]->kind != sema::TypeKind::kOptional && !std::holds_alternative<NoneConst>(at(id));
+          };
+          bool then_none = std::holds_alternative<NoneConst>(at(sel->then_value));
+          bool else_none = std::holds_alternative<NoneConst>(at(sel->else_value));
+          if (else_none && never_none(sel->then_value)) {  // none exactly when not c
+            if (n->op == CompareOp::kNe) return Forward(sel->condition);
+            return Not{sel->condition};
+          }
+          if (then_none && never_none(sel->else_value)) {  // none exactly when c
+            if (n->op == CompareOp::kEq) return Forward(sel->condition);
+            return Not{sel->condition};
+          }
+        }
+      }
     } else if (const auto* n = std::get_if<And>(&node)) {
       auto a = as_bool(n->lhs), b = as_bool(n->rhs);
       if ((a && !*a) || (b && !*b)) return BoolConst{false};

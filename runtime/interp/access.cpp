@@ -273,6 +273,24 @@ static std::vector<const k8s::PodAffinityTerm*> Terms(const Value& list) {
   return terms;
 }
 
+void Interpreter::ClusterValues(size_t f, ir::NodeId call_id, int64_t* out) {
+  const auto& call = std::get<ir::CallBuiltin>(program_.nodes[call_id]);
+  Begin(f, 0);
+  std::vector<Value> args;
+  for (ir::NodeId a : call.args) args.push_back(Eval(a));  // pod-side: the same on every row
+  size_t rows = table_.RowCount();
+  if (call.builtin == sema::BuiltinId::kPodsInDomain) {  // one lookup, then O(1) a row
+    DomainView view = Cluster().Domains(Terms(args[0]), args[1].s);
+    for (RowId row = 0; row < rows; ++row) out[row] = view.At(row);
+    return;
+  }
+  for (RowId row = 0; row < rows; ++row) {
+    row_ = row;
+    Value v = ClusterBuiltin(call.builtin, args);
+    out[row] = v.kind == Value::Kind::kBool ? (v.Truthy() ? 1 : 0) : v.i;
+  }
+}
+
 Value Interpreter::ClusterBuiltin(sema::BuiltinId id, const std::vector<Value>& args) {
   ClusterView& cluster = Cluster();
   const auto* constraint = args.empty() || args[0].IsNone() || args[0].kind != Value::Kind::kRecord

@@ -45,6 +45,9 @@ class Interpreter {
   std::optional<FilterFailure> Prefilter(size_t f, RowId row, bool node_level);
   /// The raw value of score `s` of function `f` on node `row`.
   int64_t Score(size_t f, size_t s, RowId row);
+  /// The value of cluster-builtin call `call` (its arguments pod-side) of
+  /// function `f` on every row: out[row], for RowCount() rows; bools as 0/1.
+  void ClusterValues(size_t f, ir::NodeId call, int64_t* out);
 
  private:
   Value Eval(ir::NodeId id);

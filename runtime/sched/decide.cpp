@@ -88,7 +88,7 @@ Decision Decide(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const N
       keep([&](size_t j) { return !interp(plugin).Prefilter(plugin.function, alive[j], true); });
     }
     if (plugin.kernels != nullptr && plugin.kernels->filter != nullptr) {
-      KernelColumns columns(*plugin.kernels, table);
+      KernelColumns columns(*plugin.kernels, table, &interp(plugin), plugin.function);
       Chunked(options.threads, alive.data(), alive.size(), failed.data(), [&](const RowId* r, size_t n, uint64_t* out) {
         plugin.kernels->filter(columns.get(), r, n, out);
       });
@@ -114,7 +114,7 @@ Decision Decide(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const N
     if (!plugin.score || !applies[i] || fn.scores.empty()) continue;
     std::fill(total.begin(), total.end(), 0);
     std::optional<KernelColumns> columns;
-    if (plugin.kernels != nullptr) columns.emplace(*plugin.kernels, table);
+    if (plugin.kernels != nullptr) columns.emplace(*plugin.kernels, table, &interp(plugin), plugin.function);
     for (size_t s = 0; s < fn.scores.size(); ++s) {
       if (plugin.kernels != nullptr) {
         Chunked(options.threads, rows.data(), rows.size(), raw.data(), [&](const RowId* r, size_t n, int64_t* out) {

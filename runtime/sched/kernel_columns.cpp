@@ -2,7 +2,13 @@
 
 namespace policy::rt {
 
-KernelColumns::KernelColumns(const codegen::CompiledFunction& kernels, const NodeTable& table) {
+KernelColumns::KernelColumns(const codegen::CompiledFunction& kernels, const NodeTable& table, Interpreter* interp,
+                             size_t f) {
+  for (ir::NodeId call : kernels.cluster) {
+    cluster_values_.emplace_back(table.RowCount(), 0);
+    if (interp != nullptr) interp->ClusterValues(f, call, cluster_values_.back().data());
+    cluster_.push_back(cluster_values_.back().data());
+  }
   for (const std::string& key : kernels.labels) {
     const LabelColumn* column = table.Label(key);
     labels_.push_back(column != nullptr ? column->domain.data() : nullptr);
@@ -32,6 +38,7 @@ KernelColumns::KernelColumns(const codegen::CompiledFunction& kernels, const Nod
   columns_.label_is_int = label_is_int_.data();
   columns_.label_quantities = label_quantities_.data();
   columns_.label_is_quantity = label_is_quantity_.data();
+  columns_.cluster = cluster_.data();
 }
 
 }  // namespace policy::rt

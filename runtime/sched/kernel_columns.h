@@ -7,12 +7,16 @@
 
 #include "compiler/codegen/jit.h"
 #include "runtime/columnar/node_table.h"
+#include "runtime/interp/interpreter.h"
 
 namespace policy::rt {
 
 class KernelColumns {
  public:
-  KernelColumns(const codegen::CompiledFunction& kernels, const NodeTable& table);
+  /// `interp` (on the kernels' program, for the pod) computes the cluster
+  /// slots' values per row for function `f`; null when there are none.
+  KernelColumns(const codegen::CompiledFunction& kernels, const NodeTable& table, Interpreter* interp = nullptr,
+                size_t f = 0);
   const PolicyColumns* get() const { return &columns_; }
 
  private:
@@ -21,6 +25,8 @@ class KernelColumns {
   std::vector<const uint8_t*> label_is_int_;
   std::vector<const int64_t*> label_quantities_;
   std::vector<const uint8_t*> label_is_quantity_;
+  std::vector<std::vector<int64_t>> cluster_values_;
+  std::vector<const int64_t*> cluster_;
   std::vector<const int64_t*> resources_;
   PolicyColumns columns_{};
 };

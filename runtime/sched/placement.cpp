@@ -82,10 +82,11 @@ namespace {
 }
 
 // Bit f set per live row when filter f of the plugin's kernels fails there.
-std::vector<uint64_t> KernelFilter(const Plugin& plugin, const NodeTable& table, const std::vector<RowId>& rows) {
+std::vector<uint64_t> KernelFilter(const Plugin& plugin, const NodeTable& table, const std::vector<RowId>& rows,
+                                   Interpreter& interp) {
   std::vector<uint64_t> failed(rows.size(), 0);
   if (plugin.kernels->filter != nullptr && !rows.empty()) {
-    KernelColumns columns(*plugin.kernels, table);
+    KernelColumns columns(*plugin.kernels, table, &interp, plugin.function);
     plugin.kernels->filter(columns.get(), rows.data(), rows.size(), failed.data());
   }
   return failed;
@@ -134,7 +135,7 @@ Placement Place(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const N
   std::vector<std::vector<uint64_t>> kernel_failed(plugins.size());
   for (size_t i = 0; i < plugins.size(); ++i) {
     if (plugins[i].kernels != nullptr && plugins[i].filter && applies[i]) {
-      kernel_failed[i] = KernelFilter(plugins[i], table, live_rows);
+      kernel_failed[i] = KernelFilter(plugins[i], table, live_rows, *interpreters[plugins[i].program]);
     }
   }
 
@@ -210,7 +211,7 @@ Placement Place(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const N
     std::vector<RowId> rows;
     for (size_t k : feasible) rows.push_back(p.nodes[k].row);
     std::optional<KernelColumns> columns;
-    if (plugin.kernels != nullptr) columns.emplace(*plugin.kernels, table);
+    if (plugin.kernels != nullptr) columns.emplace(*plugin.kernels, table, interpreters[plugin.program].get(), plugin.function);
     for (size_t s = 0; s < fn.scores.size(); ++s) {
       std::vector<int64_t> raw(rows.size(), 0);
       if (plugin.kernels != nullptr) {
