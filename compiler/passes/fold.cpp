@@ -53,10 +53,19 @@ class FoldPass final : public Pass {
       return renamed[*slot.value];
     };
     program = Rebuild(program, [&](NodeId old, Node node, Program& out) {
-      // `x == none` through the let x (an unrolled `first`): see the Compare rule.
-      if (auto* c = std::get_if<Compare>(&node); c && std::holds_alternative<NoneConst>(out.nodes[c->rhs])) {
-        if (std::optional<NodeId> v = let_value(old, c->lhs, out); v && std::holds_alternative<Select>(out.nodes[*v])) {
-          c->lhs = *v;
+      // `x == none` where x is a chain of ifs whose branches are none or
+      // cannot be none (an unrolled `first`, maybe through its let): the same
+      // chain of ifs over booleans, which later folds and compiles.
+      if (auto* c = std::get_if<Compare>(&node);
+          c && (c->op == CompareOp::kEq || c->op == CompareOp::kNe) && std::holds_alternative<NoneConst>(out.nodes[c->rhs])) {
+        NodeId x = c->lhs;
+        if (std::optional<NodeId> v = let_value(old, x, out); v && std::holds_alternative<Select>(out.nodes[*v])) x = *v;
+        sema::TypeRef boolean = program.types[old];
+        if (std::optional<NodeId> test = NoneTest(x, out, boolean, program.spans[old])) {
+          changed_ = true;
+          NodeId id = c->op == CompareOp::kEq ? *test : out.Add(Not{*test}, boolean, program.spans[old], out.reads_node[*test] != 0);
+          renamed[old] = id;
+          return id;
         }
       }
       std::optional<Folded> folded = Fold(node, out, program.types[old]);
@@ -162,6 +171,10 @@ class FoldPass final : public Pass {
       if (b && !*b) return Forward(n->lhs);
     } else if (const auto* n = std::get_if<Select>(&node)) {
       if (auto c = as_bool(n->condition)) return Forward(*c ? n->then_value : n->else_value);
+      auto t = as_bool(n->then_value), e = as_bool(n->else_value);
+      if (t && e && *t && !*e) return Forward(n->condition);  // if c then true else false
+      if (t && e && !*t && *e) return Not{n->condition};
+      if (t && e && *t == *e) return BoolConst{*t};
     } else if (const auto* n = std::get_if<Coalesce>(&node)) {
       if (std::holds_alternative<NoneConst>(at(n->value))) return Forward(n->fallback);
       if (IsConst(at(n->value))) return Forward(n->value);
@@ -188,6 +201,23 @@ class FoldPass final : public Pass {
       return FoldCall(*n, out);
     }
     return std::nullopt;
+  }
+
+  // A bool node that is true exactly when `x` is none, for x none, never
+  // none (not an optional type), or an if over such; nullopt otherwise.
+  std::optional<NodeId> NoneTest(NodeId x, Program& out, sema::TypeRef boolean, Span span) {
+    if (std::holds_alternative<NoneConst>(out.nodes[x])) return out.Add(BoolConst{true}, boolean, span, false);
+    if (out.types[x]->kind != sema::TypeKind::kOptional && out.types[x]->kind != sema::TypeKind::kNone) {
+      return out.Add(BoolConst{false}, boolean, span, false);
+    }
+    const auto* sel = std::get_if<Select>(&out.nodes[x]);
+    if (sel == nullptr) return std::nullopt;
+    Select copy = *sel;  // out.nodes may grow below
+    std::optional<NodeId> a = NoneTest(copy.then_value, out, boolean, span);
+    std::optional<NodeId> b = a ? NoneTest(copy.else_value, out, boolean, span) : std::nullopt;
+    if (!a || !b) return std::nullopt;
+    bool reads = out.reads_node[copy.condition] || out.reads_node[*a] || out.reads_node[*b];
+    return out.Add(Select{copy.condition, *a, *b}, boolean, span, reads);
   }
 
   static bool CompareConsts(CompareOp op, const Node& a, const Node& b) {
