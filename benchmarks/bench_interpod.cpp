@@ -6,8 +6,10 @@
 //       building (topology key, value) -> count, then a lookup per node
 //   BM_InterPod/<case>/index     the same answers from the NodeTable's
 //       topology index (counts kept per row and per domain on every bind)
-//   BM_InterPod/<case>/interp    the whole plugin (stdlib InterPodAffinity or
-//       PodTopologySpread, specialized and bound) in the interpreter, per pod
+//   BM_InterPod/<case>/interp    the whole plugin's decision (stdlib
+//       InterPodAffinity or PodTopologySpread, specialized and bound) in the
+//       interpreter, per pod
+//   BM_InterPod/<case>/jit       the same as native kernels
 //   BM_BindUnbind/<sets>         binding and unbinding one pod with <sets>
 //       registered pod sets and its own anti-affinity term group
 //
@@ -31,6 +33,8 @@
 #include "runtime/columnar/cluster_loader.h"
 #include "runtime/columnar/table_dictionary.h"
 #include "runtime/interp/cluster_view.h"
+#include "compiler/codegen/jit.h"
+#include "runtime/sched/decide.h"
 #include "runtime/sched/placement.h"
 #include "stdlib/embedded.h"
 
@@ -228,17 +232,37 @@ void BM_SpreadIndex(benchmark::State& state) {
   Run(state, [&] { return IndexSpread(w); }, [&] { return RecountSpread(w); });
 }
 
-void Interp(benchmark::State& state, const char* path, const k8s::Pod& pod, const std::function<int64_t()>& recount) {
+// The whole plugin's filter, the decision alone (rt::Decide), in the
+// interpreter or as native kernels (`jit`).
+void Engine(benchmark::State& state, const char* path, const k8s::Pod& pod, const std::function<int64_t()>& recount,
+            bool jit) {
   World& w = TheWorld();
   const ir::Program& program = Compiled(w, path, pod);
   std::vector<rt::Plugin> plugins = {{program.functions[0].name, &program, 0, 2, true, false}};
-  Run(state, [&] { return static_cast<int64_t>(rt::Place(plugins, pod, *w.table).feasible); }, recount);
+  static codegen::Jit compiler;
+  std::shared_ptr<const codegen::CompiledFunction> kernels;
+  if (jit) {
+    std::string why;
+    kernels = compiler.Compile(program, 0, &why);
+    if (!kernels) return state.SkipWithError(why.c_str());
+    plugins[0].kernels = kernels.get();
+  }
+  if (static_cast<int64_t>(rt::Decide(plugins, pod, *w.table).feasible_count) != recount()) {
+    return state.SkipWithError("the plugin and the recount disagree");
+  }
+  Run(state, [&] { return static_cast<int64_t>(rt::Decide(plugins, pod, *w.table).feasible_count); }, recount);
 }
 void BM_AntiInterp(benchmark::State& state) {
-  Interp(state, "stdlib/inter_pod_affinity.policy", TheWorld().anti, [] { return RecountAnti(TheWorld()); });
+  Engine(state, "stdlib/inter_pod_affinity.policy", TheWorld().anti, [] { return RecountAnti(TheWorld()); }, false);
+}
+void BM_AntiJit(benchmark::State& state) {
+  Engine(state, "stdlib/inter_pod_affinity.policy", TheWorld().anti, [] { return RecountAnti(TheWorld()); }, true);
 }
 void BM_SpreadInterp(benchmark::State& state) {
-  Interp(state, "stdlib/pod_topology_spread.policy", TheWorld().spread, [] { return RecountSpread(TheWorld()); });
+  Engine(state, "stdlib/pod_topology_spread.policy", TheWorld().spread, [] { return RecountSpread(TheWorld()); }, false);
+}
+void BM_SpreadJit(benchmark::State& state) {
+  Engine(state, "stdlib/pod_topology_spread.policy", TheWorld().spread, [] { return RecountSpread(TheWorld()); }, true);
 }
 
 // Bind and unbind one pod (app-5, with its own anti-affinity term) with
@@ -266,9 +290,11 @@ void BM_BindUnbind(benchmark::State& state) {
 BENCHMARK(BM_AntiRecount)->Name("BM_InterPod/anti-affinity-hostname/recount")->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_AntiIndex)->Name("BM_InterPod/anti-affinity-hostname/index")->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_AntiInterp)->Name("BM_InterPod/anti-affinity-hostname/interp")->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_AntiJit)->Name("BM_InterPod/anti-affinity-hostname/jit")->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_SpreadRecount)->Name("BM_InterPod/zone-spread/recount")->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_SpreadIndex)->Name("BM_InterPod/zone-spread/index")->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_SpreadInterp)->Name("BM_InterPod/zone-spread/interp")->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK(BM_SpreadJit)->Name("BM_InterPod/zone-spread/jit")->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK(BM_BindUnbind)->Name("BM_BindUnbind")->Arg(0)->Arg(10)->Arg(100)->Unit(benchmark::kNanosecond);
 
 BENCHMARK_MAIN();

@@ -1,6 +1,7 @@
 // The interpreter's view of the pod and of NodeTable rows: field loads,
 // map and resource lookups, iteration, membership and builtins.
 
+#include <algorithm>
 #include <charconv>
 
 #include "compiler/k8s/quantity.h"
@@ -284,10 +285,40 @@ void Interpreter::ClusterValues(size_t f, ir::NodeId call_id, int64_t* out) {
     for (RowId row = 0; row < rows; ++row) out[row] = view.At(row);
     return;
   }
-  for (RowId row = 0; row < rows; ++row) {
-    row_ = row;
-    Value v = ClusterBuiltin(call.builtin, args);
-    out[row] = v.kind == Value::Kind::kBool ? (v.Truthy() ? 1 : 0) : v.i;
+  ClusterView& cluster = Cluster();
+  const auto* constraint = args.empty() || args[0].IsNone() || args[0].kind != Value::Kind::kRecord
+                               ? nullptr
+                               : static_cast<const k8s::TopologySpreadConstraint*>(args[0].ptr);
+  switch (call.builtin) {
+    case sema::BuiltinId::kPodsWithKey:  // the same on every row
+    case sema::BuiltinId::kPodMatches:
+    case sema::BuiltinId::kSpreadMin:
+    case sema::BuiltinId::kSpreadWeight: {
+      Value v = ClusterBuiltin(call.builtin, args);
+      std::fill(out, out + rows, v.kind == Value::Kind::kBool ? (v.Truthy() ? 1 : 0) : v.i);
+      return;
+    }
+    case sema::BuiltinId::kExistingAntiAffinity:
+      for (RowId row = 0; row < rows; ++row) out[row] = cluster.ExistingAntiAffinity(row);
+      return;
+    case sema::BuiltinId::kExistingAffinityWeight:
+      for (RowId row = 0; row < rows; ++row) out[row] = cluster.ExistingAffinityWeight(args[0].i, args[1].Truthy(), row);
+      return;
+    case sema::BuiltinId::kSpreadCount:
+      for (RowId row = 0; row < rows; ++row) out[row] = constraint ? cluster.SpreadCount(*constraint, row) : 0;
+      return;
+    case sema::BuiltinId::kSpreadSkew:
+      for (RowId row = 0; row < rows; ++row) out[row] = constraint ? cluster.SpreadSkew(*constraint, row) : 0;
+      return;
+    case sema::BuiltinId::kSpreadScoreCount:
+      for (RowId row = 0; row < rows; ++row) out[row] = constraint ? cluster.SpreadScoreCount(*constraint, row) : 0;
+      return;
+    default:
+      for (RowId row = 0; row < rows; ++row) {
+        row_ = row;
+        Value v = ClusterBuiltin(call.builtin, args);
+        out[row] = v.kind == Value::Kind::kBool ? (v.Truthy() ? 1 : 0) : v.i;
+      }
   }
 }
 
