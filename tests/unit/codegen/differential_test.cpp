@@ -196,6 +196,28 @@ bool Agree(const ir::Program& program, const k8s::Pod& pod, const rt::NodeTable&
   return same;
 }
 
+// A policy compiled, specialized to `pod` and bound to `table`, as `check` does.
+struct Bound {
+  sema::TypeTable types;
+  sema::Schema schema{types};
+  std::unique_ptr<Source> source;
+  std::unique_ptr<passes::CompiledFile> file;
+
+  Bound(const std::string& text, const k8s::Pod& pod, const rt::NodeTable& table) {
+    DiagnosticSink diags;
+    source = std::make_unique<Source>("random.policy", text);
+    file = passes::CompileFile(*source, types, schema, diags);
+    REQUIRE_MESSAGE(file != nullptr, RenderAll(diags) << "\n" << text);
+    rt::TableDictionary dictionary(table);
+    passes::PassOptions options;
+    options.pod = &pod;
+    options.types = &types;
+    options.table = &dictionary;
+    passes::Optimize(file->program, options, nullptr);
+  }
+  const ir::Program& program() const { return file->program; }
+};
+
 }  // namespace
 
 TEST_CASE("random policies: the JIT at O0 and O2 agrees with the interpreter on random tables") {
@@ -208,22 +230,11 @@ TEST_CASE("random policies: the JIT at O0 and O2 agrees with the interpreter on 
   for (int i = 0; i < count; ++i) {
     std::unique_ptr<rt::NodeTable> table = gen.Table();
     std::string text = gen.Policy();
-    sema::TypeTable types;
-    sema::Schema schema(types);
-    DiagnosticSink diags;
-    Source source("random.policy", text);
-    auto file = passes::CompileFile(source, types, schema, diags);
-    REQUIRE_MESSAGE(file != nullptr, RenderAll(diags) << "\n" << text);
     k8s::Pod pod;
     pod.name = "p";
-    rt::TableDictionary dictionary(*table);
-    passes::PassOptions options;
-    options.pod = &pod;
-    options.types = &types;
-    options.table = &dictionary;
-    passes::Optimize(file->program, options, nullptr);
-    bool o0 = Agree(file->program, pod, *table, 0, text);
-    bool o2 = Agree(file->program, pod, *table, 2, text);
+    Bound bound(text, pod, *table);
+    bool o0 = Agree(bound.program(), pod, *table, 0, text);
+    bool o2 = Agree(bound.program(), pod, *table, 2, text);
     compiled += o0 && o2;
   }
   // The generator stays inside what the back end compiles: every policy must.
@@ -246,26 +257,16 @@ TEST_CASE("Decide: native kernels on 1 or 4 threads give the interpreter's decis
       table->AddNode(n);
     }
     std::string text = gen.Policy();
-    sema::TypeTable types;
-    sema::Schema schema(types);
-    DiagnosticSink diags;
-    Source source("random.policy", text);
-    auto file = passes::CompileFile(source, types, schema, diags);
-    REQUIRE(file != nullptr);
     k8s::Pod pod;
     pod.name = "p";
-    rt::TableDictionary dictionary(*table);
-    passes::PassOptions options;
-    options.pod = &pod;
-    options.types = &types;
-    options.table = &dictionary;
-    passes::Optimize(file->program, options, nullptr);
+    Bound bound(text, pod, *table);
+    const ir::Program& program = bound.program();
     codegen::Jit jit;
     std::string why;
-    std::shared_ptr<const codegen::CompiledFunction> kernels = jit.Compile(file->program, 0, &why);
+    std::shared_ptr<const codegen::CompiledFunction> kernels = jit.Compile(program, 0, &why);
     REQUIRE_MESSAGE(kernels != nullptr, why);
-    std::vector<rt::Plugin> interp = {{"P", &file->program, 0, 1, true, true, nullptr}};
-    std::vector<rt::Plugin> native = {{"P", &file->program, 0, 1, true, true, kernels.get()}};
+    std::vector<rt::Plugin> interp = {{"P", &program, 0, 1, true, true, nullptr}};
+    std::vector<rt::Plugin> native = {{"P", &program, 0, 1, true, true, kernels.get()}};
     rt::Decision want = rt::Decide(interp, pod, *table);
     for (int threads : {1, 4}) {
       CAPTURE(threads);
@@ -280,30 +281,19 @@ TEST_CASE("Decide: native kernels on 1 or 4 threads give the interpreter's decis
 TEST_CASE("the kernel cache: one compile per template, LRU eviction frees code nobody holds") {
   Generator gen(5);
   std::unique_ptr<rt::NodeTable> table = gen.Table();
-  sema::TypeTable types;
-  sema::Schema schema(types);
-  std::vector<std::unique_ptr<Source>> sources;
-  std::vector<std::unique_ptr<passes::CompiledFile>> files;
   k8s::Pod pod;
   pod.name = "p";
-  rt::TableDictionary dictionary(*table);
+  std::vector<std::unique_ptr<Bound>> bound;
   for (int i = 0; i < 6; ++i) {
-    DiagnosticSink diags;
-    sources.push_back(std::make_unique<Source>("t.policy", fmt::format("policy P\n  filter node.pods < {}\n  score node.pods * {}\n", i, i)));
-    files.push_back(passes::CompileFile(*sources.back(), types, schema, diags));
-    REQUIRE(files.back() != nullptr);
-    passes::PassOptions options;
-    options.pod = &pod;
-    options.types = &types;
-    options.table = &dictionary;
-    passes::Optimize(files.back()->program, options, nullptr);
+    bound.push_back(std::make_unique<Bound>(
+        fmt::format("policy P\n  filter node.pods < {}\n  score node.pods * {}\n", i, i), pod, *table));
   }
   codegen::Jit jit(codegen::JitOptions{2, true, 2});
   std::string why;
-  auto first = jit.Compile(files[0]->program, 0, &why);
-  auto again = jit.Compile(files[0]->program, 0, &why);
+  auto first = jit.Compile(bound[0]->program(), 0, &why);
+  auto again = jit.Compile(bound[0]->program(), 0, &why);
   CHECK(first.get() == again.get());  // the same template: the cache hit
-  for (int i = 1; i < 6; ++i) CHECK(jit.Compile(files[static_cast<size_t>(i)]->program, 0, &why) != nullptr);
+  for (size_t i = 1; i < 6; ++i) CHECK(jit.Compile(bound[i]->program(), 0, &why) != nullptr);
   // Capacity 2: the unheld templates were evicted; the held one stays and still runs.
   CHECK(jit.CachedTemplates() <= 3);
   std::vector<rt::RowId> rows = {0};
