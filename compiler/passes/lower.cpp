@@ -60,7 +60,11 @@ class Lowerer {
 
   void Function(const sema::CheckedPolicy& policy) {
     const PolicyDecl& decl = module_.policies[policy.decl];
-    program_.functions.push_back({decl.name, decl.doc, policy.weight, std::nullopt, {}, {}, {}});
+    ir::Function function;
+    function.name = decl.name;
+    function.doc = decl.doc;
+    function.weight = policy.weight;
+    program_.functions.push_back(std::move(function));
     function_ = &program_.functions.back();
     let_slots_.clear();
     defs_.clear();

@@ -37,7 +37,9 @@ struct PodRef {
   const void* ptr = nullptr;           ///< kRecord: the object; kStringList, kStringMap, kResources: the collection
   std::vector<const void*> records;    ///< kRecordList
 
-  static PodRef Int(int64_t v) { return {Kind::kInt, v}; }
+  PodRef() = default;
+  explicit PodRef(Kind k, int64_t value = 0) : kind(k), i(value) {}
+  static PodRef Int(int64_t v) { return PodRef(Kind::kInt, v); }
   static PodRef Str(std::string v) {
     PodRef r{Kind::kString};
     r.s = std::move(v);

@@ -338,6 +338,7 @@ Value Interpreter::ClusterBuiltin(sema::BuiltinId id, const std::vector<Value>& 
     case sema::BuiltinId::kSpreadSkew: return Value::Int(constraint ? cluster.SpreadSkew(*constraint, row_) : 0);
     case sema::BuiltinId::kSpreadScoreCount: return Value::Int(constraint ? cluster.SpreadScoreCount(*constraint, row_) : 0);
     case sema::BuiltinId::kSpreadWeight: return Value::Int(constraint ? cluster.SpreadWeight(*constraint) : 0);
+    default: break;  // not a cluster builtin
   }
   return Value::None();
 }
