@@ -71,6 +71,9 @@ class Jit {
   std::shared_ptr<const CompiledFunction> Compile(const ir::Program& program, size_t f, std::string* why);
   /// Templates whose code is loaded now.
   size_t CachedTemplates() const;
+  /// The cache key of function `f`: what its kernels compute (no spans, no
+  /// messages), equal for the pods of one template.
+  static std::string TemplateKey(const ir::Program& program, size_t f);
 
   /// The LLVM IR (after optimization) or the host assembly that Compile
   /// would produce, for `policyc compile --emit=llvm|asm`.
@@ -79,6 +82,28 @@ class Jit {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
+};
+
+/// Tiering: a template's first pods run in the interpreter while its kernels
+/// compile on a background thread; later pods of the template get them. A
+/// pod never waits for LLVM.
+class TieredJit {
+ public:
+  explicit TieredJit(JitOptions options = {});
+  ~TieredJit();  ///< finishes the compilation under way, drops the queue
+  TieredJit(const TieredJit&) = delete;
+  TieredJit& operator=(const TieredJit&) = delete;
+
+  /// The kernels of function `f` of `program` when they are ready; else null
+  /// (evaluate it in the interpreter), with its compilation queued the first
+  /// time. A function the back end does not compile stays null.
+  std::shared_ptr<const CompiledFunction> Get(const ir::Program& program, size_t f);
+  /// Waits until every queued compilation is done (tests, benchmarks).
+  void Drain();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
 };
 
 }  // namespace policy::codegen

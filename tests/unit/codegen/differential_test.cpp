@@ -302,3 +302,23 @@ TEST_CASE("the kernel cache: one compile per template, LRU eviction frees code n
   first->scores[0](columns.get(), rows.data(), 1, &out);
   CHECK(out == 0);
 }
+
+TEST_CASE("tiering: the first pods of a template are interpreted while it compiles, later ones get kernels") {
+  Generator gen(77);
+  std::unique_ptr<rt::NodeTable> table = gen.Table();
+  k8s::Pod pod;
+  pod.name = "p";
+  Bound bound(gen.Policy(), pod, *table);
+  codegen::TieredJit tiered;
+  CHECK(tiered.Get(bound.program(), 0) == nullptr);  // queued: interpret this pod
+  tiered.Drain();
+  std::shared_ptr<const codegen::CompiledFunction> kernels = tiered.Get(bound.program(), 0);
+  REQUIRE(kernels != nullptr);
+  std::vector<rt::Plugin> interp = {{"P", &bound.program(), 0, 1, true, true, nullptr}};
+  std::vector<rt::Plugin> native = {{"P", &bound.program(), 0, 1, true, true, kernels.get()}};
+  rt::Decision want = rt::Decide(interp, pod, *table);
+  rt::Decision got = rt::Decide(native, pod, *table);
+  CHECK(got.feasible == want.feasible);
+  CHECK(got.score == want.score);
+  CHECK(got.selected == want.selected);
+}
