@@ -65,9 +65,14 @@ class Emitter {
 
   /// Emits `name` over `rows`: a filter kernel (bit f of failed[k] set when
   /// filter f fails) or the kernel of score `score`.
-  void EmitKernel(const std::string& name, std::optional<size_t> score) {
-    // void kernel(const PolicyColumns* columns, const uint32_t* rows, uint64_t n, T* out)
-    auto* type = llvm::FunctionType::get(b_.getVoidTy(), {ptr_, ptr_, i64_, ptr_}, false);
+  /// What a kernel computes per row.
+  enum class Kind { kFilter, kPass, kScore };
+
+  void EmitKernel(const std::string& name, Kind kind, size_t score = 0) {
+    // void kernel(const PolicyColumns* columns, const uint32_t* rows, uint64_t n, T* out),
+    // or for kPass: uint64_t kernel(..., uint32_t* passing), the count of passing rows.
+    bool pass = kind == Kind::kPass;
+    auto* type = llvm::FunctionType::get(pass ? i64_ : b_.getVoidTy(), {ptr_, ptr_, i64_, ptr_}, false);
     auto* f = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, module_);
     for (unsigned i : {0u, 1u, 3u}) f->addParamAttr(i, llvm::Attribute::NoAlias);
     f->addParamAttr(0, llvm::Attribute::ReadOnly);
@@ -101,26 +106,45 @@ class Emitter {
     b_.SetInsertPoint(loop);
     llvm::PHINode* k = b_.CreatePHI(i64_, 2, "k");
     k->addIncoming(b_.getInt64(0), entry);
+    llvm::PHINode* m = b_.CreatePHI(i64_, 2, "m");  // kPass: rows written so far
+    m->addIncoming(b_.getInt64(0), entry);
     row_ = b_.CreateZExt(b_.CreateLoad(i32_, b_.CreateGEP(i32_, rows, k)), i64_, "rownum");
     memo_.clear();
     slots_.clear();
-    if (score) {
-      Val v = Eval(fn_.scores[*score].value);
+    llvm::Value* m_next = m;
+    if (kind == Kind::kScore) {
+      Val v = Eval(fn_.scores[score].value);
       b_.CreateStore(v.v, b_.CreateGEP(i64_, out, k));
     } else {
       llvm::Value* mask = b_.getInt64(0);
+      llvm::Value* all = b_.getTrue();
       for (size_t i = 0; i < fn_.filters.size(); ++i) {
         llvm::Value* ok = Bool(Eval(fn_.filters[i].condition));
         llvm::Value* bit = b_.CreateShl(b_.CreateZExt(b_.CreateNot(ok), i64_), b_.getInt64(i));
         mask = b_.CreateOr(mask, bit);
+        all = b_.CreateAnd(all, ok);
       }
-      b_.CreateStore(mask, b_.CreateGEP(i64_, out, k));
+      if (pass) {  // write the row, keep it when every filter passed (no branch)
+        b_.CreateStore(b_.CreateTrunc(row_, i32_), b_.CreateGEP(i32_, out, m));
+        m_next = b_.CreateAdd(m, b_.CreateZExt(all, i64_));
+      } else {
+        b_.CreateStore(mask, b_.CreateGEP(i64_, out, k));
+      }
     }
     llvm::Value* next = b_.CreateAdd(k, b_.getInt64(1));
-    k->addIncoming(next, b_.GetInsertBlock());
+    llvm::BasicBlock* latch = b_.GetInsertBlock();
+    k->addIncoming(next, latch);
+    m->addIncoming(m_next, latch);
     b_.CreateCondBr(b_.CreateICmpULT(next, n), loop, done);
     b_.SetInsertPoint(done);
-    b_.CreateRetVoid();
+    if (pass) {
+      llvm::PHINode* count = b_.CreatePHI(i64_, 2);
+      count->addIncoming(b_.getInt64(0), entry);
+      count->addIncoming(m_next, latch);
+      b_.CreateRet(count);
+    } else {
+      b_.CreateRetVoid();
+    }
   }
 
  private:
@@ -542,12 +566,18 @@ struct Jit::Impl {
     }
     auto module = std::make_unique<llvm::Module>("policy", context);
     try {
-      if (!fn.filters.empty()) {
-        Emitter(context, *module, program, fn, out).EmitKernel(prefix + "filter", std::nullopt);
+      bool always = true;  // every filter is constant true (NodeName for a pod without nodeName): no kernel
+      for (const Filter& x : fn.filters) {
+        const auto* b = std::get_if<BoolConst>(&program.nodes[x.condition]);
+        always = always && b != nullptr && b->value;
+      }
+      if (!always) {
+        Emitter(context, *module, program, fn, out).EmitKernel(prefix + "filter", Emitter::Kind::kFilter);
+        Emitter(context, *module, program, fn, out).EmitKernel(prefix + "pass", Emitter::Kind::kPass);
         out.filters = fn.filters.size();
       }
       for (size_t s = 0; s < fn.scores.size(); ++s) {
-        Emitter(context, *module, program, fn, out).EmitKernel(fmt::format("{}score{}", prefix, s), s);
+        Emitter(context, *module, program, fn, out).EmitKernel(fmt::format("{}score{}", prefix, s), Emitter::Kind::kScore, s);
       }
     } catch (const Unsupported& u) {
       *why = u.what;
@@ -704,7 +734,8 @@ std::shared_ptr<const CompiledFunction> Jit::Compile(const Program& program, siz
   };
   if (out.filters > 0) {
     out.filter = reinterpret_cast<PolicyFilterKernel>(lookup(prefix + "filter"));
-    if (out.filter == nullptr) return nullptr;
+    out.pass = reinterpret_cast<PolicyPassKernel>(lookup(prefix + "pass"));
+    if (out.filter == nullptr || out.pass == nullptr) return nullptr;
   }
   for (size_t s = 0; s < program.functions[f].scores.size(); ++s) {
     auto* kernel = reinterpret_cast<PolicyScoreKernel>(lookup(fmt::format("{}score{}", prefix, s)));

@@ -27,6 +27,9 @@ typedef struct PolicyColumns {
 
 /* For rows[0..n): failed[k] gets bit f set when filter f fails on rows[k]. */
 typedef void (*PolicyFilterKernel)(const PolicyColumns* columns, const uint32_t* rows, uint64_t n, uint64_t* failed);
+/* For rows[0..n): writes the rows where every filter passes to passing[0..m), in order, and
+ * returns m (passing must not overlap rows). */
+typedef uint64_t (*PolicyPassKernel)(const PolicyColumns* columns, const uint32_t* rows, uint64_t n, uint32_t* passing);
 /* For rows[0..n): out[k] = the raw value of the score on rows[k]. */
 typedef void (*PolicyScoreKernel)(const PolicyColumns* columns, const uint32_t* rows, uint64_t n, int64_t* out);
 

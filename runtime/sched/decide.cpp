@@ -57,22 +57,14 @@ Decision Decide(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const N
   // Filters: prefilters of the pod (reject all), of the node, then filters.
   // Each plugin runs over the rows still feasible (kube-scheduler stops at a
   // node's first failing plugin too), so later plugins see fewer rows.
-  std::vector<RowId> alive = d.rows;
-  std::vector<size_t> where(d.rows.size());  // alive[j] is d.rows[where[j]]
-  for (size_t k = 0; k < where.size(); ++k) where[k] = k;
+  std::vector<RowId> alive = d.rows, passing;  // alive: the rows still feasible, in table order
   std::vector<uint64_t> failed(d.rows.size());
   auto keep = [&](auto&& passes) {  // drops the rows where passes(j) is false
     size_t out = 0;
     for (size_t j = 0; j < alive.size(); ++j) {
-      if (passes(j)) {
-        alive[out] = alive[j];
-        where[out++] = where[j];
-      } else {
-        d.feasible[where[j]] = 0;
-      }
+      if (passes(j)) alive[out++] = alive[j];
     }
     alive.resize(out);
-    where.resize(out);
   };
   for (size_t i = 0; i < plugins.size(); ++i) {
     const Plugin& plugin = plugins[i];
@@ -87,7 +79,14 @@ Decision Decide(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const N
     if (node_prefilters) {
       keep([&](size_t j) { return !interp(plugin).Prefilter(plugin.function, alive[j], true); });
     }
-    if (plugin.kernels != nullptr && plugin.kernels->filter != nullptr) {
+    if (plugin.kernels != nullptr && plugin.kernels->pass != nullptr && options.threads <= 1) {
+      // One pass: the kernel writes the rows that pass, in order.
+      KernelColumns columns(*plugin.kernels, table, &interp(plugin), plugin.function);
+      passing.resize(alive.size());
+      size_t m = plugin.kernels->pass(columns.get(), alive.data(), alive.size(), passing.data());
+      passing.resize(m);
+      alive.swap(passing);
+    } else if (plugin.kernels != nullptr && plugin.kernels->filter != nullptr) {
       KernelColumns columns(*plugin.kernels, table, &interp(plugin), plugin.function);
       Chunked(options.threads, alive.data(), alive.size(), failed.data(), [&](const RowId* r, size_t n, uint64_t* out) {
         plugin.kernels->filter(columns.get(), r, n, out);
@@ -98,12 +97,17 @@ Decision Decide(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const N
     }
   }
 
-  // Scores over the feasible rows.
-  std::vector<RowId> rows;
-  std::vector<size_t> index;
-  for (size_t k = 0; k < d.rows.size(); ++k) {
-    if (d.feasible[k]) rows.push_back(d.rows[k]), index.push_back(k);
+  // The feasible rows: alive, a subsequence of d.rows.
+  d.feasible.assign(d.rows.size(), 0);
+  std::vector<RowId>& rows = alive;
+  std::vector<size_t> index(rows.size());
+  for (size_t j = 0, k = 0; j < rows.size(); ++j) {
+    while (d.rows[k] != rows[j]) ++k;
+    index[j] = k;
+    d.feasible[k] = 1;
   }
+
+  // Scores over the feasible rows.
   d.feasible_count = rows.size();
   if (rows.empty()) return d;
   cluster.SetFeasible(rows);

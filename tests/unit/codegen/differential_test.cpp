@@ -180,6 +180,14 @@ bool Agree(const ir::Program& program, const k8s::Pod& pod, const rt::NodeTable&
   if (kernels->filter != nullptr) kernels->filter(columns.get(), rows.data(), rows.size(), failed.data());
   std::vector<int64_t> scores(rows.size(), 0);
   kernels->scores[0](columns.get(), rows.data(), rows.size(), scores.data());
+  if (kernels->pass != nullptr) {  // the pass kernel keeps exactly the rows with no failing filter
+    std::vector<rt::RowId> passing(rows.size()), want;
+    passing.resize(kernels->pass(columns.get(), rows.data(), rows.size(), passing.data()));
+    for (size_t k = 0; k < rows.size(); ++k) {
+      if (failed[k] == 0) want.push_back(rows[k]);
+    }
+    CHECK_MESSAGE(passing == want, "O" << opt_level << " pass kernel\n" << text);
+  }
   rt::Interpreter interp(program, pod, table);
   bool same = true;
   for (size_t k = 0; k < rows.size(); ++k) {
