@@ -484,6 +484,38 @@ class Emitter {
         return b_.CreateAdd(q, b_.CreateZExt(b_.CreateICmpSGT(r, b_.getInt64(0)), i64_));
       }
       case sema::BuiltinId::kMillis: return arg(0);
+      case sema::BuiltinId::kInterpolate: {  // over constant points (a profile's shape): a chain of selects
+        auto ints = [&](NodeId id) {
+          const auto* list = std::get_if<MakeList>(&program_.nodes[id]);
+          if (list == nullptr) Fail("`interpolate` over points that are not constants");
+          std::vector<int64_t> out;
+          for (NodeId e : list->elements) {
+            const auto* c = std::get_if<IntConst>(&program_.nodes[e]);
+            if (c == nullptr) Fail("`interpolate` over points that are not constants");
+            out.push_back(c->value);
+          }
+          return out;
+        };
+        std::vector<int64_t> xs = ints(call.args[0]), ys = ints(call.args[1]);
+        size_t n = std::min(xs.size(), ys.size());
+        llvm::Value* x = arg(2);
+        if (n == 0) return b_.getInt64(0);
+        // The first point with x <= xs[i] decides: fold from the last point down.
+        llvm::Value* result = b_.getInt64(ys[n - 1]);
+        for (size_t i = n; i-- > 0;) {
+          llvm::Value* value;
+          if (i == 0) {
+            value = b_.getInt64(ys[0]);
+          } else if (xs[i] == xs[i - 1]) {
+            value = b_.getInt64(ys[i]);
+          } else {
+            llvm::Value* t = b_.CreateMul(b_.getInt64(ys[i] - ys[i - 1]), b_.CreateSub(x, b_.getInt64(xs[i - 1])));
+            value = b_.CreateAdd(b_.getInt64(ys[i - 1]), b_.CreateSDiv(t, b_.getInt64(xs[i] - xs[i - 1])));
+          }
+          result = b_.CreateSelect(b_.CreateICmpSLE(x, b_.getInt64(xs[i])), value, result);
+        }
+        return result;
+      }
       default: Fail(fmt::format("the builtin `{}`", sema::Builtins()[static_cast<size_t>(call.builtin)].name));
     }
   }

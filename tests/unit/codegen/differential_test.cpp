@@ -126,7 +126,9 @@ class Generator {
       case 3:
         if (Pick(2)) return fmt::format("(node.labels['{}'].int() ?? {})", Key(), Int(depth - 1));
         return fmt::format("((node.labels['{}'].quantity() ?? 0) / 1m)", Key());
-      case 4: return fmt::format("muldiv({}, {}, {})", Int(depth - 1), Int(depth - 1), Int(depth - 1));
+      case 4:
+        if (Pick(2)) return fmt::format("interpolate([0, {}, 100], [{}, 40, {}], {})", 1 + Pick(98), Pick(101), Pick(101), Int(depth - 1));
+        return fmt::format("muldiv({}, {}, {})", Int(depth - 1), Int(depth - 1), Int(depth - 1));
       default: return fmt::format("({} {} {})", Int(depth - 1), kOps[Pick(5)], Int(depth - 1));
     }
   }
