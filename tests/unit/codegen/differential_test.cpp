@@ -303,7 +303,16 @@ TEST_CASE("the kernel cache: one compile per template, LRU eviction frees code n
   auto first = jit.Compile(bound[0]->program(), 0, &why);
   auto again = jit.Compile(bound[0]->program(), 0, &why);
   CHECK(first.get() == again.get());  // the same template: the cache hit
-  for (size_t i = 1; i < 6; ++i) CHECK(jit.Compile(bound[i]->program(), 0, &why) != nullptr);
+  for (size_t i = 1; i < 6; ++i) {  // different templates get their own kernels
+    auto kernels = jit.Compile(bound[i]->program(), 0, &why);
+    REQUIRE(kernels != nullptr);
+    CHECK(kernels.get() != first.get());
+    std::vector<rt::RowId> rows = {0};
+    rt::KernelColumns columns(*kernels, *table);
+    int64_t out = -1;
+    kernels->scores[0](columns.get(), rows.data(), 1, &out);
+    CHECK(out == static_cast<int64_t>(table->PodCount()[0]) * static_cast<int64_t>(i));
+  }
   // Capacity 2: the unheld templates were evicted; the held one stays and still runs.
   CHECK(jit.CachedTemplates() <= 3);
   std::vector<rt::RowId> rows = {0};
