@@ -80,12 +80,14 @@ struct Setup {
   std::vector<policy::rt::Plugin> plugins;
   std::unique_ptr<policy::codegen::Jit> jit;
   std::vector<std::shared_ptr<const policy::codegen::CompiledFunction>> kernels;
+  std::shared_ptr<const policy::codegen::FusedFilters> fused;
+  policy::rt::DecideOptions decide;
 };
 
 /// What the pass pipeline does to the plugins: nothing, specialize to the
 /// pod, or specialize and bind to the table (what `policyc check` runs);
 /// kJit: bound, and compiled to native kernels.
-enum class Mode { kUnoptimized, kSpecialized, kBound, kJit };
+enum class Mode { kUnoptimized, kSpecialized, kBound, kJit, kFused };
 
 std::unique_ptr<Setup> Build(int nodes, Mode mode) {
   auto s = std::make_unique<Setup>();
@@ -112,11 +114,11 @@ std::unique_ptr<Setup> Build(int nodes, Mode mode) {
       policy::passes::PassOptions options;
       options.pod = &s->pod;
       options.types = &s->types;
-      if (mode == Mode::kBound || mode == Mode::kJit) options.table = &dictionary;
+      if (mode != Mode::kSpecialized) options.table = &dictionary;
       policy::passes::Optimize(file->program, options, nullptr);
     }
     s->plugins.push_back({file->program.functions[0].name, &file->program, 0, weight, true, true});
-    if (mode == Mode::kJit) {
+    if (mode == Mode::kJit || mode == Mode::kFused) {
       if (!s->jit) s->jit = std::make_unique<policy::codegen::Jit>();
       std::string why;
       auto compiled = s->jit->Compile(file->program, 0, &why);
@@ -135,6 +137,21 @@ std::unique_ptr<Setup> Build(int nodes, Mode mode) {
     }
   }
   add("gpu.policy", kGpuMemoryFit, 1);
+  if (mode == Mode::kFused) {  // every plugin's filters in one kernel
+    std::vector<std::pair<const policy::ir::Program*, size_t>> functions;
+    for (size_t i = 0; i < s->plugins.size(); ++i) {
+      if (s->plugins[i].program->functions[0].filters.empty()) continue;
+      functions.emplace_back(s->plugins[i].program, 0);
+      s->decide.fused_plugins.push_back(i);
+    }
+    std::string why;
+    s->fused = s->jit->CompileFilters(functions, &why);
+    if (!s->fused) {
+      std::fprintf(stderr, "bench_check: the filters do not fuse: %s\n", why.c_str());
+      std::abort();
+    }
+    s->decide.fused = s->fused.get();
+  }
   return s;
 }
 
@@ -251,7 +268,7 @@ struct Handwritten {
 
 double Seconds(const Setup& s) {
   auto start = std::chrono::steady_clock::now();
-  policy::rt::Decision d = policy::rt::Decide(s.plugins, s.pod, *s.table);
+  policy::rt::Decision d = policy::rt::Decide(s.plugins, s.pod, *s.table, s.decide);
   benchmark::DoNotOptimize(d.selected);
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -372,6 +389,7 @@ void BM_Tiering(benchmark::State& state) {
 
 void BM_FilterScore_Interp(benchmark::State& state) { Run(state, Mode::kBound); }
 void BM_FilterScore_Jit(benchmark::State& state) { Run(state, Mode::kJit); }
+void BM_FilterScore_JitFused(benchmark::State& state) { Run(state, Mode::kFused); }
 void BM_FilterScore_InterpUnbound(benchmark::State& state) { Run(state, Mode::kSpecialized); }
 void BM_FilterScore_InterpUnoptimized(benchmark::State& state) { Run(state, Mode::kUnoptimized); }
 
@@ -384,6 +402,8 @@ BENCHMARK(BM_FilterScore_InterpUnbound)->Name("BM_FilterScore/interp-unbound")->
 BENCHMARK(BM_FilterScore_Interp)->Name("BM_FilterScore/interp")->Arg(5000)->Arg(50000)
     ->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 BENCHMARK(BM_FilterScore_Jit)->Name("BM_FilterScore/jit")->Arg(5000)->Arg(50000)
+    ->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
+BENCHMARK(BM_FilterScore_JitFused)->Name("BM_FilterScore/jit-fused")->Arg(5000)->Arg(50000)
     ->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 BENCHMARK(BM_Compile)->Name("BM_Compile/O0")->Arg(0)->Unit(benchmark::kMillisecond)->Iterations(40);
 BENCHMARK(BM_Compile)->Name("BM_Compile/O2")->Arg(2)->Unit(benchmark::kMillisecond)->Iterations(40);

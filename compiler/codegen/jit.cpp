@@ -90,19 +90,7 @@ class Emitter {
     auto* done = llvm::BasicBlock::Create(cx_, "done", f);
     b_.SetInsertPoint(entry);
     // Loop-invariant column pointers, loaded once.
-    labels_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 0), "labels");
-    resources_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 1), "resources");
-    taint_bits_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 2), "taint_bits");
-    taint_words_ = b_.CreateLoad(i64_, b_.CreateStructGEP(ColumnsType(), columns, 3), "taint_words");
-    unschedulable_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 4), "unschedulable");
-    pod_count_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 5), "pod_count");
-    label_ints_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 6), "label_ints");
-    label_is_int_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 7), "label_is_int");
-    label_quantities_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 8), "label_quantities");
-    label_is_quantity_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 9), "label_is_quantity");
-    cluster_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 10), "cluster");
-    label_columns_.clear();
-    resource_columns_.clear();
+    LoadColumns(columns);
     b_.CreateCondBr(b_.CreateICmpEQ(n, b_.getInt64(0)), done, loop);
 
     b_.SetInsertPoint(loop);
@@ -147,6 +135,36 @@ class Emitter {
     } else {
       b_.CreateRetVoid();
     }
+  }
+
+  /// Loads the loop-invariant column pointers of `columns` here (the entry).
+  void LoadColumns(llvm::Value* columns) {
+    labels_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 0), "labels");
+    resources_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 1), "resources");
+    taint_bits_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 2), "taint_bits");
+    taint_words_ = b_.CreateLoad(i64_, b_.CreateStructGEP(ColumnsType(), columns, 3), "taint_words");
+    unschedulable_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 4), "unschedulable");
+    pod_count_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 5), "pod_count");
+    label_ints_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 6), "label_ints");
+    label_is_int_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 7), "label_is_int");
+    label_quantities_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 8), "label_quantities");
+    label_is_quantity_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 9), "label_is_quantity");
+    cluster_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 10), "cluster");
+    label_columns_.clear();
+    resource_columns_.clear();
+  }
+
+  // Fusing several functions into one kernel (Jit::CompileFilters).
+  void At(llvm::BasicBlock* block) { b_.SetInsertPoint(block); }
+  llvm::BasicBlock* Block() { return b_.GetInsertBlock(); }
+  /// Whether every filter of the function passes on `row` (i64), evaluated here.
+  llvm::Value* RowPasses(llvm::Value* row) {
+    row_ = row;
+    memo_.clear();
+    slots_.clear();
+    llvm::Value* all = b_.getTrue();
+    for (const Filter& x : fn_.filters) all = b_.CreateAnd(all, Bool(Eval(x.condition)));
+    return all;
   }
 
  private:
@@ -194,10 +212,20 @@ class Emitter {
       case ArithOp::kMul: return Clamp(b_.CreateMul(x, y));
       case ArithOp::kDiv:
       case ArithOp::kMod: {
-        llvm::Value* zero = b_.CreateICmpEQ(y, llvm::ConstantInt::get(i128_, 0));
-        llvm::Value* safe = b_.CreateSelect(zero, llvm::ConstantInt::get(i128_, 1), y);
-        llvm::Value* r = op == ArithOp::kDiv ? b_.CreateSDiv(x, safe) : b_.CreateSRem(x, safe);
-        return b_.CreateSelect(zero, b_.getInt64(0), Clamp(r));
+        // In 64 bits (a 128-bit division is a library call): a divisor of 0
+        // gives 0; INT64_MIN / -1 saturates to INT64_MAX (and % -1 is 0), as
+        // the 128-bit result clamped would.
+        llvm::Value* zero = b_.CreateICmpEQ(b, b_.getInt64(0));
+        llvm::Value* minus_one = b_.CreateICmpEQ(b, b_.getInt64(-1));
+        llvm::Value* safe = b_.CreateSelect(b_.CreateOr(zero, minus_one), b_.getInt64(1), b);
+        llvm::Value* r = op == ArithOp::kDiv ? b_.CreateSDiv(a, safe) : b_.CreateSRem(a, safe);
+        if (op == ArithOp::kDiv) {  // x / -1 is -x, saturated
+          llvm::Value* neg = b_.CreateSelect(b_.CreateICmpEQ(a, b_.getInt64(INT64_MIN)), b_.getInt64(INT64_MAX), b_.CreateNeg(a));
+          r = b_.CreateSelect(minus_one, neg, r);
+        } else {
+          r = b_.CreateSelect(minus_one, b_.getInt64(0), r);
+        }
+        return b_.CreateSelect(zero, b_.getInt64(0), r);
       }
     }
     return a;
@@ -468,8 +496,31 @@ class Emitter {
         return b_.CreateSelect(b_.CreateICmpSLT(a, b), a, b);
       }
       case sema::BuiltinId::kMulDiv: {  // a * b / c rounded down, 0 when c is 0
-        llvm::Value* q = b_.CreateMul(Wide(arg(0)), Wide(arg(1)));
-        llvm::Value* c = Wide(arg(2));
+        llvm::Value* a = arg(0);
+        llvm::Value* bv = arg(1);
+        llvm::Value* c64 = arg(2);
+        // Fast path in 64 bits when a * b fits (a 128-bit division is a library call).
+        llvm::Value* mul = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smul_with_overflow, a, bv);
+        llvm::Value* p64 = b_.CreateExtractValue(mul, 0);
+        llvm::Value* overflow = b_.CreateOr(b_.CreateExtractValue(mul, 1), b_.CreateICmpEQ(c64, b_.getInt64(-1)));
+        llvm::Function* fn = b_.GetInsertBlock()->getParent();
+        auto* fast = llvm::BasicBlock::Create(cx_, "muldiv.fast", fn);
+        auto* slow = llvm::BasicBlock::Create(cx_, "muldiv.slow", fn);
+        auto* join = llvm::BasicBlock::Create(cx_, "muldiv.join", fn);
+        b_.CreateCondBr(overflow, slow, fast);
+        b_.SetInsertPoint(fast);
+        llvm::Value* zero64 = b_.CreateICmpEQ(c64, b_.getInt64(0));
+        llvm::Value* safe64 = b_.CreateSelect(zero64, b_.getInt64(1), c64);
+        llvm::Value* q64 = b_.CreateSDiv(p64, safe64);
+        llvm::Value* inexact64 = b_.CreateICmpNE(b_.CreateSRem(p64, safe64), b_.getInt64(0));
+        llvm::Value* signs64 = b_.CreateICmpNE(b_.CreateICmpSLT(p64, b_.getInt64(0)), b_.CreateICmpSLT(safe64, b_.getInt64(0)));
+        q64 = b_.CreateSub(q64, b_.CreateZExt(b_.CreateAnd(inexact64, signs64), i64_));
+        llvm::Value* fast_result = b_.CreateSelect(zero64, b_.getInt64(0), q64);
+        llvm::BasicBlock* fast_end = b_.GetInsertBlock();
+        b_.CreateBr(join);
+        b_.SetInsertPoint(slow);
+        llvm::Value* q = b_.CreateMul(Wide(a), Wide(bv));
+        llvm::Value* c = Wide(c64);
         llvm::Value* zero = b_.CreateICmpEQ(c, llvm::ConstantInt::get(i128_, 0));
         llvm::Value* safe = b_.CreateSelect(zero, llvm::ConstantInt::get(i128_, 1), c);
         llvm::Value* r = b_.CreateSDiv(q, safe);
@@ -477,7 +528,14 @@ class Emitter {
         llvm::Value* signs = b_.CreateICmpNE(b_.CreateICmpSLT(q, llvm::ConstantInt::get(i128_, 0)),
                                              b_.CreateICmpSLT(safe, llvm::ConstantInt::get(i128_, 0)));
         r = b_.CreateSub(r, b_.CreateZExt(b_.CreateAnd(inexact, signs), i128_));
-        return b_.CreateSelect(zero, b_.getInt64(0), Clamp(r));
+        llvm::Value* slow_result = b_.CreateSelect(zero, b_.getInt64(0), Clamp(r));
+        llvm::BasicBlock* slow_end = b_.GetInsertBlock();
+        b_.CreateBr(join);
+        b_.SetInsertPoint(join);
+        llvm::PHINode* result = b_.CreatePHI(i64_, 2);
+        result->addIncoming(fast_result, fast_end);
+        result->addIncoming(slow_result, slow_end);
+        return result;
       }
       case sema::BuiltinId::kUnits: {  // ceil for positive remainders, as the interpreter
         llvm::Value* v = arg(0);
@@ -827,6 +885,112 @@ std::shared_ptr<const CompiledFunction> Jit::Compile(const Program& program, siz
     impl_->Touch(key);
   }
   return std::shared_ptr<const CompiledFunction>(entry, &entry->kernels);
+}
+
+std::shared_ptr<const FusedFilters> Jit::CompileFilters(const std::vector<std::pair<const Program*, size_t>>& functions,
+                                                        std::string* why) {
+  if (!impl_->jit) {
+    auto jit = llvm::orc::LLJITBuilder().create();
+    if (!jit) {
+      *why = llvm::toString(jit.takeError());
+      return nullptr;
+    }
+    impl_->jit = std::move(*jit);
+  }
+  auto context = std::make_unique<llvm::LLVMContext>();
+  auto module = std::make_unique<llvm::Module>("profile", *context);
+  auto out = std::make_shared<FusedFilters>();
+  out->slots.resize(functions.size());
+  std::string name = fmt::format("fused{}", impl_->next_module++);
+  try {
+    llvm::IRBuilder<> b(*context);
+    llvm::Type* i64 = b.getInt64Ty();
+    llvm::Type* i32 = b.getInt32Ty();
+    llvm::PointerType* ptr = b.getPtrTy();
+    // uint64_t fused(const PolicyColumns* const* columns, const uint32_t* rows, uint64_t n, uint32_t* passing)
+    auto* f = llvm::Function::Create(llvm::FunctionType::get(i64, {ptr, ptr, i64, ptr}, false),
+                                     llvm::Function::ExternalLinkage, name, *module);
+    for (unsigned a : {0u, 1u, 3u}) f->addParamAttr(a, llvm::Attribute::NoAlias);
+    f->addFnAttr(llvm::Attribute::NoUnwind);
+    auto* entry = llvm::BasicBlock::Create(*context, "entry", f);
+    auto* loop = llvm::BasicBlock::Create(*context, "row", f);
+    auto* accept = llvm::BasicBlock::Create(*context, "accept", f);
+    auto* latch = llvm::BasicBlock::Create(*context, "latch", f);
+    auto* done = llvm::BasicBlock::Create(*context, "done", f);
+    std::vector<std::unique_ptr<Emitter>> emitters;
+    b.SetInsertPoint(entry);
+    for (size_t i = 0; i < functions.size(); ++i) {
+      const auto& [program, index] = functions[i];
+      const Function& fn = program->functions[index];
+      if (std::optional<std::string> shape = Shape(fn)) {
+        *why = *shape;
+        return nullptr;
+      }
+      emitters.push_back(std::make_unique<Emitter>(*context, *module, *program, fn, out->slots[i]));
+      llvm::Value* columns = b.CreateLoad(ptr, b.CreateGEP(ptr, f->getArg(0), b.getInt64(i)));
+      emitters.back()->At(entry);
+      emitters.back()->LoadColumns(columns);
+    }
+    b.SetInsertPoint(entry);
+    b.CreateCondBr(b.CreateICmpEQ(f->getArg(2), b.getInt64(0)), done, loop);
+    b.SetInsertPoint(loop);
+    llvm::PHINode* k = b.CreatePHI(i64, 2, "k");
+    llvm::PHINode* m = b.CreatePHI(i64, 2, "m");
+    k->addIncoming(b.getInt64(0), entry);
+    m->addIncoming(b.getInt64(0), entry);
+    llvm::Value* row = b.CreateZExt(b.CreateLoad(i32, b.CreateGEP(i32, f->getArg(1), k)), i64, "rownum");
+    // Each function in turn; the first that fails rejects the row.
+    llvm::BasicBlock* at = loop;
+    std::vector<llvm::BasicBlock*> rejects;
+    for (size_t i = 0; i < emitters.size(); ++i) {
+      emitters[i]->At(at);
+      llvm::Value* ok = emitters[i]->RowPasses(row);
+      llvm::BasicBlock* from = emitters[i]->Block();
+      llvm::BasicBlock* next = i + 1 < emitters.size() ? llvm::BasicBlock::Create(*context, fmt::format("f{}", i + 1), f) : accept;
+      b.SetInsertPoint(from);
+      b.CreateCondBr(ok, next, latch);
+      rejects.push_back(from);
+      at = next;
+    }
+    b.SetInsertPoint(accept);
+    b.CreateStore(b.CreateTrunc(row, i32), b.CreateGEP(i32, f->getArg(3), m));
+    llvm::Value* m_accept = b.CreateAdd(m, b.getInt64(1));
+    b.CreateBr(latch);
+    b.SetInsertPoint(latch);
+    llvm::PHINode* m_next = b.CreatePHI(i64, static_cast<unsigned>(rejects.size() + 1));
+    for (llvm::BasicBlock* from : rejects) m_next->addIncoming(m, from);
+    m_next->addIncoming(m_accept, accept);
+    llvm::Value* k_next = b.CreateAdd(k, b.getInt64(1));
+    k->addIncoming(k_next, latch);
+    m->addIncoming(m_next, latch);
+    b.CreateCondBr(b.CreateICmpULT(k_next, f->getArg(2)), loop, done);
+    b.SetInsertPoint(done);
+    llvm::PHINode* count = b.CreatePHI(i64, 2);
+    count->addIncoming(b.getInt64(0), entry);
+    count->addIncoming(m_next, latch);
+    b.CreateRet(count);
+  } catch (const Unsupported& u) {
+    *why = u.what;
+    return nullptr;
+  }
+  std::string error;
+  llvm::raw_string_ostream os(error);
+  if (llvm::verifyModule(*module, &os)) {
+    *why = "the back end made invalid LLVM IR (a bug): " + error;
+    return nullptr;
+  }
+  impl_->Optimize(*module);
+  if (llvm::Error e = impl_->jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context)))) {
+    *why = llvm::toString(std::move(e));
+    return nullptr;
+  }
+  auto address = impl_->jit->lookup(name);
+  if (!address) {
+    *why = llvm::toString(address.takeError());
+    return nullptr;
+  }
+  out->pass = address->toPtr<PolicyFusedPassKernel>();
+  return out;
 }
 
 size_t Jit::CachedTemplates() const { return impl_->cache.size(); }

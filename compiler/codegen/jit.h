@@ -50,6 +50,14 @@ struct CompiledFunction {
   std::vector<ir::NodeId> cluster;
 };
 
+/// The filters of several functions (a profile's plugins) in one kernel.
+struct FusedFilters {
+  PolicyFusedPassKernel pass = nullptr;
+  /// Per function, in the kernel's order: its column slots (fill a
+  /// PolicyColumns for each, as for its own kernels).
+  std::vector<CompiledFunction> slots;
+};
+
 struct JitOptions {
   int opt_level = 2;  ///< 0..3
   bool cache = true;  ///< reuse kernels of an identical specialized function (one pod template)
@@ -70,6 +78,10 @@ class Jit {
   /// compile. The kernels stay valid while the pointer is held (and the Jit
   /// lives).
   std::shared_ptr<const CompiledFunction> Compile(const ir::Program& program, size_t f, std::string* why);
+  /// The filters of `functions` (program, function), in order, fused into
+  /// one pass kernel; null (with the reason) when one of them does not compile.
+  std::shared_ptr<const FusedFilters> CompileFilters(const std::vector<std::pair<const ir::Program*, size_t>>& functions,
+                                                     std::string* why);
   /// Templates whose code is loaded now.
   size_t CachedTemplates() const;
   /// The cache key of function `f`: what its kernels compute (no spans, no

@@ -36,6 +36,7 @@ void Chunked(int threads, const RowId* rows, size_t count, Out* out, const Kerne
 Decision Decide(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table,
                 const DecideOptions& options) {
   Decision d;
+  d.rows.reserve(table.NodeCount());
   for (RowId row = 0; row < table.RowCount(); ++row) {
     if (table.Live()[row]) d.rows.push_back(row);
   }
@@ -58,7 +59,7 @@ Decision Decide(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const N
   // Each plugin runs over the rows still feasible (kube-scheduler stops at a
   // node's first failing plugin too), so later plugins see fewer rows.
   std::vector<RowId> alive = d.rows, passing;  // alive: the rows still feasible, in table order
-  std::vector<uint64_t> failed(d.rows.size());
+  std::vector<uint64_t> failed;  // per alive row, for mask kernels (sized when used)
   auto keep = [&](auto&& passes) {  // drops the rows where passes(j) is false
     size_t out = 0;
     for (size_t j = 0; j < alive.size(); ++j) {
@@ -66,17 +67,37 @@ Decision Decide(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const N
     }
     alive.resize(out);
   };
-  for (size_t i = 0; i < plugins.size(); ++i) {
+  std::vector<bool> node_prefilters(plugins.size(), false);
+  for (size_t i = 0; i < plugins.size(); ++i) {  // PreFilter of the pod: one rejection rejects every node
     const Plugin& plugin = plugins[i];
     if (!plugin.filter || !applies[i]) continue;
     const ir::Function& fn = plugin.program->functions[plugin.function];
-    bool node_prefilters = false;
-    for (const ir::Filter& pre : fn.prefilters) node_prefilters |= plugin.program->reads_node[pre.condition] != 0;
+    for (const ir::Filter& pre : fn.prefilters) node_prefilters[i] = node_prefilters[i] || plugin.program->reads_node[pre.condition] != 0;
     if (!fn.prefilters.empty() && interp(plugin).Prefilter(plugin.function, 0, false)) {
       d.feasible.assign(d.rows.size(), 0);
       return d;
     }
-    if (node_prefilters) {
+  }
+  std::vector<bool> done(plugins.size(), false);
+  bool fused = options.fused != nullptr && options.threads <= 1;
+  for (size_t i : options.fused_plugins) fused = fused && plugins[i].filter && applies[i] && !node_prefilters[i];
+  if (fused) {  // one pass: the rows that pass every fused plugin's filters
+    std::vector<std::unique_ptr<KernelColumns>> columns;
+    std::vector<const PolicyColumns*> pointers;
+    for (size_t j = 0; j < options.fused_plugins.size(); ++j) {
+      const Plugin& plugin = plugins[options.fused_plugins[j]];
+      columns.push_back(std::make_unique<KernelColumns>(options.fused->slots[j], table, &interp(plugin), plugin.function));
+      pointers.push_back(columns.back()->get());
+      done[options.fused_plugins[j]] = true;
+    }
+    passing.resize(alive.size());
+    passing.resize(options.fused->pass(pointers.data(), alive.data(), alive.size(), passing.data()));
+    alive.swap(passing);
+  }
+  for (size_t i = 0; i < plugins.size(); ++i) {
+    const Plugin& plugin = plugins[i];
+    if (!plugin.filter || !applies[i] || done[i]) continue;
+    if (node_prefilters[i]) {
       keep([&](size_t j) { return !interp(plugin).Prefilter(plugin.function, alive[j], true); });
     }
     if (plugin.kernels != nullptr && plugin.kernels->pass != nullptr && options.threads <= 1) {
@@ -88,6 +109,7 @@ Decision Decide(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const N
       alive.swap(passing);
     } else if (plugin.kernels != nullptr && plugin.kernels->filter != nullptr) {
       KernelColumns columns(*plugin.kernels, table, &interp(plugin), plugin.function);
+      failed.resize(alive.size());
       Chunked(options.threads, alive.data(), alive.size(), failed.data(), [&](const RowId* r, size_t n, uint64_t* out) {
         plugin.kernels->filter(columns.get(), r, n, out);
       });
@@ -131,7 +153,11 @@ Decision Decide(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const N
       for (size_t k = 0; k < rows.size(); ++k) total[k] += raw[k];
     }
     int64_t rules = static_cast<int64_t>(fn.scores.size());
-    for (size_t k = 0; k < rows.size(); ++k) d.score[index[k]] += total[k] / rules * plugin.weight;
+    if (rules == 1) {  // (a division per row is not free)
+      for (size_t k = 0; k < rows.size(); ++k) d.score[index[k]] += total[k] * plugin.weight;
+    } else {
+      for (size_t k = 0; k < rows.size(); ++k) d.score[index[k]] += total[k] / rules * plugin.weight;
+    }
   }
   for (size_t k : index) {
     if (!d.selected || d.score[k] > d.score[*d.selected]) d.selected = k;

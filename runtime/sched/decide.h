@@ -24,6 +24,12 @@ struct DecideOptions {
   /// Kernels run over chunks of the rows on this many threads (the
   /// interpreter on one); the decision does not depend on it.
   int threads = 1;
+  /// The filters of plugins `fused_plugins` (indices into the plugins, in
+  /// order) fused into one kernel (codegen::Jit::CompileFilters): one pass
+  /// over the rows instead of one per plugin. Used when all of them apply
+  /// to the pod and none has prefilters that read the node.
+  const codegen::FusedFilters* fused = nullptr;
+  std::vector<size_t> fused_plugins;
 };
 
 /// The same feasibility, scores and selection as Place().

@@ -280,7 +280,9 @@ TEST_CASE("Decide: native kernels on 1 or 4 threads give the interpreter's decis
     rt::Decision want = rt::Decide(interp, pod, *table);
     for (int threads : {1, 4}) {
       CAPTURE(threads);
-      rt::Decision got = rt::Decide(native, pod, *table, rt::DecideOptions{threads});
+      rt::DecideOptions options;
+      options.threads = threads;
+      rt::Decision got = rt::Decide(native, pod, *table, options);
       CHECK(got.feasible == want.feasible);
       CHECK(got.score == want.score);
       CHECK(got.selected == want.selected);
@@ -340,4 +342,39 @@ TEST_CASE("tiering: the first pods of a template are interpreted while it compil
   CHECK(got.feasible == want.feasible);
   CHECK(got.score == want.score);
   CHECK(got.selected == want.selected);
+}
+
+TEST_CASE("fused filters: several policies in one kernel give the interpreter's decision") {
+  Generator gen(123);
+  for (int round = 0; round < 20; ++round) {
+    std::unique_ptr<rt::NodeTable> table = gen.Table();
+    k8s::Pod pod;
+    pod.name = "p";
+    std::vector<std::unique_ptr<Bound>> bound;
+    std::vector<rt::Plugin> plugins;
+    std::vector<std::pair<const ir::Program*, size_t>> functions;
+    for (int i = 0; i < 3; ++i) {
+      bound.push_back(std::make_unique<Bound>(gen.Policy(), pod, *table));
+      plugins.push_back({fmt::format("P{}", i), &bound.back()->program(), 0, 1, true, true, nullptr});
+      functions.emplace_back(&bound.back()->program(), 0);
+    }
+    rt::Decision want = rt::Decide(plugins, pod, *table);
+    codegen::Jit jit;
+    std::string why;
+    std::vector<std::shared_ptr<const codegen::CompiledFunction>> kernels;
+    for (rt::Plugin& plugin : plugins) {
+      kernels.push_back(jit.Compile(*plugin.program, 0, &why));
+      REQUIRE_MESSAGE(kernels.back() != nullptr, why);
+      plugin.kernels = kernels.back().get();
+    }
+    std::shared_ptr<const codegen::FusedFilters> fused = jit.CompileFilters(functions, &why);
+    REQUIRE_MESSAGE(fused != nullptr, why);
+    rt::DecideOptions options;
+    options.fused = fused.get();
+    options.fused_plugins = {0, 1, 2};
+    rt::Decision got = rt::Decide(plugins, pod, *table, options);
+    CHECK(got.feasible == want.feasible);
+    CHECK(got.score == want.score);
+    CHECK(got.selected == want.selected);
+  }
 }
