@@ -140,25 +140,6 @@ class FoldPass final : public Pass {
       const Node& a = at(n->lhs);
       const Node& b = at(n->rhs);
       if (IsConst(a) && IsConst(b)) return BoolConst{CompareConsts(n->op, a, b)};
-      // `(if c then x else none) == none` is `not c` when x cannot be none
-      // (an unrolled `first`); `!=` is `c`, and the mirror images likewise.
-      if ((n->op == CompareOp::kEq || n->op == CompareOp::kNe) && std::holds_alternative<NoneConst>(b)) {
-        if (const auto* sel = std::get_if<Select>(&a)) {
-          auto never_none = [&](NodeId id) {
-            return out.types[id]->kind != sema::TypeKind::kOptional && !std::holds_alternative<NoneConst>(at(id));
-          };
-          bool then_none = std::holds_alternative<NoneConst>(at(sel->then_value));
-          bool else_none = std::holds_alternative<NoneConst>(at(sel->else_value));
-          if (else_none && never_none(sel->then_value)) {  // none exactly when not c
-            if (n->op == CompareOp::kNe) return Forward(sel->condition);
-            return Not{sel->condition};
-          }
-          if (then_none && never_none(sel->else_value)) {  // none exactly when c
-            if (n->op == CompareOp::kEq) return Forward(sel->condition);
-            return Not{sel->condition};
-          }
-        }
-      }
     } else if (const auto* n = std::get_if<And>(&node)) {
       auto a = as_bool(n->lhs), b = as_bool(n->rhs);
       if ((a && !*a) || (b && !*b)) return BoolConst{false};
