@@ -634,6 +634,18 @@ struct Jit::Impl {
   std::list<std::string> lru;                           // most recent first
   uint64_t next_module = 0;
 
+  // The LLJIT, made at the first compile; false with the reason when it cannot be.
+  bool Start(std::string* why) {
+    if (jit) return true;
+    auto made = llvm::orc::LLJITBuilder().create();
+    if (!made) {
+      *why = llvm::toString(made.takeError());
+      return false;
+    }
+    jit = std::move(*made);
+    return true;
+  }
+
   void Touch(const std::string& key) {
     lru.remove(key);
     lru.push_front(key);
@@ -842,14 +854,7 @@ std::shared_ptr<const CompiledFunction> Jit::Compile(const Program& program, siz
       return std::shared_ptr<const CompiledFunction>(entry, &entry->kernels);
     }
   }
-  if (!impl_->jit) {
-    auto jit = llvm::orc::LLJITBuilder().create();
-    if (!jit) {
-      *why = llvm::toString(jit.takeError());
-      return nullptr;
-    }
-    impl_->jit = std::move(*jit);
-  }
+  if (!impl_->Start(why)) return nullptr;
   auto context = std::make_unique<llvm::LLVMContext>();
   auto entry = std::make_shared<Impl::Entry>();
   CompiledFunction& out = entry->kernels;
@@ -889,14 +894,7 @@ std::shared_ptr<const CompiledFunction> Jit::Compile(const Program& program, siz
 
 std::shared_ptr<const FusedFilters> Jit::CompileFilters(const std::vector<std::pair<const Program*, size_t>>& functions,
                                                         std::string* why) {
-  if (!impl_->jit) {
-    auto jit = llvm::orc::LLJITBuilder().create();
-    if (!jit) {
-      *why = llvm::toString(jit.takeError());
-      return nullptr;
-    }
-    impl_->jit = std::move(*jit);
-  }
+  if (!impl_->Start(why)) return nullptr;
   auto context = std::make_unique<llvm::LLVMContext>();
   auto module = std::make_unique<llvm::Module>("profile", *context);
   auto out = std::make_shared<FusedFilters>();

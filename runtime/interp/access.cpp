@@ -13,38 +13,6 @@ namespace {
 
 using sema::FieldId;
 
-RecordKind FromPodRecord(passes::PodRecord r) {
-  switch (r) {
-    case passes::PodRecord::kPod: return RecordKind::kPod;
-    case passes::PodRecord::kNodeAffinity: return RecordKind::kNodeAffinity;
-    case passes::PodRecord::kTerm: return RecordKind::kTerm;
-    case passes::PodRecord::kRequirement: return RecordKind::kRequirement;
-    case passes::PodRecord::kPreferredTerm: return RecordKind::kPreferredTerm;
-    case passes::PodRecord::kToleration: return RecordKind::kToleration;
-    case passes::PodRecord::kPodAffinity: return RecordKind::kPodAffinity;
-    case passes::PodRecord::kPodAffinityTerm: return RecordKind::kPodAffinityTerm;
-    case passes::PodRecord::kWeightedPodAffinityTerm: return RecordKind::kWeightedPodAffinityTerm;
-    case passes::PodRecord::kSpreadConstraint: return RecordKind::kSpreadConstraint;
-  }
-  return RecordKind::kPod;
-}
-
-std::optional<passes::PodRecord> ToPodRecord(RecordKind r) {
-  switch (r) {
-    case RecordKind::kPod: return passes::PodRecord::kPod;
-    case RecordKind::kNodeAffinity: return passes::PodRecord::kNodeAffinity;
-    case RecordKind::kTerm: return passes::PodRecord::kTerm;
-    case RecordKind::kRequirement: return passes::PodRecord::kRequirement;
-    case RecordKind::kPreferredTerm: return passes::PodRecord::kPreferredTerm;
-    case RecordKind::kToleration: return passes::PodRecord::kToleration;
-    case RecordKind::kPodAffinity: return passes::PodRecord::kPodAffinity;
-    case RecordKind::kPodAffinityTerm: return passes::PodRecord::kPodAffinityTerm;
-    case RecordKind::kWeightedPodAffinityTerm: return passes::PodRecord::kWeightedPodAffinityTerm;
-    case RecordKind::kSpreadConstraint: return passes::PodRecord::kSpreadConstraint;
-    default: return std::nullopt;  // node-side records
-  }
-}
-
 // A pod-side value (compiler/passes' view of the pod) as an interpreter value.
 Value FromPod(const passes::PodRef& r) {
   using Kind = passes::PodRef::Kind;
@@ -53,10 +21,10 @@ Value FromPod(const passes::PodRef& r) {
     case Kind::kBool: return Value::Bool(r.i != 0);
     case Kind::kInt: return Value::Int(r.i);
     case Kind::kString: return Value::String(r.s);
-    case Kind::kRecord: return Value::Record(FromPodRecord(r.record), r.ptr);
+    case Kind::kRecord: return Value::PodSide(r.record, r.ptr);
     case Kind::kRecordList: {
       std::vector<Value> out;
-      for (const void* p : r.records) out.push_back(Value::Record(FromPodRecord(r.record), p));
+      for (const void* p : r.records) out.push_back(Value::PodSide(r.record, p));
       return Value::List(std::move(out));
     }
     case Kind::kStringList: {
@@ -75,9 +43,9 @@ Value FromPod(const passes::PodRef& r) {
 Value Interpreter::Load(FieldId field, const Value& object) {
   if (object.IsNone()) return Value::None();
   RowId row = static_cast<RowId>(object.i);
-  if (std::optional<passes::PodRecord> pod_record = ToPodRecord(object.record)) {
+  if (object.record == RecordKind::kPodSide) {
     passes::PodRef record{passes::PodRef::Kind::kRecord};
-    record.record = *pod_record;
+    record.record = object.pod_record;
     record.ptr = object.ptr;
     std::optional<passes::PodRef> value = pod_view_.Load(field, record);
     return value ? FromPod(*value) : Value::None();

@@ -167,7 +167,7 @@ Value Interpreter::Eval(ir::NodeId id) {
         if constexpr (std::is_same_v<T, ir::BoolConst>) return Value::Bool(n.value);
         if constexpr (std::is_same_v<T, ir::IntConst>) return Value::Int(n.value);
         if constexpr (std::is_same_v<T, ir::StringConst>) return Value::String(n.value);
-        if constexpr (std::is_same_v<T, ir::PodRoot>) return Value::Record(RecordKind::kPod, pod_view_.Root().ptr);
+        if constexpr (std::is_same_v<T, ir::PodRoot>) return Value::PodSide(passes::PodRecord::kPod, pod_view_.Root().ptr);
         if constexpr (std::is_same_v<T, ir::NodeRoot>) return Value::Record(RecordKind::kNode, nullptr, row_);
         if constexpr (std::is_same_v<T, ir::LoadField>) return Load(n.field, Eval(n.object));
         if constexpr (std::is_same_v<T, ir::Index>) return IndexOf(Eval(n.object), Eval(n.key));

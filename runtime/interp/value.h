@@ -20,21 +20,9 @@
 
 namespace policy::rt {
 
-/// Which record a record value is.
-enum class RecordKind : uint8_t {
-  kPod,
-  kNodeAffinity,
-  kTerm,
-  kRequirement,
-  kPreferredTerm,
-  kToleration,
-  kPodAffinity,
-  kPodAffinityTerm,
-  kWeightedPodAffinityTerm,
-  kSpreadConstraint,
-  kNode,
-  kTaint,
-};
+/// Which record a record value is: one of the pod's (which one: pod_record,
+/// the list compiler/passes keeps), the node, or a taint of the dictionary.
+enum class RecordKind : uint8_t { kPodSide, kNode, kTaint };
 /// Where a map or resources value reads from.
 enum class SourceKind : uint8_t {
   kStringMap,        ///< a k8s::StringMap (pod labels, nodeSelector)
@@ -53,7 +41,8 @@ struct Value {
   int64_t i = 0;  ///< bool, int, quantity; node rows and taint ids for views
   std::string s;
   std::shared_ptr<const std::vector<Value>> list;
-  RecordKind record = RecordKind::kPod;
+  RecordKind record = RecordKind::kPodSide;
+  passes::PodRecord pod_record = passes::PodRecord::kPod;  ///< kPodSide records
   SourceKind source = SourceKind::kStringMap;
   const void* ptr = nullptr;  ///< the viewed object (pod side)
 
@@ -69,6 +58,11 @@ struct Value {
   }
   static Value Record(RecordKind kind, const void* ptr, int64_t row = 0) {
     Value v; v.kind = Kind::kRecord; v.record = kind; v.ptr = ptr; v.i = row; return v;
+  }
+  static Value PodSide(passes::PodRecord which, const void* ptr) {
+    Value v = Record(RecordKind::kPodSide, ptr);
+    v.pod_record = which;
+    return v;
   }
   static Value Map(SourceKind source, const void* ptr, int64_t row = 0) {
     Value v; v.kind = Kind::kMap; v.source = source; v.ptr = ptr; v.i = row; return v;
