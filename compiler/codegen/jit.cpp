@@ -202,14 +202,23 @@ class Emitter {
   }
   llvm::Value* Wide(llvm::Value* v) { return b_.CreateSExt(v, i128_); }
 
+  // Saturating i64 arithmetic: the exact result clamped to [INT64_MIN,
+  // INT64_MAX], without 128-bit values (a flag test and a select).
+  llvm::Value* SatAdd(llvm::Value* a, llvm::Value* b) { return b_.CreateBinaryIntrinsic(llvm::Intrinsic::sadd_sat, a, b); }
+  llvm::Value* SatSub(llvm::Value* a, llvm::Value* b) { return b_.CreateBinaryIntrinsic(llvm::Intrinsic::ssub_sat, a, b); }
+  llvm::Value* SatMul(llvm::Value* a, llvm::Value* b) {
+    llvm::Value* mul = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smul_with_overflow, a, b);
+    llvm::Value* negative = b_.CreateICmpSLT(b_.CreateXor(a, b), b_.getInt64(0));  // the exact product's sign
+    llvm::Value* bound = b_.CreateSelect(negative, b_.getInt64(INT64_MIN), b_.getInt64(INT64_MAX));
+    return b_.CreateSelect(b_.CreateExtractValue(mul, 1), bound, b_.CreateExtractValue(mul, 0));
+  }
+
   // a op b with the IR's semantics; a and b are i64.
   llvm::Value* EmitArith(ArithOp op, llvm::Value* a, llvm::Value* b) {
-    llvm::Value* x = Wide(a);
-    llvm::Value* y = Wide(b);
     switch (op) {
-      case ArithOp::kAdd: return Clamp(b_.CreateAdd(x, y));
-      case ArithOp::kSub: return Clamp(b_.CreateSub(x, y));
-      case ArithOp::kMul: return Clamp(b_.CreateMul(x, y));
+      case ArithOp::kAdd: return SatAdd(a, b);
+      case ArithOp::kSub: return SatSub(a, b);
+      case ArithOp::kMul: return SatMul(a, b);
       case ArithOp::kDiv:
       case ArithOp::kMod: {
         // In 64 bits (a 128-bit division is a library call): a divisor of 0
@@ -250,7 +259,7 @@ class Emitter {
     if (const auto* n = std::get_if<Or>(&node)) return wrap(b_.CreateOr(Bool(Eval(n->lhs)), Bool(Eval(n->rhs))));
     if (const auto* n = std::get_if<Negate>(&node)) {
       Val a = Eval(n->operand);
-      return Val{Clamp(b_.CreateNeg(Wide(Int(a)))), a.none};
+      return Val{SatSub(b_.getInt64(0), Int(a)), a.none};
     }
     if (const auto* n = std::get_if<Arith>(&node)) {
       if (Optional(n->lhs) || Optional(n->rhs)) Fail("arithmetic on an optional value");
@@ -258,7 +267,7 @@ class Emitter {
     }
     if (const auto* n = std::get_if<IntToQuantity>(&node)) {
       Val a = Eval(n->operand);
-      return Val{Clamp(b_.CreateMul(Wide(Int(a)), llvm::ConstantInt::get(i128_, 1000))), a.none};
+      return Val{SatMul(Int(a), b_.getInt64(1000)), a.none};
     }
     if (const auto* n = std::get_if<Compare>(&node)) return wrap(EvalCompare(*n));
     if (const auto* n = std::get_if<Select>(&node)) {
@@ -373,7 +382,7 @@ class Emitter {
     llvm::Value* units = b_.CreateSelect(is_null, b_.getInt64(0),
                                          b_.CreateLoad(i64_, b_.CreateGEP(i64_, safe, b_.CreateSelect(is_null, b_.getInt64(0), row_))));
     if (name->value == "cpu") return units;  // milli-cpu already
-    return Clamp(b_.CreateMul(Wide(units), llvm::ConstantInt::get(i128_, 1000)));
+    return SatMul(units, b_.getInt64(1000));
   }
 
   llvm::Value* Zeros() {
@@ -518,7 +527,30 @@ class Emitter {
         llvm::Value* fast_result = b_.CreateSelect(zero64, b_.getInt64(0), q64);
         llvm::BasicBlock* fast_end = b_.GetInsertBlock();
         b_.CreateBr(join);
+        // When a * b overflows 64 bits: the quotient estimated in doubles
+        // (relative error under 2^-50, so off by at most one below 2^50) and
+        // corrected exactly with the 128-bit remainder: no 128-bit division.
         b_.SetInsertPoint(slow);
+        llvm::Type* f64 = b_.getDoubleTy();
+        llvm::Value* qd = b_.CreateFDiv(b_.CreateFMul(b_.CreateSIToFP(a, f64), b_.CreateSIToFP(bv, f64)), b_.CreateSIToFP(c64, f64));
+        llvm::Value* small = b_.CreateFCmpOLT(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, qd), llvm::ConstantFP::get(f64, 0x1p50));
+        auto* estimate = llvm::BasicBlock::Create(cx_, "muldiv.estimate", fn);
+        auto* wide = llvm::BasicBlock::Create(cx_, "muldiv.wide", fn);
+        b_.CreateCondBr(small, estimate, wide);
+        b_.SetInsertPoint(estimate);
+        llvm::Value* e = b_.CreateFPToSI(b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, qd), i64_);
+        llvm::Value* product = b_.CreateMul(Wide(a), Wide(bv));
+        llvm::Value* c128 = Wide(c64);
+        llvm::Value* rem = b_.CreateSub(product, b_.CreateMul(Wide(e), c128));  // exact: |e * c| < 2^113
+        llvm::Value* zero128 = llvm::ConstantInt::get(i128_, 0);
+        llvm::Value* positive = b_.CreateICmpSGT(c64, b_.getInt64(0));
+        // floor(p / c) = e when 0 <= rem < c (c > 0), or c < rem <= 0 (c < 0).
+        llvm::Value* down = b_.CreateSelect(positive, b_.CreateICmpSLT(rem, zero128), b_.CreateICmpSGT(rem, zero128));
+        llvm::Value* up = b_.CreateSelect(positive, b_.CreateICmpSGE(rem, c128), b_.CreateICmpSLE(rem, c128));
+        llvm::Value* estimate_result = b_.CreateAdd(b_.CreateSub(e, b_.CreateZExt(down, i64_)), b_.CreateZExt(up, i64_));
+        llvm::BasicBlock* estimate_end = b_.GetInsertBlock();
+        b_.CreateBr(join);
+        b_.SetInsertPoint(wide);  // a quotient of 2^50 or more (or c == 0): 128-bit division
         llvm::Value* q = b_.CreateMul(Wide(a), Wide(bv));
         llvm::Value* c = Wide(c64);
         llvm::Value* zero = b_.CreateICmpEQ(c, llvm::ConstantInt::get(i128_, 0));
@@ -532,8 +564,9 @@ class Emitter {
         llvm::BasicBlock* slow_end = b_.GetInsertBlock();
         b_.CreateBr(join);
         b_.SetInsertPoint(join);
-        llvm::PHINode* result = b_.CreatePHI(i64_, 2);
+        llvm::PHINode* result = b_.CreatePHI(i64_, 3);
         result->addIncoming(fast_result, fast_end);
+        result->addIncoming(estimate_result, estimate_end);
         result->addIncoming(slow_result, slow_end);
         return result;
       }

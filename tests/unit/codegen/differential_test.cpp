@@ -251,6 +251,42 @@ TEST_CASE("random policies: the JIT at O0 and O2 agrees with the interpreter on 
   CHECK(compiled == count);
 }
 
+TEST_CASE("arithmetic at the edges: saturation, division and muldiv agree with the interpreter") {
+  // Every (x, y, z) from values around the limits of doubles' exact range
+  // and of int64, where saturating and estimated (double) paths must switch.
+  const int64_t kEdges[] = {0, 1, -1, 2, -3, 7, 1000, -1000000, 2147483647, (1LL << 50) - 1, 1LL << 50,
+                            -(1LL << 50) - 1, (1LL << 53) + 1, -(1LL << 53) - 3, 3435973836800000LL, 1LL << 62,
+                            -(1LL << 62) - 5, INT64_MAX, INT64_MAX - 1, INT64_MIN, INT64_MIN + 1};
+  auto table = std::make_unique<rt::NodeTable>();
+  int i = 0;
+  for (int64_t x : kEdges) {
+    for (int64_t y : kEdges) {
+      for (int64_t z : kEdges) {
+        k8s::Node n;
+        n.name = fmt::format("n{}", i++);
+        n.labels = {{"x", std::to_string(x)}, {"y", std::to_string(y)}, {"z", std::to_string(z)}};
+        table->AddNode(n);
+      }
+    }
+  }
+  k8s::Pod pod;
+  pod.name = "p";
+  for (const char* expression : {"muldiv(x, y, z)", "muldiv(x, 1000000, z)", "x * y", "x + y", "x - y", "-x",
+                                 "x / z", "x % z", "(x - y) * 100 / z", "muldiv(x * 1000, y, z * 1000)"}) {
+    std::string text = fmt::format(
+        "policy E \"edges\"\n"
+        "  let x = node.labels['x'].int() ?? 0\n"
+        "  let y = node.labels['y'].int() ?? 0\n"
+        "  let z = node.labels['z'].int() ?? 0\n"
+        "  filter {} != 5\n"
+        "  score {}\n",
+        expression, expression);
+    Bound bound(text, pod, *table);
+    CHECK(Agree(bound.program(), pod, *table, 0, text));
+    CHECK(Agree(bound.program(), pod, *table, 2, text));
+  }
+}
+
 TEST_CASE("Decide: native kernels on 1 or 4 threads give the interpreter's decision") {
   Generator gen(99);
   for (int round = 0; round < 5; ++round) {
