@@ -247,10 +247,10 @@ void Engine(benchmark::State& state, const char* path, const k8s::Pod& pod, cons
     if (!kernels) return state.SkipWithError(why.c_str());
     plugins[0].kernels = kernels.get();
   }
-  if (static_cast<int64_t>(rt::Decide(plugins, pod, *w.table).feasible_count) != recount()) {
+  if (static_cast<int64_t>(rt::Decide(plugins, pod, *w.table).feasible.size()) != recount()) {
     return state.SkipWithError("the plugin and the recount disagree");
   }
-  Run(state, [&] { return static_cast<int64_t>(rt::Decide(plugins, pod, *w.table).feasible_count); }, recount);
+  Run(state, [&] { return static_cast<int64_t>(rt::Decide(plugins, pod, *w.table).feasible.size()); }, recount);
 }
 void BM_AntiInterp(benchmark::State& state) {
   Engine(state, "stdlib/inter_pod_affinity.policy", TheWorld().anti, [] { return RecountAnti(TheWorld()); }, false);

@@ -262,13 +262,16 @@ class CheckRun {
   // with the explained placement.
   void VerifyDecision(const rt::Placement& placement) {
     rt::Decision decision = rt::Decide(plugins_, *pod_, *table_);
-    bool same = decision.rows.size() == placement.nodes.size() && decision.feasible_count == placement.feasible;
-    for (size_t k = 0; same && k < decision.rows.size(); ++k) {
-      const rt::NodeResult& node = placement.nodes[k];
-      same = decision.rows[k] == node.row && (decision.feasible[k] != 0) == node.feasible &&
-             (!node.feasible || decision.score[k] == node.score);
+    std::vector<rt::RowId> feasible;
+    std::vector<int64_t> scores;
+    for (const rt::NodeResult& node : placement.nodes) {
+      if (!node.feasible) continue;
+      feasible.push_back(node.row);
+      scores.push_back(node.score);
     }
-    same = same && decision.selected == placement.selected;
+    bool same = decision.feasible == feasible && decision.score == scores &&
+                decision.selected.has_value() == placement.selected.has_value() &&
+                (!decision.selected || decision.feasible[*decision.selected] == placement.nodes[*placement.selected].row);
     if (!same) {
       std::fputs("policyc: the decision (Decide) and the explained placement (Place) disagree\n", stderr);
       std::abort();

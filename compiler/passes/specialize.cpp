@@ -281,7 +281,9 @@ class Specializer {
       literal = &out_.nodes[*let_values_[local->slot]];  // a `param` or `let` holding a list literal
     }
     if (const auto* list = std::get_if<MakeList>(literal)) {
-      for (size_t i = 0; i < list->elements.size(); ++i) add(i, list->elements[i]);
+      // A copy: add() emits nodes, which may move out_.nodes (and *list).
+      std::vector<NodeId> elements = list->elements;
+      for (size_t i = 0; i < elements.size(); ++i) add(i, elements[i]);
       return out;
     }
     std::optional<PodRef> value = Eval(collection);

@@ -181,6 +181,7 @@ std::optional<RowId> NodeTable::AddNode(const k8s::Node& node) {
   }
   row_of_name_.emplace(name, row);
   ++live_count_;
+  live_rows_.push_back(row);  // rows only grow at the end: still in order
   WriteNodeData(row, node);
   // Pods that named this node before it arrived now count on it.
   auto waiting = waiting_.find(name);
@@ -228,6 +229,7 @@ bool NodeTable::RemoveNode(std::string_view name) {
   row_of_name_.erase(name_[row]);
   live_[row] = 0;
   --live_count_;
+  live_rows_.erase(std::lower_bound(live_rows_.begin(), live_rows_.end(), row));
   if (RowCount() > 1024 && RowCount() - live_count_ > live_count_) Compact();
   return true;
 }
@@ -264,6 +266,7 @@ void NodeTable::Compact() {
     keep(column.requested, 1);
   }
   for (auto& [name, row] : row_of_name_) row = new_row[row];
+  for (RowId& row : live_rows_) row = new_row[row];
   CompactTopology(new_row);
   for (BoundPod& pod : pods_) {
     if (pod.row != kNoRow) pod.row = new_row[pod.row];

@@ -136,6 +136,8 @@ class NodeTable {
 
   // --- columns ---------------------------------------------------------
   std::span<const uint8_t> Live() const { return live_; }
+  /// The live rows, in order (what a scheduling pass starts from).
+  std::span<const RowId> LiveRows() const { return live_rows_; }
   std::span<const uint8_t> Unschedulable() const { return unschedulable_; }
   std::span<const uint32_t> PodCount() const { return pod_count_; }
   /// Requested cpu/memory with kube-scheduler's non-zero defaults (scoring).
@@ -255,6 +257,7 @@ class NodeTable {
   StringPool pool_;
   size_t live_count_ = 0;
   std::vector<uint8_t> live_;
+  std::vector<RowId> live_rows_;
   std::vector<uint32_t> name_;
   std::vector<uint8_t> unschedulable_;
   std::vector<uint32_t> pod_count_;

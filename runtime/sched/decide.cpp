@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <map>
 #include <memory>
+#include <span>
 #include <thread>
 
 #include "runtime/interp/interpreter.h"
@@ -33,15 +34,12 @@ void Chunked(int threads, const RowId* rows, size_t count, Out* out, const Kerne
 
 }  // namespace
 
-Decision Decide(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table,
-                const DecideOptions& options) {
-  Decision d;
-  d.rows.reserve(table.NodeCount());
-  for (RowId row = 0; row < table.RowCount(); ++row) {
-    if (table.Live()[row]) d.rows.push_back(row);
-  }
-  d.feasible.assign(d.rows.size(), 1);
-  d.score.assign(d.rows.size(), 0);
+const Decision& Decider::Decide(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table,
+                                const DecideOptions& options) {
+  Decision& d = d_;
+  d.feasible.clear();
+  d.score.clear();
+  d.selected.reset();
   ClusterView cluster(pod, table);
   std::map<const ir::Program*, std::unique_ptr<Interpreter>> interpreters;
   auto interp = [&](const Plugin& plugin) -> Interpreter& {
@@ -58,26 +56,33 @@ Decision Decide(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const N
   // Filters: prefilters of the pod (reject all), of the node, then filters.
   // Each plugin runs over the rows still feasible (kube-scheduler stops at a
   // node's first failing plugin too), so later plugins see fewer rows.
-  std::vector<RowId> alive = d.rows, passing;  // alive: the rows still feasible, in table order
-  std::vector<uint64_t> failed;  // per alive row, for mask kernels (sized when used)
-  auto keep = [&](auto&& passes) {  // drops the rows where passes(j) is false
-    size_t out = 0;
-    for (size_t j = 0; j < alive.size(); ++j) {
-      if (passes(j)) alive[out++] = alive[j];
-    }
-    alive.resize(out);
-  };
   std::vector<bool> node_prefilters(plugins.size(), false);
   for (size_t i = 0; i < plugins.size(); ++i) {  // PreFilter of the pod: one rejection rejects every node
     const Plugin& plugin = plugins[i];
     if (!plugin.filter || !applies[i]) continue;
     const ir::Function& fn = plugin.program->functions[plugin.function];
     for (const ir::Filter& pre : fn.prefilters) node_prefilters[i] = node_prefilters[i] || plugin.program->reads_node[pre.condition] != 0;
-    if (!fn.prefilters.empty() && interp(plugin).Prefilter(plugin.function, 0, false)) {
-      d.feasible.assign(d.rows.size(), 0);
-      return d;
-    }
+    if (!fn.prefilters.empty() && interp(plugin).Prefilter(plugin.function, 0, false)) return d;
   }
+  // alive: the rows still feasible, in table order; each step reads it and
+  // writes the rows it keeps to the other buffer.
+  std::span<const RowId> alive = table.LiveRows();
+  auto narrow = [&](auto&& step) {  // step(rows, n, out) -> how many rows it wrote to out
+    std::vector<RowId>& out = alive.data() == a_.data() ? b_ : a_;
+    if (out.size() < alive.size()) out.resize(alive.size());
+    size_t m = step(alive.data(), alive.size(), out.data());
+    alive = std::span<const RowId>(out.data(), m);
+  };
+  auto keep = [&](auto&& passes) {  // the rows where passes(j, row), j: the row's index in alive
+    narrow([&](const RowId* rows, size_t n, RowId* out) {
+      size_t m = 0;
+      for (size_t j = 0; j < n; ++j) {
+        out[m] = rows[j];
+        m += passes(j, rows[j]) ? 1 : 0;
+      }
+      return m;
+    });
+  };
   std::vector<bool> done(plugins.size(), false);
   bool fused = options.fused != nullptr && options.threads <= 1;
   for (size_t i : options.fused_plugins) fused = fused && plugins[i].filter && applies[i] && !node_prefilters[i];
@@ -90,79 +95,78 @@ Decision Decide(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const N
       pointers.push_back(columns.back()->get());
       done[options.fused_plugins[j]] = true;
     }
-    passing.resize(alive.size());
-    passing.resize(options.fused->pass(pointers.data(), alive.data(), alive.size(), passing.data()));
-    alive.swap(passing);
+    narrow([&](const RowId* rows, size_t n, RowId* out) { return options.fused->pass(pointers.data(), rows, n, out); });
   }
   for (size_t i = 0; i < plugins.size(); ++i) {
     const Plugin& plugin = plugins[i];
     if (!plugin.filter || !applies[i] || done[i]) continue;
-    if (node_prefilters[i]) {
-      keep([&](size_t j) { return !interp(plugin).Prefilter(plugin.function, alive[j], true); });
-    }
+    if (node_prefilters[i]) keep([&](size_t, RowId row) { return !interp(plugin).Prefilter(plugin.function, row, true); });
     if (plugin.kernels != nullptr && plugin.kernels->pass != nullptr && options.threads <= 1) {
       // One pass: the kernel writes the rows that pass, in order.
       KernelColumns columns(*plugin.kernels, table, &interp(plugin), plugin.function);
-      passing.resize(alive.size());
-      size_t m = plugin.kernels->pass(columns.get(), alive.data(), alive.size(), passing.data());
-      passing.resize(m);
-      alive.swap(passing);
+      narrow([&](const RowId* rows, size_t n, RowId* out) { return plugin.kernels->pass(columns.get(), rows, n, out); });
     } else if (plugin.kernels != nullptr && plugin.kernels->filter != nullptr) {
       KernelColumns columns(*plugin.kernels, table, &interp(plugin), plugin.function);
-      failed.resize(alive.size());
-      Chunked(options.threads, alive.data(), alive.size(), failed.data(), [&](const RowId* r, size_t n, uint64_t* out) {
+      failed_.resize(alive.size());
+      Chunked(options.threads, alive.data(), alive.size(), failed_.data(), [&](const RowId* r, size_t n, uint64_t* out) {
         plugin.kernels->filter(columns.get(), r, n, out);
       });
-      keep([&](size_t j) { return failed[j] == 0; });
+      keep([&](size_t j, RowId) { return failed_[j] == 0; });
     } else if (plugin.kernels == nullptr) {
-      keep([&](size_t j) { return interp(plugin).FailingFilters(plugin.function, alive[j]) == 0; });
+      keep([&](size_t, RowId row) { return interp(plugin).FailingFilters(plugin.function, row) == 0; });
     }
   }
-
-  // The feasible rows: alive, a subsequence of d.rows.
-  d.feasible.assign(d.rows.size(), 0);
-  std::vector<RowId>& rows = alive;
-  std::vector<size_t> index(rows.size());
-  for (size_t j = 0, k = 0; j < rows.size(); ++j) {
-    while (d.rows[k] != rows[j]) ++k;
-    index[j] = k;
-    d.feasible[k] = 1;
-  }
+  d.feasible.assign(alive.begin(), alive.end());
 
   // Scores over the feasible rows.
-  d.feasible_count = rows.size();
-  if (rows.empty()) return d;
+  const std::vector<RowId>& rows = d.feasible;
+  size_t n = rows.size();
+  if (n == 0) return d;
+  d.score.assign(n, 0);
   cluster.SetFeasible(rows);
-  std::vector<int64_t> raw(rows.size()), total(rows.size());
+  raw_.resize(n);
+  int64_t* raw = raw_.data();
+  int64_t* score = d.score.data();
   for (size_t i = 0; i < plugins.size(); ++i) {
     const Plugin& plugin = plugins[i];
     const ir::Function& fn = plugin.program->functions[plugin.function];
     if (!plugin.score || !applies[i] || fn.scores.empty()) continue;
-    std::fill(total.begin(), total.end(), 0);
     std::optional<KernelColumns> columns;
     if (plugin.kernels != nullptr) columns.emplace(*plugin.kernels, table, &interp(plugin), plugin.function);
-    for (size_t s = 0; s < fn.scores.size(); ++s) {
+    // One rule adds its normalized value times the weight; several add
+    // their sum divided by their count (integer division after the sum).
+    size_t rules = fn.scores.size();
+    if (rules > 1) total_.assign(n, 0);
+    for (size_t s = 0; s < rules; ++s) {
       if (plugin.kernels != nullptr) {
-        Chunked(options.threads, rows.data(), rows.size(), raw.data(), [&](const RowId* r, size_t n, int64_t* out) {
-          plugin.kernels->scores[s](columns->get(), r, n, out);
+        Chunked(options.threads, rows.data(), n, raw, [&](const RowId* r, size_t count, int64_t* out) {
+          plugin.kernels->scores[s](columns->get(), r, count, out);
         });
       } else {
-        for (size_t k = 0; k < rows.size(); ++k) raw[k] = interp(plugin).Score(plugin.function, s, rows[k]);
+        for (size_t k = 0; k < n; ++k) raw[k] = interp(plugin).Score(plugin.function, s, rows[k]);
       }
-      Normalize(fn.scores[s].normalize, raw);
-      for (size_t k = 0; k < rows.size(); ++k) total[k] += raw[k];
+      Normalize(fn.scores[s].normalize, std::span<int64_t>(raw, n));
+      if (rules == 1) {
+        for (size_t k = 0; k < n; ++k) score[k] += raw[k] * plugin.weight;
+      } else {
+        for (size_t k = 0; k < n; ++k) total_[k] += raw[k];
+      }
     }
-    int64_t rules = static_cast<int64_t>(fn.scores.size());
-    if (rules == 1) {  // (a division per row is not free)
-      for (size_t k = 0; k < rows.size(); ++k) d.score[index[k]] += total[k] * plugin.weight;
-    } else {
-      for (size_t k = 0; k < rows.size(); ++k) d.score[index[k]] += total[k] / rules * plugin.weight;
+    if (rules > 1) {
+      int64_t count = static_cast<int64_t>(rules);
+      for (size_t k = 0; k < n; ++k) score[k] += total_[k] / count * plugin.weight;
     }
   }
-  for (size_t k : index) {
-    if (!d.selected || d.score[k] > d.score[*d.selected]) d.selected = k;
-  }
+  size_t best = 0;
+  for (size_t k = 1; k < n; ++k) best = score[k] > score[best] ? k : best;
+  d.selected = best;
   return d;
+}
+
+Decision Decide(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table,
+                const DecideOptions& options) {
+  Decider decider;
+  return decider.Decide(plugins, pod, table, options);
 }
 
 }  // namespace policy::rt

@@ -13,11 +13,9 @@
 namespace policy::rt {
 
 struct Decision {
-  std::vector<RowId> rows;        ///< live rows, in table order
-  std::vector<uint8_t> feasible;  ///< by index into rows
-  std::vector<int64_t> score;     ///< by index into rows: the weighted sum (feasible rows)
-  size_t feasible_count = 0;
-  std::optional<size_t> selected;  ///< index into rows: the highest score, the first on ties
+  std::vector<RowId> feasible;     ///< the rows every filter passes, in table order
+  std::vector<int64_t> score;      ///< by index into feasible: the weighted sum of the plugins' scores
+  std::optional<size_t> selected;  ///< index into feasible: the highest score, the first on ties
 };
 
 struct DecideOptions {
@@ -32,7 +30,23 @@ struct DecideOptions {
   std::vector<size_t> fused_plugins;
 };
 
-/// The same feasibility, scores and selection as Place().
+/// Decides pod after pod, keeping its buffers between calls (a scheduler
+/// holds one per thread): no allocation per pod once they have grown.
+class Decider {
+ public:
+  /// The same feasibility, scores and selection as Place(); valid until the
+  /// next call.
+  const Decision& Decide(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table,
+                         const DecideOptions& options = {});
+
+ private:
+  Decision d_;
+  std::vector<RowId> a_, b_;  // rows still feasible, filter after filter (one is read, the other written)
+  std::vector<uint64_t> failed_;
+  std::vector<int64_t> raw_, total_;
+};
+
+/// One decision (a Decider used once).
 Decision Decide(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table,
                 const DecideOptions& options = {});
 

@@ -18,7 +18,7 @@ namespace {
 }  // namespace
 
 // kube-scheduler's NormalizeScore variants over the feasible nodes' raw scores.
-void Normalize(sema::Normalize kind, std::vector<int64_t>& scores) {
+void Normalize(sema::Normalize kind, std::span<int64_t> scores) {
   if (kind == sema::Normalize::kNone || scores.empty()) return;
   if (kind == sema::Normalize::kSpread) {  // podtopologyspread NormalizeScore
     int64_t min = INT64_MAX, max = 0;
@@ -44,11 +44,24 @@ void Normalize(sema::Normalize kind, std::vector<int64_t>& scores) {
   // helper.DefaultNormalizeScore(100, reverse): a zero maximum leaves zeros
   // (or all 100 when reversed).
   bool reverse = kind == sema::Normalize::kReverse;
-  for (int64_t& s : scores) {
-    if (max == 0) {
-      s = reverse ? 100 : s;
-      continue;
+  if (max == 0) {
+    if (reverse) std::fill(scores.begin(), scores.end(), 100);
+    return;
+  }
+  if (min >= 0 && max <= (int64_t{1} << 50)) {
+    // 100 * s / max for 0 <= s <= max without a division per row: the
+    // quotient (0..100) estimated with a reciprocal, then made exact by its
+    // remainder (100 * s fits in 64 bits here).
+    double inverse = 100.0 / static_cast<double>(max);
+    for (int64_t& s : scores) {
+      int64_t q = static_cast<int64_t>(static_cast<double>(s) * inverse);
+      int64_t r = 100 * s - q * max;
+      q += (r >= max ? 1 : 0) - (r < 0 ? 1 : 0);
+      s = reverse ? 100 - q : q;
     }
+    return;
+  }
+  for (int64_t& s : scores) {
     s = 100 * s / max;
     if (reverse) s = 100 - s;
   }

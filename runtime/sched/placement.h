@@ -4,6 +4,7 @@
 /// summarize failures the way kube-scheduler's FitError does.
 
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -64,7 +65,7 @@ struct PlaceOptions {
 
 /// kube-scheduler's NormalizeScore variants, in place over the feasible
 /// nodes' raw scores of one score rule.
-void Normalize(sema::Normalize kind, std::vector<int64_t>& scores);
+void Normalize(sema::Normalize kind, std::span<int64_t> scores);
 
 /// Places `pod` on `table` with `plugins` (filters in the given order).
 Placement Place(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table,

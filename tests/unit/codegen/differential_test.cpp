@@ -251,7 +251,7 @@ TEST_CASE("random policies: the JIT at O0 and O2 agrees with the interpreter on 
   CHECK(compiled == count);
 }
 
-TEST_CASE("arithmetic at the edges: saturation, division and muldiv agree with the interpreter") {
+TEST_CASE("arithmetic at the edges: saturation - division and muldiv agree with the interpreter") {
   // Every (x, y, z) from values around the limits of doubles' exact range
   // and of int64, where saturating and estimated (double) paths must switch.
   const int64_t kEdges[] = {0, 1, -1, 2, -3, 7, 1000, -1000000, 2147483647, (1LL << 50) - 1, 1LL << 50,
@@ -326,7 +326,7 @@ TEST_CASE("Decide: native kernels on 1 or 4 threads give the interpreter's decis
   }
 }
 
-TEST_CASE("the kernel cache: one compile per template, LRU eviction frees code nobody holds") {
+TEST_CASE("the kernel cache: one compile per template - LRU eviction frees code nobody holds") {
   Generator gen(5);
   std::unique_ptr<rt::NodeTable> table = gen.Table();
   k8s::Pod pod;
@@ -360,7 +360,7 @@ TEST_CASE("the kernel cache: one compile per template, LRU eviction frees code n
   CHECK(out == 0);
 }
 
-TEST_CASE("tiering: the first pods of a template are interpreted while it compiles, later ones get kernels") {
+TEST_CASE("tiering: the first pods of a template are interpreted while it compiles - later ones get kernels") {
   Generator gen(77);
   std::unique_ptr<rt::NodeTable> table = gen.Table();
   k8s::Pod pod;

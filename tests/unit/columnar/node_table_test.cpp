@@ -43,7 +43,7 @@ int64_t Requested(const NodeTable& t, std::string_view node, std::string_view re
 
 }  // namespace
 
-TEST_CASE("nodes become rows with label, resource and taint columns") {
+TEST_CASE("nodes become rows with label - resource and taint columns") {
   NodeTable t;
   t.AddNode(MakeNode("a", "z1", 4));
   t.AddNode(MakeNode("b", "z2", 8, {{"gpu", "true", TaintEffect::kNoSchedule}}));
@@ -69,7 +69,7 @@ TEST_CASE("nodes become rows with label, resource and taint columns") {
   CHECK(t.Label("no-such-key") == nullptr);
 }
 
-TEST_CASE("pods bind, unbind, and wait for their node") {
+TEST_CASE("pods bind - unbind - and wait for their node") {
   NodeTable t;
   t.AddNode(MakeNode("a", "z1", 4));
   CHECK(t.BindPod(MakePod("p1", "a", 500)) == BindResult::kBound);
@@ -95,7 +95,7 @@ TEST_CASE("pods bind, unbind, and wait for their node") {
   CHECK(t.PodCount()[0] == 1);
 }
 
-TEST_CASE("removing a node keeps the others' order; its pods wait for it") {
+TEST_CASE("removing a node keeps the others' order - its pods wait for it") {
   NodeTable t;
   for (int i = 0; i < 5; ++i) t.AddNode(MakeNode(fmt::format("n{}", i), "z", 4));
   t.BindPod(MakePod("p", "n2", 300));
@@ -113,7 +113,7 @@ TEST_CASE("removing a node keeps the others' order; its pods wait for it") {
   CHECK(order == std::vector<std::string>{"n0", "n1", "n3", "n4", "n2"});
 }
 
-TEST_CASE("updating a node replaces labels and taints, keeps pods") {
+TEST_CASE("updating a node replaces labels and taints - keeps pods") {
   NodeTable t;
   t.AddNode(MakeNode("a", "z1", 4));
   t.BindPod(MakePod("p", "a", 1000));
@@ -201,10 +201,14 @@ TEST_CASE("random node and pod updates agree with a recount") {
   // Domain counts match the live rows.
   const LabelColumn* zone = t.Label("topology.kubernetes.io/zone");
   std::vector<uint32_t> live(zone->live_nodes.size(), 0);
+  std::vector<RowId> live_rows;
   for (RowId r = 0; r < t.RowCount(); ++r) {
     if (t.Live()[r]) ++live[zone->domain[r]];
+    if (t.Live()[r]) live_rows.push_back(r);
   }
   for (uint32_t d = 1; d < live.size(); ++d) CHECK(zone->live_nodes[d] == live[d]);
+  // The live-row list (what Decide starts from) is the live rows, in order.
+  CHECK(std::vector<RowId>(t.LiveRows().begin(), t.LiveRows().end()) == live_rows);
 }
 
 TEST_CASE("compaction after many removals keeps rows consistent") {
@@ -216,6 +220,11 @@ TEST_CASE("compaction after many removals keeps rows consistent") {
   }
   CHECK(t.NodeCount() == 1000);
   CHECK(t.RowCount() < 3000);  // compacted at least once
+  std::vector<RowId> live_rows;
+  for (RowId r = 0; r < t.RowCount(); ++r) {
+    if (t.Live()[r]) live_rows.push_back(r);
+  }
+  CHECK(std::vector<RowId>(t.LiveRows().begin(), t.LiveRows().end()) == live_rows);
   for (int i = 0; i < 3000; i += 3) {
     std::optional<RowId> row = t.FindNode(fmt::format("n{}", i));
     REQUIRE(row.has_value());
@@ -232,7 +241,7 @@ TEST_CASE("row memory stays under a kilobyte per node") {
   CHECK(t.RowMemoryBytes() / t.NodeCount() < 1024);
 }
 
-TEST_CASE("the topology index agrees with a recount under random binds, unbinds and node changes") {
+TEST_CASE("the topology index agrees with a recount under random binds - unbinds and node changes") {
   std::mt19937 rng(42);
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
   const std::vector<std::string> zones = {"z1", "z2", "z3"};

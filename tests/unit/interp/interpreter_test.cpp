@@ -92,7 +92,7 @@ struct Fixture {
 
 }  // namespace
 
-TEST_CASE("labels: absent values are none; comparisons with none") {
+TEST_CASE("labels: absent values are none - comparisons with none") {
   Fixture f;
   CHECK(f.Passes("node.labels['zone'] == 'a'", 0));
   CHECK_FALSE(f.Passes("node.labels['zone'] == 'a'", 1));
@@ -112,7 +112,7 @@ TEST_CASE("integers from labels: Gt on a label that is not an integer is false")
   CHECK(f.Score("node.labels['gen'].int() ?? -1", 1) == -1);
 }
 
-TEST_CASE("resources: milli-unit quantities, absent resources are 0") {
+TEST_CASE("resources: milli-unit quantities - absent resources are 0") {
   Fixture f;
   CHECK(f.Score("(node.allocatable['cpu'] - node.requested['cpu']) / 1m", 1) == 1000);  // 1 cpu free
   CHECK(f.Score("node.allocatable['memory'] / 1Gi", 0) == 16);
@@ -122,7 +122,7 @@ TEST_CASE("resources: milli-unit quantities, absent resources are 0") {
   CHECK(f.Score("node.pods", 1) == 1);
 }
 
-TEST_CASE("arithmetic saturates; division by zero is 0; muldiv is exact") {
+TEST_CASE("arithmetic saturates - division by zero is 0 - muldiv is exact") {
   Fixture f;
   CHECK(f.Score("9223372036854775807 + 1", 0) == INT64_MAX);
   CHECK(f.Score("-9223372036854775807 - 10", 0) == INT64_MIN);
@@ -149,7 +149,7 @@ TEST_CASE("def arguments that read loop variables are computed at each use") {
   CHECK(failures[0].reason == "untolerated gpu");
 }
 
-TEST_CASE("filter for fails once per element, with the element in the message") {
+TEST_CASE("filter for fails once per element - with the element in the message") {
   Fixture f;
   f.pod.containers[0].requests.emplace_back("nvidia.com/gpu", k8s::Quantity::FromUnits(1));
   f.Compile(R"(policy P
@@ -184,19 +184,21 @@ TEST_CASE("when and prefilters") {
   CHECK(interp.Prefilter(0, 0, false)->reason == "low priority");
 }
 
-TEST_CASE("lists: (i, x) binds positions; literal lists index and fold") {
+TEST_CASE("lists: (i - x) binds positions - literal lists index and fold") {
   Fixture f;
   CHECK(f.Score("sum (i, x) in [10, 20, 30]: i * x", 0) == 80);
   CHECK(f.Score("[4, 5][1] ?? 0", 0) == 5);
   CHECK(f.Score("[4, 5][2] ?? -1", 0) == -1);  // out of range: none
-  CHECK(f.Score("sum (i, name) in ['cpu', 'memory']: [1, 3][i] ?? 0 * 0 + node.allocatable[name] / 1Gi", 0) == 24);
+  CHECK(f.Score("sum (i, name) in ['cpu', 'memory']: ([1, 3][i] ?? 0) * (node.allocatable[name] / 1Gi)", 0) == 48);
+  // `??` binds looser than arithmetic: the right side is `0 * 0 + ...`, never taken.
+  CHECK(f.Score("sum (i, name) in ['cpu', 'memory']: [1, 3][i] ?? 0 * 0 + node.allocatable[name] / 1Gi", 0) == 4);
   CHECK(f.Passes("'b' in ['a', 'b']", 0));
   CHECK_FALSE(f.Passes("node.labels['zone'] in ['x', 'b']", 0));
   CHECK(f.Passes("node.labels['zone'] in ['x', 'b']", 1));
   CHECK(f.Score("0 + node.pods * 1", 1) == 1);  // identities fold away
 }
 
-TEST_CASE("strings: startsWith and contains; false on none") {
+TEST_CASE("strings: startsWith and contains - false on none") {
   Fixture f;
   CHECK(f.Passes("'nvidia.com/gpu'.startsWith('nvidia.com/')", 0));
   CHECK_FALSE(f.Passes("'nvidia.com/gpu'.startsWith('gpu')", 0));

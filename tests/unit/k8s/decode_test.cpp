@@ -183,7 +183,7 @@ TEST_CASE("invalid pods are refused at the offending field") {
   }
 }
 
-TEST_CASE("Gt with a value that is not an integer loads, with a warning, as Kubernetes accepts it") {
+TEST_CASE("Gt with a value that is not an integer loads - with a warning - as Kubernetes accepts it") {
   Source source("pod.yaml", std::string(kPodHead) +
                                 "  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
                                 "{nodeSelectorTerms: [{matchExpressions: [{key: a, operator: Gt, values: ['1.5']}]}]}}}\n");
@@ -196,7 +196,7 @@ TEST_CASE("Gt with a value that is not an integer loads, with a warning, as Kube
   CHECK(source.Locate(diags.All()[0].primary.span.begin).column == 150);
 }
 
-TEST_CASE("objects without names, non-pods and empty files are refused") {
+TEST_CASE("objects without names - non-pods and empty files are refused") {
   CHECK(ReadPodText("kind: Pod\nspec: {}\n").first_error.starts_with("K0201 1:1"));
   CHECK(ReadPodText("kind: Pod\nmetadata: {labels: {a: b}}\n").first_error.starts_with("K0201 2:11"));
   CHECK(ReadPodText("kind: Service\nmetadata: {name: s}\n").first_error.starts_with("K0210 1:7 a `Service` is not a pod"));
@@ -207,7 +207,7 @@ TEST_CASE("objects without names, non-pods and empty files are refused") {
   CHECK(ReadPodText("kind: Deployment\nmetadata: {name: d}\nspec: {}\n").first_error.starts_with("K0201"));
 }
 
-TEST_CASE("every problem in a file is reported, not only the first") {
+TEST_CASE("every problem in a file is reported - not only the first") {
   Result r = ReadPodText(std::string(kPodHead) +
                          "  tolerations: [{key: a, operator: Equals}]\n"
                          "  containers: [{name: a, resources: {requests: {cpu: 2 cores, memory: -1}}}]\n");

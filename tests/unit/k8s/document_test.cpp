@@ -93,7 +93,7 @@ TEST_CASE("yaml plain scalars resolve as Kubernetes' YAML 1.1 decoder does") {
   }
 }
 
-TEST_CASE("multi-document yaml: one object per document, empty documents skipped") {
+TEST_CASE("multi-document yaml: one object per document - empty documents skipped") {
   Source s("s.yaml",
            "kind: Node\nmetadata: {name: a}\n---\n# only a comment\n---\n"
            "kind: Pod\nspec: {x: '1', y: \"2\", z: 3, w: [true, null]}\n");
@@ -106,7 +106,7 @@ TEST_CASE("multi-document yaml: one object per document, empty documents skipped
   CHECK(c.positions[1].column == 1);
 }
 
-TEST_CASE("a List streams its items; a typed list gives them their kind") {
+TEST_CASE("a List streams its items - a typed list gives them their kind") {
   Source list("l.yaml", "apiVersion: v1\nitems:\n- kind: Node\n  metadata: {name: a}\n- kind: Pod\nkind: List\n");
   Collected c = Read(list);
   REQUIRE(c.ok);
@@ -127,7 +127,7 @@ TEST_CASE("a List streams its items; a typed list gives them their kind") {
   CHECK(n.objects.empty());
 }
 
-TEST_CASE("json lists stream; kind is found wherever it is") {
+TEST_CASE("json lists stream - kind is found wherever it is") {
   Source s("l.json", R"({"apiVersion":"v1","items":[{"metadata":{"name":"a","n":1.5,"b":false,"z":null}}],"kind":"NodeList"})");
   Collected c = Read(s);
   REQUIRE(c.ok);
@@ -143,7 +143,7 @@ TEST_CASE("json lists stream; kind is found wherever it is") {
   CHECK(x.objects[0] == "|{kind:Node/s,metadata:{name:a\xC3\xA9\n/s}}");
 }
 
-TEST_CASE("anchors, aliases and merge keys") {
+TEST_CASE("anchors - aliases and merge keys") {
   Source s("a.yaml",
            "kind: Pod\nbase: &b {cpu: '1', memory: 1Gi}\n"
            "one: *b\n"

@@ -21,7 +21,7 @@ int64_t Milli(const ResourceList& list, const char* name) {
 
 }  // namespace
 
-TEST_CASE("containers add up; init containers take the max") {
+TEST_CASE("containers add up - init containers take the max") {
   Pod pod;
   pod.containers = {C("100m", "1Gi"), C("200m", nullptr)};
   pod.init_containers = {C("500m", nullptr), C("50m", "2Gi")};

@@ -109,7 +109,7 @@ TEST_CASE("invalid quantities are refused with a reason") {
   }
 }
 
-TEST_CASE("a suffix or sign with no digits is zero, as in Kubernetes") {
+TEST_CASE("a suffix or sign with no digits is zero - as in Kubernetes") {
   // parseQuantityString treats a missing numerator as 0: `Ki`, `m`, `-`, `.`, `e3`.
   for (const char* text : {"Ki", "m", "-", ".", "e3"}) {
     INFO(std::string(text));

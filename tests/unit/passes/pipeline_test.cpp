@@ -81,7 +81,7 @@ TEST_CASE("disabled passes do not run") {
   CHECK(passes::PassNames() == std::vector<std::string_view>{"specialize", "fold", "bind-table", "cse", "dce", "order"});
 }
 
-TEST_CASE("the printed IR reads back to the same program, before and after the passes") {
+TEST_CASE("the printed IR reads back to the same program - before and after the passes") {
   for (const char* path : {"/stdlib/node_affinity.policy", "/stdlib/taint_toleration.policy",
                            "/stdlib/node_resources_fit.policy", "/stdlib/requested_to_capacity_ratio.policy",
                            "/policies/gpu-memory-fit.yaml", "/tests/golden/syntax/every-construct.policy"}) {

@@ -17,7 +17,7 @@ TEST_CASE("codes are unique and well formed") {
   }
 }
 
-TEST_CASE("line and column are computed on demand, in characters") {
+TEST_CASE("line and column are computed on demand - in characters") {
   Source source("f.yaml", "a: 1\nb: \xC3\xA9x\n\nlast");
   CHECK(source.Locate(0).line == 1);
   CHECK(source.Locate(0).column == 1);
@@ -29,7 +29,7 @@ TEST_CASE("line and column are computed on demand, in characters") {
   CHECK(source.Locate(999).line == 4);
 }
 
-TEST_CASE("render shows the line, a caret under the span, labels, notes and help") {
+TEST_CASE("render shows the line - a caret under the span - labels - notes and help") {
   Source source("pod.yaml", "spec:\n  operator: Inn\n");
   Diagnostic d{DiagCode::kUnknownOperator, Severity::kError, "unknown operator `Inn`",
                {Span{&source, 18, 21}, "not an operator"}, {}, {"a note"}, "use `In`"};
@@ -42,7 +42,7 @@ TEST_CASE("render shows the line, a caret under the span, labels, notes and help
         "  = help: use `In`\n");
 }
 
-TEST_CASE("sink counts errors, sorts by position and caps what it keeps") {
+TEST_CASE("sink counts errors - sorts by position and caps what it keeps") {
   Source source("f", "abcdef");
   DiagnosticSink sink;
   sink.SetErrorLimit(2);

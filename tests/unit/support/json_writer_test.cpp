@@ -4,7 +4,7 @@
 
 using namespace policy;
 
-TEST_CASE("json writer nests, separates and escapes") {
+TEST_CASE("json writer nests - separates and escapes") {
   JsonWriter w;
   w.BeginObject();
   w.Key("a").Int(-3);

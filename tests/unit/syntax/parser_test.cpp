@@ -34,7 +34,7 @@ std::string FirstError(const std::string& text, LineCol* at = nullptr) {
 
 }  // namespace
 
-TEST_CASE("precedence: arithmetic, then ??, then comparison, then and/or") {
+TEST_CASE("precedence: arithmetic - then ?? - then comparison - then and/or") {
   CHECK(ExprAst("1 + 2 * 3") == "(+ 1 (* 2 3))");
   CHECK(ExprAst("a ?? b + 1") == "(?? a (+ b 1))");
   CHECK(ExprAst("a ?? b == c") == "(== (?? a b) c)");
@@ -45,7 +45,7 @@ TEST_CASE("precedence: arithmetic, then ??, then comparison, then and/or") {
   CHECK(ExprAst("1 - 2 - 3") == "(- (- 1 2) 3)");
 }
 
-TEST_CASE("literals, quantifiers and conditionals") {
+TEST_CASE("literals - quantifiers and conditionals") {
   CHECK(ExprAst("500m") == "(quantity 500m)");
   CHECK(ExprAst("16Gi") == "(quantity 16Gi)");
   CHECK(ExprAst("1.5") == "(quantity 1.5)");
@@ -93,7 +93,7 @@ TEST_CASE("interpolated expressions carry spans into the file") {
   CHECK(source.Text().substr(span.begin, span.end - span.begin) == "node.name");
 }
 
-TEST_CASE("syntax errors name what was expected, where") {
+TEST_CASE("syntax errors name what was expected - where") {
   LineCol at;
   CHECK(FirstError("policy P\n  let x pod\n", &at) == "P0100 expected `=` before `pod`");
   CHECK(at.line == 2);
