@@ -1,6 +1,7 @@
 #include "runtime/sched/decide.h"
 
 #include <algorithm>
+#include <chrono>
 #include <map>
 #include <memory>
 #include <span>
@@ -97,9 +98,24 @@ const Decision& Decider::Decide(const std::vector<Plugin>& plugins, const k8s::P
     }
     narrow([&](const RowId* rows, size_t n, RowId* out) { return options.fused->pass(pointers.data(), rows, n, out); });
   }
+  // The rest, cheapest and most selective first (the feasible set does not
+  // depend on the order; only the first failing plugin's message would, and
+  // there is none here): by what earlier pods measured, kube's order until
+  // then.
+  std::vector<size_t> order;
   for (size_t i = 0; i < plugins.size(); ++i) {
+    if (plugins[i].filter && applies[i] && !done[i]) order.push_back(i);
+  }
+  auto rank = [&](size_t i) {
+    auto it = filter_stats_.find(plugins[i].name);
+    if (it == filter_stats_.end()) return 0.0;  // not measured yet: first, in kube's order
+    return it->second.ns_per_row / std::max(1.0 - it->second.pass, 0.01);
+  };
+  std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return rank(x) < rank(y); });
+  for (size_t i : order) {
     const Plugin& plugin = plugins[i];
-    if (!plugin.filter || !applies[i] || done[i]) continue;
+    size_t before = alive.size();
+    auto start = std::chrono::steady_clock::now();
     if (node_prefilters[i]) keep([&](size_t, RowId row) { return !interp(plugin).Prefilter(plugin.function, row, true); });
     if (plugin.kernels != nullptr && plugin.kernels->pass != nullptr && options.threads <= 1) {
       // One pass: the kernel writes the rows that pass, in order.
@@ -115,6 +131,16 @@ const Decision& Decider::Decide(const std::vector<Plugin>& plugins, const k8s::P
     } else if (plugin.kernels == nullptr) {
       keep([&](size_t, RowId row) { return interp(plugin).FailingFilters(plugin.function, row) == 0; });
     }
+    if (before >= 256) {  // enough rows to say something: a moving average over pods
+      double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
+      FilterStats& stats = filter_stats_[plugin.name];
+      double pass = static_cast<double>(alive.size()) / static_cast<double>(before);
+      double per_row = ns / static_cast<double>(before);
+      stats.pass = stats.pods == 0 ? pass : 0.7 * stats.pass + 0.3 * pass;
+      stats.ns_per_row = stats.pods == 0 ? per_row : 0.7 * stats.ns_per_row + 0.3 * per_row;
+      ++stats.pods;
+    }
+    if (alive.empty()) break;
   }
   d.feasible.assign(alive.begin(), alive.end());
 
@@ -158,7 +184,10 @@ const Decision& Decider::Decide(const std::vector<Plugin>& plugins, const k8s::P
     }
   }
   size_t best = 0;
-  for (size_t k = 1; k < n; ++k) best = score[k] > score[best] ? k : best;
+  int64_t top = score[0];
+  for (size_t k = 1; k < n; ++k) {
+    if (score[k] > top) top = score[k], best = k;
+  }
   d.selected = best;
   return d;
 }

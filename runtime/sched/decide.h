@@ -6,6 +6,8 @@
 /// all rows at once; the others in the interpreter.
 
 #include <optional>
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "runtime/sched/placement.h"
@@ -31,7 +33,9 @@ struct DecideOptions {
 };
 
 /// Decides pod after pod, keeping its buffers between calls (a scheduler
-/// holds one per thread): no allocation per pod once they have grown.
+/// holds one per thread): no allocation per pod once they have grown. It
+/// also learns, pod after pod, which filters reject most for least time and
+/// runs those first (the decision never depends on the order).
 class Decider {
  public:
   /// The same feasibility, scores and selection as Place(); valid until the
@@ -44,6 +48,12 @@ class Decider {
   std::vector<RowId> a_, b_;  // rows still feasible, filter after filter (one is read, the other written)
   std::vector<uint64_t> failed_;
   std::vector<int64_t> raw_, total_;
+  struct FilterStats {
+    double pass = 1;        ///< fraction of the rows it kept
+    double ns_per_row = 0;  ///< time per row it read
+    size_t pods = 0;
+  };
+  std::unordered_map<std::string, FilterStats> filter_stats_;  ///< by plugin name
 };
 
 /// One decision (a Decider used once).
