@@ -228,6 +228,22 @@ struct Bound {
   const ir::Program& program() const { return file->program; }
 };
 
+// A table big enough to be split into chunks (4,096 rows each at least).
+std::unique_ptr<rt::NodeTable> BigTable(uint32_t seed) {
+  auto table = std::make_unique<rt::NodeTable>();
+  std::mt19937 rng(seed);
+  for (int i = 0; i < 20000; ++i) {
+    k8s::Node n;
+    n.name = fmt::format("n{}", i);
+    n.labels = {{"zone", fmt::format("z{}", rng() % 5)}, {"gen", std::to_string(rng() % 20)}};
+    if (rng() % 3 == 0) n.labels.emplace_back("gpu", "a");
+    n.allocatable = {{"cpu", k8s::Quantity::FromUnits(1 + rng() % 64)}, {"pods", k8s::Quantity::FromUnits(110)}};
+    if (rng() % 7 == 0) n.taints.push_back({fmt::format("t{}", rng() % 5), "x", k8s::TaintEffect::kNoSchedule});
+    table->AddNode(n);
+  }
+  return table;
+}
+
 }  // namespace
 
 TEST_CASE("random policies: the JIT at O0 and O2 agrees with the interpreter on random tables") {
@@ -290,18 +306,7 @@ TEST_CASE("arithmetic at the edges: saturation - division and muldiv agree with 
 TEST_CASE("Decide: native kernels on 1 or 4 threads give the interpreter's decision") {
   Generator gen(99);
   for (int round = 0; round < 5; ++round) {
-    // A table big enough to be split into chunks (4,096 rows each at least).
-    auto table = std::make_unique<rt::NodeTable>();
-    std::mt19937 rng(static_cast<uint32_t>(round));
-    for (int i = 0; i < 20000; ++i) {
-      k8s::Node n;
-      n.name = fmt::format("n{}", i);
-      n.labels = {{"zone", fmt::format("z{}", rng() % 5)}, {"gen", std::to_string(rng() % 20)}};
-      if (rng() % 3 == 0) n.labels.emplace_back("gpu", "a");
-      n.allocatable = {{"cpu", k8s::Quantity::FromUnits(1 + rng() % 64)}, {"pods", k8s::Quantity::FromUnits(110)}};
-      if (rng() % 7 == 0) n.taints.push_back({fmt::format("t{}", rng() % 5), "x", k8s::TaintEffect::kNoSchedule});
-      table->AddNode(n);
-    }
+    std::unique_ptr<rt::NodeTable> table = BigTable(static_cast<uint32_t>(round));
     std::string text = gen.Policy();
     k8s::Pod pod;
     pod.name = "p";
@@ -412,5 +417,35 @@ TEST_CASE("fused filters: several policies in one kernel give the interpreter's 
     CHECK(got.feasible == want.feasible);
     CHECK(got.score == want.score);
     CHECK(got.selected == want.selected);
+  }
+}
+
+TEST_CASE("a Decider reused pod after pod reorders filters by what it measured - every decision stays the same") {
+  Generator gen(321);
+  for (int round = 0; round < 3; ++round) {
+    std::unique_ptr<rt::NodeTable> table = BigTable(100 + static_cast<uint32_t>(round));
+    k8s::Pod pod;
+    pod.name = "p";
+    std::vector<std::unique_ptr<Bound>> bound;
+    std::vector<rt::Plugin> interp, native;
+    codegen::Jit jit;
+    std::string why;
+    std::vector<std::shared_ptr<const codegen::CompiledFunction>> kernels;
+    for (int i = 0; i < 4; ++i) {
+      bound.push_back(std::make_unique<Bound>(gen.Policy(), pod, *table));
+      kernels.push_back(jit.Compile(bound.back()->program(), 0, &why));
+      REQUIRE_MESSAGE(kernels.back() != nullptr, why);
+      interp.push_back({fmt::format("P{}", i), &bound.back()->program(), 0, 1, true, true, nullptr});
+      native.push_back({fmt::format("P{}", i), &bound.back()->program(), 0, 1, true, true, kernels.back().get()});
+    }
+    rt::Decision want = rt::Decide(interp, pod, *table);
+    rt::Decider decider;
+    for (int pass = 0; pass < 6; ++pass) {
+      CAPTURE(pass);
+      const rt::Decision& got = decider.Decide(pass % 3 == 2 ? interp : native, pod, *table);
+      CHECK(got.feasible == want.feasible);
+      CHECK(got.score == want.score);
+      CHECK(got.selected == want.selected);
+    }
   }
 }
