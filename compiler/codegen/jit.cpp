@@ -80,24 +80,65 @@ class Emitter {
     f->addParamAttr(0, llvm::Attribute::ReadOnly);
     f->addParamAttr(1, llvm::Attribute::ReadOnly);
     f->addFnAttr(llvm::Attribute::NoUnwind);
-    llvm::Value* columns = f->getArg(0);
-    llvm::Value* rows = f->getArg(1);
-    llvm::Value* n = f->getArg(2);
-    llvm::Value* out = f->getArg(3);
-
     auto* entry = llvm::BasicBlock::Create(cx_, "entry", f);
-    auto* loop = llvm::BasicBlock::Create(cx_, "row", f);
-    auto* done = llvm::BasicBlock::Create(cx_, "done", f);
     b_.SetInsertPoint(entry);
     // Loop-invariant column pointers, loaded once.
-    LoadColumns(columns);
-    b_.CreateCondBr(b_.CreateICmpEQ(n, b_.getInt64(0)), done, loop);
+    LoadColumns(f->getArg(0));
+    if (!Divides()) {
+      Rows rows = EmitRows(kind, score, false, f->getArg(1), f->getArg(2), f->getArg(3));
+      if (pass) b_.CreateRet(rows.count);
+      else b_.CreateRetVoid();
+      return;
+    }
+    // Divisions: first every row with the fast ones (doubles, made exact by
+    // the remainder; no branch, so the loop vectorizes). When a row needed
+    // what they cannot do exactly (a quotient of 2^50 or more), every row
+    // again with integer division; that pass overwrites the first's output.
+    Rows fast = EmitRows(kind, score, true, f->getArg(1), f->getArg(2), f->getArg(3));
+    auto* exact = llvm::BasicBlock::Create(cx_, "exact", f);
+    auto* done = llvm::BasicBlock::Create(cx_, "done", f);
+    b_.CreateCondBr(fast.slow, exact, done);
+    b_.SetInsertPoint(exact);
+    Rows again = EmitRows(kind, score, false, f->getArg(1), f->getArg(2), f->getArg(3));
+    llvm::BasicBlock* again_end = b_.GetInsertBlock();
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
+    if (pass) {
+      llvm::PHINode* count = b_.CreatePHI(i64_, 2);
+      count->addIncoming(fast.count, fast.end);
+      count->addIncoming(again.count, again_end);
+      b_.CreateRet(count);
+    } else {
+      b_.CreateRetVoid();
+    }
+  }
 
+ private:
+  /// A loop over the rows: the block it ends in, the rows it kept (kPass)
+  /// and whether a fast division could not answer exactly on some row.
+  struct Rows {
+    llvm::BasicBlock* end = nullptr;
+    llvm::Value* count = nullptr;
+    llvm::Value* slow = nullptr;
+  };
+
+  /// `for k in [0, n)` from the current block, the kernel's work per row;
+  /// the builder is left in the loop's exit block.
+  Rows EmitRows(Kind kind, size_t score, bool fast, llvm::Value* rows, llvm::Value* n, llvm::Value* out) {
+    llvm::Function* f = b_.GetInsertBlock()->getParent();
+    llvm::BasicBlock* before = b_.GetInsertBlock();
+    auto* loop = llvm::BasicBlock::Create(cx_, "row", f);
+    auto* exit = llvm::BasicBlock::Create(cx_, "rows.done", f);
+    b_.CreateCondBr(b_.CreateICmpEQ(n, b_.getInt64(0)), exit, loop);
     b_.SetInsertPoint(loop);
     llvm::PHINode* k = b_.CreatePHI(i64_, 2, "k");
-    k->addIncoming(b_.getInt64(0), entry);
+    k->addIncoming(b_.getInt64(0), before);
     llvm::PHINode* m = b_.CreatePHI(i64_, 2, "m");  // kPass: rows written so far
-    m->addIncoming(b_.getInt64(0), entry);
+    m->addIncoming(b_.getInt64(0), before);
+    llvm::PHINode* slow = b_.CreatePHI(i1_, 2, "slow");
+    slow->addIncoming(b_.getFalse(), before);
+    fast_ = fast;
+    slow_ = slow;
     row_ = b_.CreateZExt(b_.CreateLoad(i32_, b_.CreateGEP(i32_, rows, k)), i64_, "rownum");
     memo_.clear();
     slots_.clear();
@@ -114,29 +155,45 @@ class Emitter {
         mask = b_.CreateOr(mask, bit);
         all = b_.CreateAnd(all, ok);
       }
-      if (pass) {  // write the row, keep it when every filter passed (no branch)
+      if (kind == Kind::kPass) {  // write the row, keep it when every filter passed (no branch)
         b_.CreateStore(b_.CreateTrunc(row_, i32_), b_.CreateGEP(i32_, out, m));
         m_next = b_.CreateAdd(m, b_.CreateZExt(all, i64_));
       } else {
         b_.CreateStore(mask, b_.CreateGEP(i64_, out, k));
       }
     }
+    llvm::Value* slow_next = slow_;
+    fast_ = false;
+    slow_ = nullptr;
     llvm::Value* next = b_.CreateAdd(k, b_.getInt64(1));
     llvm::BasicBlock* latch = b_.GetInsertBlock();
     k->addIncoming(next, latch);
     m->addIncoming(m_next, latch);
-    b_.CreateCondBr(b_.CreateICmpULT(next, n), loop, done);
-    b_.SetInsertPoint(done);
-    if (pass) {
-      llvm::PHINode* count = b_.CreatePHI(i64_, 2);
-      count->addIncoming(b_.getInt64(0), entry);
-      count->addIncoming(m_next, latch);
-      b_.CreateRet(count);
-    } else {
-      b_.CreateRetVoid();
-    }
+    slow->addIncoming(slow_next, latch);
+    b_.CreateCondBr(b_.CreateICmpULT(next, n), loop, exit);
+    b_.SetInsertPoint(exit);
+    llvm::PHINode* count = b_.CreatePHI(i64_, 2);
+    count->addIncoming(b_.getInt64(0), before);
+    count->addIncoming(m_next, latch);
+    llvm::PHINode* any_slow = b_.CreatePHI(i1_, 2);
+    any_slow->addIncoming(b_.getFalse(), before);
+    any_slow->addIncoming(slow_next, latch);
+    return {exit, count, any_slow};
   }
 
+  /// Whether the program divides by a value that is not a constant (then
+  /// the kernels get a fast pass and an exact one).
+  bool Divides() const {
+    for (const Node& node : program_.nodes) {
+      if (const auto* a = std::get_if<Arith>(&node); a && (a->op == ArithOp::kDiv || a->op == ArithOp::kMod)) {
+        if (!std::holds_alternative<IntConst>(program_.nodes[a->rhs])) return true;
+      }
+      if (const auto* c = std::get_if<CallBuiltin>(&node); c && c->builtin == sema::BuiltinId::kMulDiv) return true;
+    }
+    return false;
+  }
+
+ public:
   /// Loads the loop-invariant column pointers of `columns` here (the entry).
   void LoadColumns(llvm::Value* columns) {
     labels_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 0), "labels");
@@ -207,10 +264,64 @@ class Emitter {
   llvm::Value* SatAdd(llvm::Value* a, llvm::Value* b) { return b_.CreateBinaryIntrinsic(llvm::Intrinsic::sadd_sat, a, b); }
   llvm::Value* SatSub(llvm::Value* a, llvm::Value* b) { return b_.CreateBinaryIntrinsic(llvm::Intrinsic::ssub_sat, a, b); }
   llvm::Value* SatMul(llvm::Value* a, llvm::Value* b) {
+    if (llvm::isa<llvm::ConstantInt>(a)) std::swap(a, b);
+    if (const auto* c = llvm::dyn_cast<llvm::ConstantInt>(b); c != nullptr && c->getSExtValue() > 0) {
+      // By a positive constant: two compares (the bounds divided by it), which vectorize.
+      int64_t k = c->getSExtValue();
+      llvm::Value* product = b_.CreateMul(a, b);
+      product = b_.CreateSelect(b_.CreateICmpSGT(a, b_.getInt64(INT64_MAX / k)), b_.getInt64(INT64_MAX), product);
+      return b_.CreateSelect(b_.CreateICmpSLT(a, b_.getInt64(INT64_MIN / k)), b_.getInt64(INT64_MIN), product);
+    }
     llvm::Value* mul = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smul_with_overflow, a, b);
     llvm::Value* negative = b_.CreateICmpSLT(b_.CreateXor(a, b), b_.getInt64(0));  // the exact product's sign
     llvm::Value* bound = b_.CreateSelect(negative, b_.getInt64(INT64_MIN), b_.getInt64(INT64_MAX));
     return b_.CreateSelect(b_.CreateExtractValue(mul, 1), bound, b_.CreateExtractValue(mul, 0));
+  }
+
+  // Division by doubles for the kernels' fast pass (fast_): the quotient
+  // estimated with one double division (relative error under 2^-50) and
+  // corrected by the remainder, computed in wrapping 64-bit arithmetic; it is
+  // exact when the quotient is under 2^50 and the divisor under 2^61 in
+  // magnitude. Otherwise the row is marked slow_ and the exact pass redoes
+  // every row. No branch: the loop vectorizes.
+  llvm::Value* Below(llvm::Value* x, int bits) {  // |x| < 2^bits
+    return b_.CreateICmpULT(b_.CreateAdd(x, b_.getInt64(int64_t{1} << bits)), b_.getInt64(int64_t{1} << (bits + 1)));
+  }
+  llvm::Value* Estimate(llvm::Value* qd, llvm::Value* divisor) {  // the estimate, its validity noted in slow_
+    llvm::Value* ok = b_.CreateAnd(
+        b_.CreateFCmpOLT(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, qd), llvm::ConstantFP::get(b_.getDoubleTy(), 0x1p50)),
+        Below(divisor, 61));
+    slow_ = b_.CreateOr(slow_, b_.CreateNot(ok));
+    return b_.CreateSelect(ok, qd, llvm::ConstantFP::get(b_.getDoubleTy(), 0.0));  // no out-of-range conversion
+  }
+  // trunc(a / b), b not 0 or -1.
+  llvm::Value* FastSDiv(llvm::Value* a, llvm::Value* b) {
+    llvm::Type* f64 = b_.getDoubleTy();
+    llvm::Value* qd = Estimate(b_.CreateFDiv(b_.CreateSIToFP(a, f64), b_.CreateSIToFP(b, f64)), b);
+    llvm::Value* q = b_.CreateFPToSI(qd, i64_);
+    llvm::Value* r = b_.CreateSub(a, b_.CreateMul(q, b));
+    llvm::Value* negative = b_.CreateICmpSLT(b, b_.getInt64(0));
+    llvm::Value* step = b_.CreateSelect(negative, b_.getInt64(-1), b_.getInt64(1));
+    llvm::Value* magnitude = b_.CreateSelect(negative, b_.CreateNeg(b), b);
+    // The remainder has a's sign and is under |b|: 0 <= r < |b| (a >= 0), -|b| < r <= 0 (a < 0).
+    llvm::Value* nonnegative = b_.CreateICmpSGE(a, b_.getInt64(0));
+    llvm::Value* toward_zero = b_.CreateSelect(nonnegative, b_.CreateICmpSLT(r, b_.getInt64(0)), b_.CreateICmpSLE(r, b_.CreateNeg(magnitude)));
+    llvm::Value* away = b_.CreateSelect(nonnegative, b_.CreateICmpSGE(r, magnitude), b_.CreateICmpSGT(r, b_.getInt64(0)));
+    llvm::Value* adjust = b_.CreateSub(b_.CreateZExt(away, i64_), b_.CreateZExt(toward_zero, i64_));
+    return b_.CreateAdd(q, b_.CreateMul(adjust, step));
+  }
+  // floor(a * b / c), c not 0; a * b may overflow 64 bits.
+  llvm::Value* FastMulDiv(llvm::Value* a, llvm::Value* b, llvm::Value* c) {
+    llvm::Type* f64 = b_.getDoubleTy();
+    llvm::Value* product = b_.CreateFMul(b_.CreateSIToFP(a, f64), b_.CreateSIToFP(b, f64));
+    llvm::Value* qd = Estimate(b_.CreateFDiv(product, b_.CreateSIToFP(c, f64)), c);
+    llvm::Value* e = b_.CreateFPToSI(b_.CreateUnaryIntrinsic(llvm::Intrinsic::floor, qd), i64_);
+    llvm::Value* r = b_.CreateSub(b_.CreateMul(a, b), b_.CreateMul(e, c));  // exact mod 2^64, and |r| < 2|c|
+    // floor: 0 <= r < c (c > 0), c < r <= 0 (c < 0).
+    llvm::Value* positive = b_.CreateICmpSGT(c, b_.getInt64(0));
+    llvm::Value* down = b_.CreateSelect(positive, b_.CreateICmpSLT(r, b_.getInt64(0)), b_.CreateICmpSGT(r, b_.getInt64(0)));
+    llvm::Value* up = b_.CreateSelect(positive, b_.CreateICmpSGE(r, c), b_.CreateICmpSLE(r, c));
+    return b_.CreateAdd(b_.CreateSub(e, b_.CreateZExt(down, i64_)), b_.CreateZExt(up, i64_));
   }
 
   // a op b with the IR's semantics; a and b are i64.
@@ -227,7 +338,13 @@ class Emitter {
         llvm::Value* zero = b_.CreateICmpEQ(b, b_.getInt64(0));
         llvm::Value* minus_one = b_.CreateICmpEQ(b, b_.getInt64(-1));
         llvm::Value* safe = b_.CreateSelect(b_.CreateOr(zero, minus_one), b_.getInt64(1), b);
-        llvm::Value* r = op == ArithOp::kDiv ? b_.CreateSDiv(a, safe) : b_.CreateSRem(a, safe);
+        llvm::Value* r = nullptr;
+        if (fast_ && !llvm::isa<llvm::ConstantInt>(b)) {  // (by a constant, LLVM multiplies)
+          llvm::Value* q = FastSDiv(a, safe);
+          r = op == ArithOp::kDiv ? q : b_.CreateSub(a, b_.CreateMul(q, safe));
+        } else {
+          r = op == ArithOp::kDiv ? b_.CreateSDiv(a, safe) : b_.CreateSRem(a, safe);
+        }
         if (op == ArithOp::kDiv) {  // x / -1 is -x, saturated
           llvm::Value* neg = b_.CreateSelect(b_.CreateICmpEQ(a, b_.getInt64(INT64_MIN)), b_.getInt64(INT64_MAX), b_.CreateNeg(a));
           r = b_.CreateSelect(minus_one, neg, r);
@@ -375,20 +492,10 @@ class Emitter {
       case FieldId::kNodeScoringRequested: slot.kind = ResourceSlot::Kind::kScoringRequested; break;
       default: Fail("an index into a node map");
     }
-    llvm::Value* column = ResourceColumn(slot);
-    // A null column (no node has the resource) reads 0: a loop-invariant test LLVM hoists.
-    llvm::Value* is_null = b_.CreateICmpEQ(column, llvm::ConstantPointerNull::get(ptr_));
-    llvm::Value* safe = b_.CreateSelect(is_null, zeros_ != nullptr ? zeros_ : Zeros(), column);
-    llvm::Value* units = b_.CreateSelect(is_null, b_.getInt64(0),
-                                         b_.CreateLoad(i64_, b_.CreateGEP(i64_, safe, b_.CreateSelect(is_null, b_.getInt64(0), row_))));
+    llvm::Value* column = ResourceColumn(slot);  // never null (zeros when no node has the resource)
+    llvm::Value* units = b_.CreateLoad(i64_, b_.CreateGEP(i64_, column, row_));
     if (name->value == "cpu") return units;  // milli-cpu already
     return SatMul(units, b_.getInt64(1000));
-  }
-
-  llvm::Value* Zeros() {
-    auto* zero = new llvm::GlobalVariable(module_, i64_, true, llvm::GlobalValue::PrivateLinkage, b_.getInt64(0), "zero");
-    zeros_ = zero;
-    return zeros_;
   }
 
   llvm::Value* ResourceColumn(const ResourceSlot& slot) {
@@ -409,14 +516,9 @@ class Emitter {
     size_t index = LabelSlot(key);
     llvm::Value* ints = b_.CreateLoad(ptr_, b_.CreateGEP(ptr_, quantity ? label_quantities_ : label_ints_, b_.getInt64(index)));
     llvm::Value* flags = b_.CreateLoad(ptr_, b_.CreateGEP(ptr_, quantity ? label_is_quantity_ : label_is_int_, b_.getInt64(index)));
-    // Domain 0 (absent) reads entry 0 of a present column, which is never an integer;
-    // a null column means no node has the label: the domain is 0 and nothing is read.
-    llvm::Value* has_column = b_.CreateICmpNE(ints, llvm::ConstantPointerNull::get(ptr_));
-    llvm::Value* safe_ints = b_.CreateSelect(has_column, ints, zeros_ != nullptr ? zeros_ : Zeros());
-    llvm::Value* safe_flags = b_.CreateSelect(has_column, flags, zeros_ != nullptr ? zeros_ : Zeros());
-    llvm::Value* d = b_.CreateSelect(has_column, domain, b_.getInt64(0));
-    llvm::Value* is_int = b_.CreateICmpNE(b_.CreateLoad(i8_, b_.CreateGEP(i8_, safe_flags, d)), b_.getInt8(0));
-    llvm::Value* value = b_.CreateLoad(i64_, b_.CreateGEP(i64_, safe_ints, d));
+    // Domain 0 (absent) reads entry 0, which is never an integer.
+    llvm::Value* is_int = b_.CreateICmpNE(b_.CreateLoad(i8_, b_.CreateGEP(i8_, flags, domain)), b_.getInt8(0));
+    llvm::Value* value = b_.CreateLoad(i64_, b_.CreateGEP(i64_, ints, domain));
     llvm::Value* none = b_.CreateOr(b_.CreateICmpEQ(domain, b_.getInt64(0)), b_.CreateNot(is_int));
     return Val{b_.CreateSelect(none, b_.getInt64(0), value), none};
   }
@@ -439,10 +541,7 @@ class Emitter {
       column = b_.CreateLoad(ptr_, b_.CreateGEP(ptr_, labels_, b_.getInt64(index)), "label." + key);
       label_columns_[index] = column;
     }
-    llvm::Value* is_null = b_.CreateICmpEQ(column, llvm::ConstantPointerNull::get(ptr_));
-    llvm::Value* safe = b_.CreateSelect(is_null, zeros_ != nullptr ? zeros_ : Zeros(), column);
-    llvm::Value* d = b_.CreateLoad(i32_, b_.CreateGEP(i32_, safe, b_.CreateSelect(is_null, b_.getInt64(0), row_)));
-    return b_.CreateSelect(is_null, b_.getInt32(0), d);
+    return b_.CreateLoad(i32_, b_.CreateGEP(i32_, column, row_));  // never null (zeros: absent everywhere)
   }
 
   // The row's taint words masked by the scan's set: any / all / count.
@@ -508,6 +607,11 @@ class Emitter {
         llvm::Value* a = arg(0);
         llvm::Value* bv = arg(1);
         llvm::Value* c64 = arg(2);
+        if (fast_) {
+          llvm::Value* zero = b_.CreateICmpEQ(c64, b_.getInt64(0));
+          llvm::Value* q = FastMulDiv(a, bv, b_.CreateSelect(zero, b_.getInt64(1), c64));
+          return b_.CreateSelect(zero, b_.getInt64(0), q);
+        }
         // Fast path in 64 bits when a * b fits (a 128-bit division is a library call).
         llvm::Value* mul = b_.CreateBinaryIntrinsic(llvm::Intrinsic::smul_with_overflow, a, bv);
         llvm::Value* p64 = b_.CreateExtractValue(mul, 0);
@@ -623,11 +727,13 @@ class Emitter {
   llvm::PointerType* ptr_;
   llvm::StructType* columns_type_ = nullptr;
   llvm::Value *labels_ = nullptr, *resources_ = nullptr, *taint_bits_ = nullptr, *taint_words_ = nullptr;
-  llvm::Value *unschedulable_ = nullptr, *pod_count_ = nullptr, *row_ = nullptr, *zeros_ = nullptr;
+  llvm::Value *unschedulable_ = nullptr, *pod_count_ = nullptr, *row_ = nullptr;
   llvm::Value *label_ints_ = nullptr, *label_is_int_ = nullptr;
   llvm::Value *label_quantities_ = nullptr, *label_is_quantity_ = nullptr, *cluster_ = nullptr;
   std::map<size_t, llvm::Value*> label_columns_, resource_columns_;
   std::map<NodeId, Val> memo_;
+  bool fast_ = false;             // divisions by doubles (EmitRows' first pass)
+  llvm::Value* slow_ = nullptr;   // fast_: whether a row so far needs the exact pass
   std::map<SlotId, Val> slots_;
 };
 
@@ -755,7 +861,8 @@ struct Jit::Impl {
     llvm::FunctionAnalysisManager fam;
     llvm::CGSCCAnalysisManager cgam;
     llvm::ModuleAnalysisManager mam;
-    llvm::PassBuilder pb(Machine());
+    llvm::PipelineTuningOptions pto; if (getenv("NOVEC")) { pto.LoopVectorization = false; pto.SLPVectorization = false; }
+    llvm::PassBuilder pb(Machine(), pto);
     pb.registerModuleAnalyses(mam);
     pb.registerCGSCCAnalyses(cgam);
     pb.registerFunctionAnalyses(fam);

@@ -3,7 +3,9 @@
  *
  * A kernel reads node columns only; which ones is fixed when it is compiled
  * (a CompiledFunction lists its label keys and resources in slot order) and
- * the core fills the slots from its NodeTable. Rows are NodeTable rows. */
+ * the core fills the slots from its NodeTable. Rows are NodeTable rows. No
+ * pointer is null: a label or resource no node has is a column of zeros
+ * (domain 0, absent; amount 0), so kernels load without testing. */
 
 #include <stdint.h>
 
@@ -12,8 +14,8 @@ extern "C" {
 #endif
 
 typedef struct PolicyColumns {
-  const uint32_t* const* labels;     /* [label slot]: per row, the label's domain id (0: absent); null: no node has it */
-  const int64_t* const* resources;   /* [resource slot]: per row, in kube-scheduler units (milli-cpu, else units); null: 0 */
+  const uint32_t* const* labels;     /* [label slot]: per row, the label's domain id (0: absent) */
+  const int64_t* const* resources;   /* [resource slot]: per row, in kube-scheduler units (milli-cpu, else units) */
   const uint64_t* taint_bits;        /* per row, taint_words words: bit i = the node has dictionary taint i */
   uint64_t taint_words;
   const uint8_t* unschedulable;      /* per row */

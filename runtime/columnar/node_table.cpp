@@ -171,6 +171,7 @@ std::optional<RowId> NodeTable::AddNode(const k8s::Node& node) {
   Append<uint32_t>(pod_count_, 0);
   Append<int64_t>(nonzero_cpu_, 0);
   Append<int64_t>(nonzero_memory_, 0);
+  Append<int64_t>(zeros_, 0);
   Append<uint32_t>(taint_list_, 0);
   Append(pod_head_, UINT32_MAX);
   taint_bits_.resize(taint_bits_.size() + taint_words_, 0);
@@ -257,6 +258,7 @@ void NodeTable::Compact() {
   keep(pod_count_, 1);
   keep(nonzero_cpu_, 1);
   keep(nonzero_memory_, 1);
+  zeros_.assign(live_.size() + 1, 0);
   keep(taint_list_, 1);
   keep(pod_head_, 1);
   keep(taint_bits_, taint_words_);
@@ -286,7 +288,7 @@ const k8s::StringMap& NodeTable::NamespaceLabels(std::string_view name) const {
 size_t NodeTable::RowMemoryBytes() const {
   size_t bytes = live_.capacity() + name_.capacity() * 4 + unschedulable_.capacity() + pod_count_.capacity() * 4 +
                  nonzero_cpu_.capacity() * 8 + nonzero_memory_.capacity() * 8 + taint_list_.capacity() * 4 +
-                 taint_bits_.capacity() * 8 + pod_head_.capacity() * 4;
+                 taint_bits_.capacity() * 8 + pod_head_.capacity() * 4 + zeros_.capacity() * 8;
   // The name index is per row too.
   bytes += row_of_name_.bucket_count() * sizeof(void*) + row_of_name_.size() * (8 + 2 * sizeof(void*));
   for (const LabelColumn& column : labels_) bytes += column.domain.capacity() * 4;

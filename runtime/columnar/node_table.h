@@ -143,6 +143,10 @@ class NodeTable {
   /// Requested cpu/memory with kube-scheduler's non-zero defaults (scoring).
   std::span<const int64_t> NonZeroMilliCpu() const { return nonzero_cpu_; }
   std::span<const int64_t> NonZeroMemory() const { return nonzero_memory_; }
+  /// Zeros, one more than there are rows: what compiled kernels read for a
+  /// label or resource no node has (as an int64, uint32 or byte column, or
+  /// a label's per-domain values, where domain 0 is all there is).
+  std::span<const int64_t> ZeroColumn() const { return zeros_; }
   const LabelColumn* Label(std::string_view key) const;
   const std::vector<LabelColumn>& Labels() const { return labels_; }
   const ResourceColumn* Resource(std::string_view name) const;
@@ -263,6 +267,7 @@ class NodeTable {
   std::vector<uint32_t> pod_count_;
   std::vector<int64_t> nonzero_cpu_;
   std::vector<int64_t> nonzero_memory_;
+  std::vector<int64_t> zeros_ = std::vector<int64_t>(1, 0);
   std::vector<uint32_t> taint_list_;
   std::vector<uint64_t> taint_bits_;
   std::vector<uint32_t> pod_head_;

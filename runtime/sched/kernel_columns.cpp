@@ -9,16 +9,18 @@ KernelColumns::KernelColumns(const codegen::CompiledFunction& kernels, const Nod
     if (interp != nullptr) interp->ClusterValues(f, call, cluster_values_.back().data());
     cluster_.push_back(cluster_values_.back().data());
   }
+  // No column is null: a label or resource no node has reads the table's zeros.
+  const int64_t* zeros = table.ZeroColumn().data();
   for (const std::string& key : kernels.labels) {
     const LabelColumn* column = table.Label(key);
-    labels_.push_back(column != nullptr ? column->domain.data() : nullptr);
-    label_ints_.push_back(column != nullptr ? column->int_value.data() : nullptr);
-    label_is_int_.push_back(column != nullptr ? column->is_int.data() : nullptr);
-    label_quantities_.push_back(column != nullptr ? column->quantity_milli.data() : nullptr);
-    label_is_quantity_.push_back(column != nullptr ? column->is_quantity.data() : nullptr);
+    labels_.push_back(column != nullptr ? column->domain.data() : reinterpret_cast<const uint32_t*>(zeros));
+    label_ints_.push_back(column != nullptr ? column->int_value.data() : zeros);
+    label_is_int_.push_back(column != nullptr ? column->is_int.data() : reinterpret_cast<const uint8_t*>(zeros));
+    label_quantities_.push_back(column != nullptr ? column->quantity_milli.data() : zeros);
+    label_is_quantity_.push_back(column != nullptr ? column->is_quantity.data() : reinterpret_cast<const uint8_t*>(zeros));
   }
   for (const codegen::ResourceSlot& slot : kernels.resources) {
-    const int64_t* data = nullptr;
+    const int64_t* data = zeros;
     if (slot.kind == codegen::ResourceSlot::Kind::kScoringRequested && slot.name == "cpu") {
       data = table.NonZeroMilliCpu().data();
     } else if (slot.kind == codegen::ResourceSlot::Kind::kScoringRequested && slot.name == "memory") {

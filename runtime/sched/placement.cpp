@@ -33,8 +33,11 @@ void Normalize(sema::Normalize kind, std::span<int64_t> scores) {
     }
     return;
   }
-  int64_t max = *std::max_element(scores.begin(), scores.end());
-  int64_t min = *std::min_element(scores.begin(), scores.end());
+  int64_t max = scores[0], min = scores[0];
+  for (int64_t s : scores) {  // one pass, no branch
+    max = std::max(max, s);
+    min = std::min(min, s);
+  }
   if (kind == sema::Normalize::kMinMax) {  // interpodaffinity NormalizeScore: float64, truncated
     for (int64_t& s : scores) {
       s = max == min ? 0 : static_cast<int64_t>(100.0 * (static_cast<double>(s - min) / static_cast<double>(max - min)));
