@@ -246,7 +246,7 @@ struct Handwritten {
       affinity[j] = g != 0 && gpu_memory->is_int[g] && gpu_memory->int_value[g] > 40000 ? 50 : 0;
       // LeastAllocated over cpu (milli) and memory (bytes, as milli-units), non-zero requested.
       int64_t cpu_cap = cpu->allocatable[r], cpu_req = t.NonZeroMilliCpu()[r] + kCpu;
-      int64_t mem_cap = memory->allocatable[r] * 1000, mem_req = (t.NonZeroMemory()[r] + kMemory) * 1000;
+      int64_t mem_cap = memory->allocatable_milli[r], mem_req = t.NonZeroMemoryMilli()[r] + kMemory * 1000;
       auto least_allocated = [](int64_t req, int64_t cap) { return cap == 0 || req > cap ? 0 : (cap - req) * 100 / cap; };
       int64_t weights = (cpu_cap > 0) + (mem_cap > 0);
       least[j] = weights == 0 ? 0 : (least_allocated(cpu_req, cpu_cap) + least_allocated(mem_req, mem_cap)) / weights;
@@ -257,8 +257,7 @@ struct Handwritten {
         return static_cast<int64_t>(q < 1000000 ? q : 1000000);
       };
       int64_t c = share(cpu->requested[r] + kCpu, cpu->allocatable[r]);
-      int64_t mm = share(static_cast<__int128>(memory->requested[r] + kMemory) * 1000,
-                         static_cast<__int128>(memory->allocatable[r]) * 1000);
+      int64_t mm = share(memory->requested_milli[r] + kMemory * 1000, memory->allocatable_milli[r]);
       int64_t spread = c > mm ? c - mm : mm - c;
       balanced[j] = cpu->allocatable[r] == 0 || memory->allocatable[r] == 0 ? 100 : (2000000 - spread) * 100 / 2000000;
     }
@@ -270,9 +269,9 @@ struct Handwritten {
       policy::rt::RowId r = d.feasible[j];
       uint32_t g = gpu_memory_total ? gpu_memory_total->domain[r] : 0;
       int64_t total = g != 0 && gpu_memory_total->is_quantity[g] ? gpu_memory_total->quantity_milli[g]
-                      : gpu_memory_resource                      ? gpu_memory_resource->allocatable[r] * 1000
+                      : gpu_memory_resource                      ? gpu_memory_resource->allocatable_milli[r]
                                                                  : 0;
-      int64_t used = gpu_memory_resource ? gpu_memory_resource->requested[r] * 1000 : 0;
+      int64_t used = gpu_memory_resource ? gpu_memory_resource->requested_milli[r] : 0;
       int64_t gpu_fit = total == 0 ? 100 : (total - used) * 100 / total;
       d.score[j] = 3 * taint[j] + 2 * affinity[j] + least[j] + balanced[j] + gpu_fit;
       best = d.score[j] > d.score[best] ? j : best;

@@ -493,9 +493,7 @@ class Emitter {
       default: Fail("an index into a node map");
     }
     llvm::Value* column = ResourceColumn(slot);  // never null (zeros when no node has the resource)
-    llvm::Value* units = b_.CreateLoad(i64_, b_.CreateGEP(i64_, column, row_));
-    if (name->value == "cpu") return units;  // milli-cpu already
-    return SatMul(units, b_.getInt64(1000));
+    return b_.CreateLoad(i64_, b_.CreateGEP(i64_, column, row_));  // milli-units already
   }
 
   llvm::Value* ResourceColumn(const ResourceSlot& slot) {

@@ -15,7 +15,7 @@ extern "C" {
 
 typedef struct PolicyColumns {
   const uint32_t* const* labels;     /* [label slot]: per row, the label's domain id (0: absent) */
-  const int64_t* const* resources;   /* [resource slot]: per row, in kube-scheduler units (milli-cpu, else units) */
+  const int64_t* const* resources;   /* [resource slot]: per row, as a quantity (milli-units, saturated) */
   const uint64_t* taint_bits;        /* per row, taint_words words: bit i = the node has dictionary taint i */
   uint64_t taint_words;
   const uint8_t* unschedulable;      /* per row */

@@ -264,4 +264,15 @@ int64_t SchedulerUnits(std::string_view name, const Quantity& quantity) {
   return name == "cpu" ? quantity.MilliValue() : quantity.Value();
 }
 
+int64_t SchedulerUnitsToMilli(std::string_view name, int64_t units) {
+  return name == "cpu" ? units : SaturatedMilli(units);
+}
+
+int64_t SaturatedMilli(int64_t units) {
+  __int128 v = static_cast<__int128>(units) * 1000;
+  if (v > std::numeric_limits<int64_t>::max()) return std::numeric_limits<int64_t>::max();
+  if (v < std::numeric_limits<int64_t>::min()) return std::numeric_limits<int64_t>::min();
+  return static_cast<int64_t>(v);
+}
+
 }  // namespace policy::k8s

@@ -57,5 +57,10 @@ class Quantity {
 /// The int64 amount kube-scheduler computes with for resource `name`:
 /// milli-units for `cpu`, whole units for everything else.
 int64_t SchedulerUnits(std::string_view name, const Quantity& quantity);
+/// The policy language's value of `units` of resource `name` (a quantity,
+/// in milli-units): cpu's units already are; others times 1000, saturated.
+int64_t SchedulerUnitsToMilli(std::string_view name, int64_t units);
+/// units * 1000, saturated to int64.
+int64_t SaturatedMilli(int64_t units);
 
 }  // namespace policy::k8s

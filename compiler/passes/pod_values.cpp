@@ -13,18 +13,10 @@ int Rank(std::string_view name) { return name == "cpu" ? 0 : name == "memory" ? 
 
 }  // namespace
 
-int64_t SchedulerUnitsToMilli(std::string_view resource, int64_t units) {
-  if (resource == "cpu") return units;
-  __int128 v = static_cast<__int128>(units) * 1000;
-  if (v > std::numeric_limits<int64_t>::max()) return std::numeric_limits<int64_t>::max();
-  if (v < std::numeric_limits<int64_t>::min()) return std::numeric_limits<int64_t>::min();
-  return static_cast<int64_t>(v);
-}
-
 ResourceAmounts PodRequestAmounts(const k8s::Pod& pod) {
   ResourceAmounts out;
   for (const auto& [name, q] : k8s::PodRequests(pod)) {
-    out.emplace_back(name, SchedulerUnitsToMilli(name, k8s::SchedulerUnits(name, q)));
+    out.emplace_back(name, k8s::SchedulerUnitsToMilli(name, k8s::SchedulerUnits(name, q)));
   }
   std::stable_sort(out.begin(), out.end(), [](const auto& a, const auto& b) {
     return Rank(a.first) != Rank(b.first) ? Rank(a.first) < Rank(b.first) : a.first < b.first;
@@ -38,10 +30,10 @@ ResourceAmounts PodScoringAmounts(const k8s::Pod& pod) {
   bool has_cpu = false, has_memory = false;
   for (auto& [name, amount] : out) {
     if (name == "cpu") amount = nz.milli_cpu, has_cpu = true;
-    if (name == "memory") amount = SchedulerUnitsToMilli("memory", nz.memory), has_memory = true;
+    if (name == "memory") amount = k8s::SchedulerUnitsToMilli("memory", nz.memory), has_memory = true;
   }
   if (!has_cpu) out.emplace_back("cpu", nz.milli_cpu);
-  if (!has_memory) out.emplace_back("memory", SchedulerUnitsToMilli("memory", nz.memory));
+  if (!has_memory) out.emplace_back("memory", k8s::SchedulerUnitsToMilli("memory", nz.memory));
   return out;
 }
 

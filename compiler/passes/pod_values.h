@@ -16,8 +16,6 @@ namespace policy::passes {
 /// (cpu, memory, ephemeral-storage, then by name).
 using ResourceAmounts = std::vector<std::pair<std::string, int64_t>>;
 
-/// kube-scheduler's units (milli-cpu, whole units otherwise) to milli-units.
-int64_t SchedulerUnitsToMilli(std::string_view resource, int64_t units);
 
 /// `pod.requests`: PodRequests in milli-units.
 ResourceAmounts PodRequestAmounts(const k8s::Pod& pod);

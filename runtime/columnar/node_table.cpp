@@ -89,8 +89,11 @@ uint32_t NodeTable::ResourceIndex(std::string_view name) {
   if (added) {
     ResourceColumn column;
     column.name = id;
+    column.cpu = name == "cpu";
     column.allocatable.assign(RowCount(), 0);
     column.requested.assign(RowCount(), 0);
+    column.allocatable_milli.assign(RowCount(), 0);
+    column.requested_milli.assign(RowCount(), 0);
     resources_.push_back(std::move(column));
   }
   return it->second;
@@ -138,7 +141,9 @@ void NodeTable::WriteNodeData(RowId row, const k8s::Node& node) {
   }
   for (const auto& [name, quantity] : node.allocatable) {
     uint32_t index = ResourceIndex(name);
-    resources_[index].allocatable[row] = k8s::SchedulerUnits(name, quantity);
+    ResourceColumn& column = resources_[index];
+    column.allocatable[row] = k8s::SchedulerUnits(name, quantity);
+    column.allocatable_milli[row] = k8s::SchedulerUnitsToMilli(name, column.allocatable[row]);
   }
   unschedulable_[row] = node.unschedulable;
   uint32_t list = TaintListFor(node.taints);
@@ -155,7 +160,7 @@ void NodeTable::ClearNodeData(RowId row) {
     if (domain != 0) --column.live_nodes[domain];
     domain = 0;
   }
-  for (ResourceColumn& column : resources_) column.allocatable[row] = 0;
+  for (ResourceColumn& column : resources_) column.allocatable[row] = column.allocatable_milli[row] = 0;
   unschedulable_[row] = 0;
   taint_list_[row] = 0;
   std::fill_n(taint_bits_.begin() + static_cast<long>(row * taint_words_), taint_words_, 0);
@@ -171,6 +176,7 @@ std::optional<RowId> NodeTable::AddNode(const k8s::Node& node) {
   Append<uint32_t>(pod_count_, 0);
   Append<int64_t>(nonzero_cpu_, 0);
   Append<int64_t>(nonzero_memory_, 0);
+  Append<int64_t>(nonzero_memory_milli_, 0);
   Append<int64_t>(zeros_, 0);
   Append<uint32_t>(taint_list_, 0);
   Append(pod_head_, UINT32_MAX);
@@ -179,6 +185,8 @@ std::optional<RowId> NodeTable::AddNode(const k8s::Node& node) {
   for (ResourceColumn& column : resources_) {
     column.allocatable.push_back(0);
     column.requested.push_back(0);
+    column.allocatable_milli.push_back(0);
+    column.requested_milli.push_back(0);
   }
   row_of_name_.emplace(name, row);
   ++live_count_;
@@ -258,6 +266,7 @@ void NodeTable::Compact() {
   keep(pod_count_, 1);
   keep(nonzero_cpu_, 1);
   keep(nonzero_memory_, 1);
+  keep(nonzero_memory_milli_, 1);
   zeros_.assign(live_.size() + 1, 0);
   keep(taint_list_, 1);
   keep(pod_head_, 1);
@@ -266,6 +275,8 @@ void NodeTable::Compact() {
   for (ResourceColumn& column : resources_) {
     keep(column.allocatable, 1);
     keep(column.requested, 1);
+    keep(column.allocatable_milli, 1);
+    keep(column.requested_milli, 1);
   }
   for (auto& [name, row] : row_of_name_) row = new_row[row];
   for (RowId& row : live_rows_) row = new_row[row];
@@ -287,13 +298,14 @@ const k8s::StringMap& NodeTable::NamespaceLabels(std::string_view name) const {
 
 size_t NodeTable::RowMemoryBytes() const {
   size_t bytes = live_.capacity() + name_.capacity() * 4 + unschedulable_.capacity() + pod_count_.capacity() * 4 +
-                 nonzero_cpu_.capacity() * 8 + nonzero_memory_.capacity() * 8 + taint_list_.capacity() * 4 +
+                 nonzero_cpu_.capacity() * 8 + nonzero_memory_.capacity() * 8 + nonzero_memory_milli_.capacity() * 8 + taint_list_.capacity() * 4 +
                  taint_bits_.capacity() * 8 + pod_head_.capacity() * 4 + zeros_.capacity() * 8;
   // The name index is per row too.
   bytes += row_of_name_.bucket_count() * sizeof(void*) + row_of_name_.size() * (8 + 2 * sizeof(void*));
   for (const LabelColumn& column : labels_) bytes += column.domain.capacity() * 4;
   for (const ResourceColumn& column : resources_) {
-    bytes += (column.allocatable.capacity() + column.requested.capacity()) * 8;
+    bytes += (column.allocatable.capacity() + column.requested.capacity() + column.allocatable_milli.capacity() +
+              column.requested_milli.capacity()) * 8;
   }
   return bytes;
 }

@@ -51,8 +51,13 @@ struct LabelColumn {
 /// A resource's columns, in kube-scheduler units (milli-cpu for `cpu`).
 struct ResourceColumn {
   uint32_t name = 0;
-  std::vector<int64_t> allocatable;
+  bool cpu = false;
+  std::vector<int64_t> allocatable;  ///< kube-scheduler units (milli-cpu, else units)
   std::vector<int64_t> requested;
+  /// The same as the policy language's quantities (milli-units, saturated;
+  /// cpu's are the units), what compiled kernels read without converting.
+  std::vector<int64_t> allocatable_milli;
+  std::vector<int64_t> requested_milli;
 };
 
 struct TaintEntry {
@@ -143,6 +148,7 @@ class NodeTable {
   /// Requested cpu/memory with kube-scheduler's non-zero defaults (scoring).
   std::span<const int64_t> NonZeroMilliCpu() const { return nonzero_cpu_; }
   std::span<const int64_t> NonZeroMemory() const { return nonzero_memory_; }
+  std::span<const int64_t> NonZeroMemoryMilli() const { return nonzero_memory_milli_; }
   /// Zeros, one more than there are rows: what compiled kernels read for a
   /// label or resource no node has (as an int64, uint32 or byte column, or
   /// a label's per-domain values, where domain 0 is all there is).
@@ -267,6 +273,7 @@ class NodeTable {
   std::vector<uint32_t> pod_count_;
   std::vector<int64_t> nonzero_cpu_;
   std::vector<int64_t> nonzero_memory_;
+  std::vector<int64_t> nonzero_memory_milli_;
   std::vector<int64_t> zeros_ = std::vector<int64_t>(1, 0);
   std::vector<uint32_t> taint_list_;
   std::vector<uint64_t> taint_bits_;

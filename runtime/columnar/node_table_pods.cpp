@@ -8,6 +8,7 @@
 #include "runtime/columnar/node_table.h"
 
 #include "compiler/k8s/pod_resources.h"
+#include "compiler/k8s/quantity.h"
 
 namespace policy::rt {
 
@@ -36,9 +37,14 @@ void NodeTable::Unlink(uint32_t slot, uint32_t* head) {
 
 void NodeTable::Apply(uint32_t slot, RowId row, int sign) {
   const BoundPod& pod = pods_[slot];
-  for (const auto& [column, amount] : pod.requests) resources_[column].requested[row] += sign * amount;
+  for (const auto& [index, amount] : pod.requests) {
+    ResourceColumn& column = resources_[index];
+    column.requested[row] += sign * amount;
+    column.requested_milli[row] = column.cpu ? column.requested[row] : k8s::SaturatedMilli(column.requested[row]);
+  }
   nonzero_cpu_[row] += sign * pod.nonzero_cpu;
   nonzero_memory_[row] += sign * pod.nonzero_memory;
+  nonzero_memory_milli_[row] = k8s::SaturatedMilli(nonzero_memory_[row]);
   pod_count_[row] += static_cast<uint32_t>(sign);
   ApplyTopology(pod, row, sign);
 }

@@ -83,7 +83,7 @@ static ResourceAmounts ResourcesOf(const Value& v, const NodeTable& table) {
       if (name == "cpu") units = table.NonZeroMilliCpu()[row];
       if (name == "memory") units = table.NonZeroMemory()[row];
     }
-    if (units != 0) out.emplace_back(std::string(name), passes::SchedulerUnitsToMilli(name, units));
+    if (units != 0) out.emplace_back(std::string(name), k8s::SchedulerUnitsToMilli(name, units));
   }
   return out;
 }
@@ -98,12 +98,12 @@ static std::optional<int64_t> ResourceAmount(const Value& v, std::string_view na
   RowId row = static_cast<RowId>(v.i);
   if (v.source == SourceKind::kNodeScoringRequested && (name == "cpu" || name == "memory")) {
     int64_t units = name == "cpu" ? table.NonZeroMilliCpu()[row] : table.NonZeroMemory()[row];
-    return passes::SchedulerUnitsToMilli(name, units);
+    return k8s::SchedulerUnitsToMilli(name, units);
   }
   const ResourceColumn* column = table.Resource(name);
   if (column == nullptr) return std::nullopt;
   int64_t units = v.source == SourceKind::kNodeAllocatable ? column->allocatable[row] : column->requested[row];
-  return passes::SchedulerUnitsToMilli(name, units);
+  return k8s::SchedulerUnitsToMilli(name, units);
 }
 
 static std::optional<std::string> MapLookup(const Value& v, std::string_view key, const NodeTable& table) {

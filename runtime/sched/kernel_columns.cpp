@@ -24,9 +24,10 @@ KernelColumns::KernelColumns(const codegen::CompiledFunction& kernels, const Nod
     if (slot.kind == codegen::ResourceSlot::Kind::kScoringRequested && slot.name == "cpu") {
       data = table.NonZeroMilliCpu().data();
     } else if (slot.kind == codegen::ResourceSlot::Kind::kScoringRequested && slot.name == "memory") {
-      data = table.NonZeroMemory().data();
+      data = table.NonZeroMemoryMilli().data();
     } else if (const ResourceColumn* column = table.Resource(slot.name)) {
-      data = slot.kind == codegen::ResourceSlot::Kind::kAllocatable ? column->allocatable.data() : column->requested.data();
+      data = slot.kind == codegen::ResourceSlot::Kind::kAllocatable ? column->allocatable_milli.data()
+                                                                    : column->requested_milli.data();
     }
     resources_.push_back(data);
   }

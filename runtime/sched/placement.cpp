@@ -51,6 +51,14 @@ void Normalize(sema::Normalize kind, std::span<int64_t> scores) {
     if (reverse) std::fill(scores.begin(), scores.end(), 100);
     return;
   }
+  if (min >= 0 && static_cast<size_t>(max) < scores.size()) {
+    // Few distinct raw values (counts, weights), many rows: a table of the
+    // answers, one load per row.
+    std::vector<int64_t> answer(static_cast<size_t>(max) + 1);
+    for (int64_t s = 0; s <= max; ++s) answer[static_cast<size_t>(s)] = reverse ? 100 - 100 * s / max : 100 * s / max;
+    for (int64_t& s : scores) s = answer[static_cast<size_t>(s)];
+    return;
+  }
   if (min >= 0 && max <= (int64_t{1} << 50)) {
     // 100 * s / max for 0 <= s <= max without a division per row: the
     // quotient (0..100) estimated with a reciprocal, then made exact by its

@@ -8,6 +8,7 @@
 #include <fmt/format.h>
 
 #include "compiler/k8s/pod_resources.h"
+#include "compiler/k8s/quantity.h"
 #include "runtime/columnar/node_table.h"
 
 using namespace policy;
@@ -197,6 +198,13 @@ TEST_CASE("random node and pod updates agree with a recount") {
     RowId row = *t.FindNode(node);
     CHECK(column->requested[row] == cpu[node]);
     CHECK(t.PodCount()[row] == count[node]);
+    // The milli-unit copies the kernels read follow every bind and unbind.
+    for (const ResourceColumn* c : {t.Resource("cpu"), t.Resource("memory")}) {
+      if (c == nullptr) continue;
+      CHECK(c->requested_milli[row] == (c->cpu ? c->requested[row] : k8s::SaturatedMilli(c->requested[row])));
+      CHECK(c->allocatable_milli[row] == (c->cpu ? c->allocatable[row] : k8s::SaturatedMilli(c->allocatable[row])));
+    }
+    CHECK(t.NonZeroMemoryMilli()[row] == k8s::SaturatedMilli(t.NonZeroMemory()[row]));
   }
   // Domain counts match the live rows.
   const LabelColumn* zone = t.Label("topology.kubernetes.io/zone");
