@@ -294,21 +294,18 @@ class Emitter {
     slow_ = b_.CreateOr(slow_, b_.CreateNot(ok));
     return b_.CreateSelect(ok, qd, llvm::ConstantFP::get(b_.getDoubleTy(), 0.0));  // no out-of-range conversion
   }
-  // trunc(a / b), b not 0 or -1.
+  // trunc(a / b), b not 0 or -1: on magnitudes, the sign applied last.
   llvm::Value* FastSDiv(llvm::Value* a, llvm::Value* b) {
     llvm::Type* f64 = b_.getDoubleTy();
-    llvm::Value* qd = Estimate(b_.CreateFDiv(b_.CreateSIToFP(a, f64), b_.CreateSIToFP(b, f64)), b);
-    llvm::Value* q = b_.CreateFPToSI(qd, i64_);
-    llvm::Value* r = b_.CreateSub(a, b_.CreateMul(q, b));
-    llvm::Value* negative = b_.CreateICmpSLT(b, b_.getInt64(0));
-    llvm::Value* step = b_.CreateSelect(negative, b_.getInt64(-1), b_.getInt64(1));
-    llvm::Value* magnitude = b_.CreateSelect(negative, b_.CreateNeg(b), b);
-    // The remainder has a's sign and is under |b|: 0 <= r < |b| (a >= 0), -|b| < r <= 0 (a < 0).
-    llvm::Value* nonnegative = b_.CreateICmpSGE(a, b_.getInt64(0));
-    llvm::Value* toward_zero = b_.CreateSelect(nonnegative, b_.CreateICmpSLT(r, b_.getInt64(0)), b_.CreateICmpSLE(r, b_.CreateNeg(magnitude)));
-    llvm::Value* away = b_.CreateSelect(nonnegative, b_.CreateICmpSGE(r, magnitude), b_.CreateICmpSGT(r, b_.getInt64(0)));
-    llvm::Value* adjust = b_.CreateSub(b_.CreateZExt(away, i64_), b_.CreateZExt(toward_zero, i64_));
-    return b_.CreateAdd(q, b_.CreateMul(adjust, step));
+    llvm::Value* negative = b_.CreateICmpSLT(b_.CreateXor(a, b), b_.getInt64(0));
+    llvm::Value* ua = b_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, a, b_.getFalse());  // INT64_MIN: 2^63 unsigned
+    llvm::Value* ub = b_.CreateBinaryIntrinsic(llvm::Intrinsic::abs, b, b_.getFalse());
+    llvm::Value* qd = Estimate(b_.CreateFDiv(b_.CreateUIToFP(ua, f64), b_.CreateUIToFP(ub, f64)), b);
+    llvm::Value* q = b_.CreateFPToUI(qd, i64_);
+    llvm::Value* r = b_.CreateSub(ua, b_.CreateMul(q, ub));  // -ub < r < 2 ub, exact in wrapping arithmetic
+    q = b_.CreateAdd(q, b_.CreateZExt(b_.CreateICmpSGE(r, ub), i64_));
+    q = b_.CreateSub(q, b_.CreateZExt(b_.CreateICmpSLT(r, b_.getInt64(0)), i64_));
+    return b_.CreateSelect(negative, b_.CreateNeg(q), q);
   }
   // floor(a * b / c), c not 0; a * b may overflow 64 bits.
   llvm::Value* FastMulDiv(llvm::Value* a, llvm::Value* b, llvm::Value* c) {
@@ -357,6 +354,46 @@ class Emitter {
     return a;
   }
 
+  // The values an integer node can take when they are a few small
+  // constants (selects between constants, sums of such, lets of them).
+  std::optional<std::vector<int64_t>> SmallSet(NodeId id, int depth = 0) {
+    constexpr size_t kMax = 4;
+    constexpr int64_t kSmall = int64_t{1} << 31;
+    if (depth > 8 || Optional(id)) return std::nullopt;
+    const Node& node = program_.nodes[id];
+    auto merge = [](std::vector<int64_t> v) -> std::optional<std::vector<int64_t>> {
+      std::sort(v.begin(), v.end());
+      v.erase(std::unique(v.begin(), v.end()), v.end());
+      if (v.size() > kMax) return std::nullopt;
+      for (int64_t x : v) {
+        if (x >= kSmall || x <= -kSmall) return std::nullopt;
+      }
+      return v;
+    };
+    if (const auto* n = std::get_if<IntConst>(&node)) return merge({n->value});
+    if (const auto* n = std::get_if<Select>(&node)) {
+      auto t = SmallSet(n->then_value, depth + 1), e = t ? SmallSet(n->else_value, depth + 1) : std::nullopt;
+      if (!t || !e) return std::nullopt;
+      t->insert(t->end(), e->begin(), e->end());
+      return merge(*t);
+    }
+    if (const auto* n = std::get_if<Local>(&node)) {
+      const Slot& slot = fn_.slots[n->slot];
+      if (slot.kind != Slot::Kind::kLet || !slot.value) return std::nullopt;
+      return SmallSet(*slot.value, depth + 1);
+    }
+    if (const auto* n = std::get_if<Arith>(&node); n && (n->op == ArithOp::kAdd || n->op == ArithOp::kSub || n->op == ArithOp::kMul)) {
+      auto x = SmallSet(n->lhs, depth + 1), y = x ? SmallSet(n->rhs, depth + 1) : std::nullopt;
+      if (!x || !y) return std::nullopt;
+      std::vector<int64_t> out;  // small operands: no saturation
+      for (int64_t p : *x) {
+        for (int64_t q : *y) out.push_back(n->op == ArithOp::kAdd ? p + q : n->op == ArithOp::kSub ? p - q : p * q);
+      }
+      return merge(out);
+    }
+    return std::nullopt;
+  }
+
   Val Eval(NodeId id) {
     if (auto it = memo_.find(id); it != memo_.end()) return it->second;
     Val v = EvalFresh(id);
@@ -380,7 +417,19 @@ class Emitter {
     }
     if (const auto* n = std::get_if<Arith>(&node)) {
       if (Optional(n->lhs) || Optional(n->rhs)) Fail("arithmetic on an optional value");
-      return wrap(EmitArith(n->op, Int(Eval(n->lhs)), Int(Eval(n->rhs))));
+      llvm::Value* a = Int(Eval(n->lhs));
+      llvm::Value* b = Int(Eval(n->rhs));
+      std::optional<std::vector<int64_t>> divisors;
+      if (n->op == ArithOp::kDiv || n->op == ArithOp::kMod) divisors = SmallSet(n->rhs);
+      if (!divisors || divisors->size() == 1) return wrap(EmitArith(n->op, a, b));
+      // A divisor that is one of a few constants (a count of weights, say):
+      // a division by each, which LLVM turns into multiplications, and a select.
+      llvm::Value* r = EmitArith(n->op, a, b_.getInt64(divisors->back()));
+      for (size_t i = divisors->size() - 1; i-- > 0;) {
+        llvm::Value* by = b_.getInt64((*divisors)[i]);
+        r = b_.CreateSelect(b_.CreateICmpEQ(b, by), EmitArith(n->op, a, by), r);
+      }
+      return wrap(r);
     }
     if (const auto* n = std::get_if<IntToQuantity>(&node)) {
       Val a = Eval(n->operand);
@@ -859,8 +908,7 @@ struct Jit::Impl {
     llvm::FunctionAnalysisManager fam;
     llvm::CGSCCAnalysisManager cgam;
     llvm::ModuleAnalysisManager mam;
-    llvm::PipelineTuningOptions pto; if (getenv("NOVEC")) { pto.LoopVectorization = false; pto.SLPVectorization = false; }
-    llvm::PassBuilder pb(Machine(), pto);
+    llvm::PassBuilder pb(Machine());
     pb.registerModuleAnalyses(mam);
     pb.registerCGSCCAnalyses(cgam);
     pb.registerFunctionAnalyses(fam);
