@@ -12,7 +12,8 @@
 // unrolled) has its body decided once per taint of the dictionary; the loop
 // becomes a TaintScan over the taints for which it holds. Finally a test
 // `first ... == none` on such a scan, through its `let`, becomes the bitmask
-// test `all taints are outside the set`.
+// test `all taints are outside the set`. A label key no node has reads none,
+// a resource no node has reads 0 (fold carries the constants on).
 //
 // The program is then valid for this table only while its dictionaries keep
 // their version (Program::table_version); the kernel cache keys on it.
@@ -126,11 +127,36 @@ class BindTablePass final : public Pass {
       std::optional<TaintScan> scan = BindTaintLoop(*loop, out);
       if (scan) return Bound{std::move(*scan)};
     }
+    if (const auto* index = std::get_if<Index>(&node)) return BindAbsent(*index, out);
+    return std::nullopt;
+  }
+
+  // node.labels[K] for a key no node has: none; node.allocatable[R] or
+  // node.requested[R] for a resource no node has: 0. (scoringRequested
+  // always has cpu and memory: kube's non-zero defaults.)
+  std::optional<Bound> BindAbsent(const Index& index, const Program& out) {
+    const auto* key = std::get_if<StringConst>(&out.nodes[index.key]);
+    const auto* load = std::get_if<LoadField>(&out.nodes[index.object]);
+    if (key == nullptr || load == nullptr || !std::holds_alternative<NodeRoot>(out.nodes[load->object])) return std::nullopt;
+    switch (load->field) {
+      case FieldId::kNodeLabels:
+        if (!table_.HasLabelKey(key->value)) return Bound{NoneConst{}};
+        break;
+      case FieldId::kNodeScoringRequested:
+        if (key->value == "cpu" || key->value == "memory") break;
+        [[fallthrough]];
+      case FieldId::kNodeAllocatable:
+      case FieldId::kNodeRequested:
+        if (!table_.HasResource(key->value)) return Bound{IntConst{0}};
+        break;
+      default: break;
+    }
     return std::nullopt;
   }
 
   // The constant a bound node is on every node of this table, if it is one.
   std::optional<Node> Constant(const Node& node) const {
+    if (std::holds_alternative<NoneConst>(node) || std::holds_alternative<IntConst>(node)) return node;
     if (const auto* in = std::get_if<LabelIn>(&node); in && in->domains.empty()) return BoolConst{false};
     const auto* scan = std::get_if<TaintScan>(&node);
     if (scan == nullptr) return std::nullopt;

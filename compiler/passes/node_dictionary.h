@@ -20,6 +20,10 @@ class NodeDictionary {
   /// Calls `f(id, value)` for every value label `key` ever had.
   virtual void ForEachLabelValue(std::string_view key,
                                  const std::function<void(uint32_t, std::string_view)>& f) const = 0;
+  /// Whether some node ever had label `key` / resource `name` (allocatable
+  /// or requested); when none did, reading it is none / 0 on every node.
+  virtual bool HasLabelKey(std::string_view key) const = 0;
+  virtual bool HasResource(std::string_view name) const = 0;
   /// The share of live nodes whose value of `key` is one of `domains` (0 =
   /// the node lacks the label); an estimate for rule ordering.
   virtual double LabelShare(std::string_view key, const std::vector<uint32_t>& domains) const = 0;
@@ -31,7 +35,7 @@ class NodeDictionary {
   virtual uint32_t TaintCount() const = 0;
   virtual Taint TaintAt(uint32_t id) const = 0;
 
-  /// Changes when a key, value or taint is added; see ir::Program::table_version.
+  /// Changes when a key, value, resource or taint is added; see ir::Program::table_version.
   virtual uint64_t Version() const = 0;
 };
 

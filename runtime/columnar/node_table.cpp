@@ -95,6 +95,7 @@ uint32_t NodeTable::ResourceIndex(std::string_view name) {
     column.allocatable_milli.assign(RowCount(), 0);
     column.requested_milli.assign(RowCount(), 0);
     resources_.push_back(std::move(column));
+    ++dictionary_version_;  // bound programs read a resource no node had as 0
   }
   return it->second;
 }

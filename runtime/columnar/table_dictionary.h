@@ -13,6 +13,8 @@ class TableDictionary final : public passes::NodeDictionary {
   std::optional<uint32_t> LabelDomain(std::string_view key, std::string_view value) const override;
   void ForEachLabelValue(std::string_view key,
                          const std::function<void(uint32_t, std::string_view)>& f) const override;
+  bool HasLabelKey(std::string_view key) const override { return table_.Label(key) != nullptr; }
+  bool HasResource(std::string_view name) const override { return table_.Resource(name) != nullptr; }
   double LabelShare(std::string_view key, const std::vector<uint32_t>& domains) const override;
   uint32_t TaintCount() const override { return static_cast<uint32_t>(table_.TaintDictionary().size()); }
   Taint TaintAt(uint32_t id) const override;

@@ -52,6 +52,7 @@ struct Fixture {
 
   // Compiles `let v = EXPR` plus `score v` / `filter v` and evaluates per node.
   void Compile(const std::string& text) {
+    diags = DiagnosticSink();  // earlier diagnostics point into the previous source
     source = std::make_unique<Source>("t.policy", text);
     compiled = passes::CompileFile(*source, types, schema, diags);
     REQUIRE_MESSAGE(compiled != nullptr, RenderAll(diags));
@@ -239,6 +240,31 @@ TEST_CASE("bound to the table: label tests and taint loops keep their meaning") 
   std::optional<ir::Program> reread = ir::Parse(bound, f.types, f.schema, &error);
   REQUIRE_MESSAGE(reread.has_value(), error);
   CHECK(ir::Print(*reread) == bound);
+}
+
+TEST_CASE("bound to the table: a label or resource no node has is a constant") {
+  Fixture f;
+  for (rt::RowId row : {0u, 1u}) {
+    CAPTURE(row);
+    CHECK(f.Score("(node.labels['nope'].quantity() ?? 7m) / 1m + node.allocatable['example.com/none'] / 1m", row) == 7);
+    CHECK(f.Score("node.requested['example.com/none'] / 1m + node.scoringRequested['cpu'] / 1m", row) ==
+          f.Score("node.scoringRequested['cpu'] / 1m", row));
+  }
+  // GPU-memory fit where no node reports GPU memory: the score is 100 everywhere.
+  f.Compile("policy P\n  let total = node.labels['gpu-memory'].quantity() ?? node.allocatable['gpu-memory']\n"
+            "  score if total == 0 then 100 else (total - node.requested['gpu-memory']) * 100 / total\n");
+  ir::Program bound = f.Optimized(true);
+  const ir::Function& fn = bound.functions[0];
+  CHECK(bound.reads_node[fn.scores[0].value] == 0);
+  CHECK(ir::Print(bound).find("Node.allocatable") == std::string::npos);
+  // A node that has the resource makes it a column again (a new dictionary version).
+  uint64_t version = f.table->DictionaryVersion();
+  k8s::Node gpu;
+  gpu.name = "g";
+  gpu.allocatable = {{"gpu-memory", k8s::Quantity::FromUnits(80)}};
+  f.table->AddNode(gpu);
+  CHECK(f.table->DictionaryVersion() != version);
+  CHECK(ir::Print(f.Optimized(true)).find("Node.allocatable") != std::string::npos);
 }
 
 TEST_CASE("bound to the table: `and` tests the rarer label first") {
