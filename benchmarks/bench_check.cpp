@@ -35,7 +35,7 @@
 namespace {
 
 // A training pod: required and preferred node affinity, two tolerations,
-// cpu, memory and GPU requests.
+// cpu, memory, GPU and GPU-memory requests.
 constexpr const char* kPod = R"(apiVersion: v1
 kind: Pod
 metadata: {name: train-0, namespace: ml}
@@ -43,7 +43,7 @@ spec:
   containers:
   - name: trainer
     resources:
-      requests: {cpu: "8", memory: 32Gi, nvidia.com/gpu: 1}
+      requests: {cpu: "8", memory: 32Gi, nvidia.com/gpu: 1, nvidia.com/gpu-memory: 40Gi}
   tolerations:
   - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
   - {key: spot, operator: Equal, value: "true", effect: PreferNoSchedule}
@@ -205,12 +205,19 @@ struct Handwritten {
     pods = t.Resource("pods");
   }
 
+  // GPU-memory fit's total (milli-units): the label's quantity, else allocatable; and what is free of it.
+  int64_t GpuMemoryTotal(policy::rt::RowId r) const {
+    uint32_t g = gpu_memory_total->domain[r];
+    return gpu_memory_total->is_quantity[g] ? gpu_memory_total->quantity_milli[g] : gpu_memory_resource->allocatable_milli[r];
+  }
+  int64_t GpuMemoryFree(policy::rt::RowId r) const { return GpuMemoryTotal(r) - gpu_memory_resource->requested_milli[r]; }
+
   // Buffers kept between calls, as rt::Decider keeps its own.
   policy::rt::Decision d;
   std::vector<int64_t> taint, affinity, least, balanced;
 
   const policy::rt::Decision& Decide() {
-    constexpr int64_t kCpu = 8000, kMemory = 32LL << 30, kGpu = 1;
+    constexpr int64_t kCpu = 8000, kMemory = 32LL << 30, kGpu = 1, kGpuMemory = 40LL << 30;
     std::span<const policy::rt::RowId> live = t.LiveRows();
     const uint8_t* unschedulable = t.Unschedulable().data();
     const uint32_t* pod_count = t.PodCount().data();
@@ -224,7 +231,9 @@ struct Handwritten {
       bool ok = !unschedulable[r] && !tainted && present->domain[r] == present_true &&
                 (region->domain[r] == east || region->domain[r] == west) &&
                 pod_count[r] + 1 <= pods->allocatable[r] && cpu->allocatable[r] - cpu->requested[r] >= kCpu &&
-                memory->allocatable[r] - memory->requested[r] >= kMemory && gpu->allocatable[r] - gpu->requested[r] >= kGpu;
+                memory->allocatable[r] - memory->requested[r] >= kMemory && gpu->allocatable[r] - gpu->requested[r] >= kGpu &&
+                gpu_memory_resource->allocatable[r] - gpu_memory_resource->requested[r] >= kGpuMemory &&
+                GpuMemoryFree(r) >= kGpuMemory * 1000;  // GPU-memory fit
       d.feasible[m] = r;
       m += ok ? 1 : 0;
     }
@@ -265,14 +274,10 @@ struct Handwritten {
     policy::rt::Normalize(policy::sema::Normalize::kMax, affinity);
     size_t best = 0;
     for (size_t j = 0; j < m; ++j) {
-      // GPU-memory fit (the pod asks for none): the label's quantity, else allocatable.
+      // GPU-memory fit: what stays free after the pod, of the total.
       policy::rt::RowId r = d.feasible[j];
-      uint32_t g = gpu_memory_total ? gpu_memory_total->domain[r] : 0;
-      int64_t total = g != 0 && gpu_memory_total->is_quantity[g] ? gpu_memory_total->quantity_milli[g]
-                      : gpu_memory_resource                      ? gpu_memory_resource->allocatable_milli[r]
-                                                                 : 0;
-      int64_t used = gpu_memory_resource ? gpu_memory_resource->requested_milli[r] : 0;
-      int64_t gpu_fit = total == 0 ? 100 : (total - used) * 100 / total;
+      int64_t total = GpuMemoryTotal(r);
+      int64_t gpu_fit = total == 0 ? 100 : (GpuMemoryFree(r) - kGpuMemory * 1000) * 100 / total;
       d.score[j] = 3 * taint[j] + 2 * affinity[j] + least[j] + balanced[j] + gpu_fit;
       best = d.score[j] > d.score[best] ? j : best;
     }
@@ -310,6 +315,10 @@ void BM_FilterScore_Handwritten(benchmark::State& state) {
   auto& setup = cache[nodes];
   if (!setup) setup = Build(nodes, Mode::kJit);
   Handwritten hand(*setup->table);
+  if (hand.gpu_memory_total == nullptr || hand.gpu_memory_resource == nullptr) {
+    state.SkipWithError("the generated cluster has no GPU memory");
+    return;
+  }
   // The same answer as the compiled policies, or the comparison means nothing.
   policy::rt::Decision want = policy::rt::Decide(setup->plugins, setup->pod, *setup->table);
   policy::rt::Decision got = hand.Decide();

@@ -205,6 +205,7 @@ Value MakeNode(int i, std::mt19937& rng, bool gpu) {
         {"nvidia.com/gpu.deploy.gpu-feature-discovery", "true"},
         {"nvidia.com/gpu.family", "ampere"},
         {"nvidia.com/gpu.machine", shape.type},
+        {"nvidia.com/gpu-memory.total", fmt::format("{}Mi", shape.gpus * shape.gpu_memory_mib)},
         {"nvidia.com/gpu.memory", fmt::format("{}", shape.gpu_memory_mib)},
         {"nvidia.com/gpu.present", "true"},
         {"nvidia.com/gpu.product", shape.gpu_product},
@@ -244,6 +245,9 @@ Value MakeNode(int i, std::mt19937& rng, bool gpu) {
   if (gpu) {
     capacity.emplace_back("nvidia.com/gpu", fmt::format("{}", shape.gpus));
     allocatable.emplace_back("nvidia.com/gpu", fmt::format("{}", shape.gpus));
+    // GPU memory as an extended resource (policies/gpu-memory-fit.policy).
+    capacity.emplace_back("nvidia.com/gpu-memory", fmt::format("{}Mi", shape.gpus * shape.gpu_memory_mib));
+    allocatable.emplace_back("nvidia.com/gpu-memory", fmt::format("{}Mi", shape.gpus * shape.gpu_memory_mib));
   }
   List conditions;
   const char* kConditions[][3] = {
@@ -311,7 +315,10 @@ Value MakePod(int node, int k, bool gpu) {
   std::string node_name = fmt::format("ip-10-{}-{}-{}.ec2.internal", node / 65536 % 256, node / 256 % 256, node % 256);
   std::string app = k == 0 ? "kube-proxy" : fmt::format("app-{}", (node + k) % 97);
   Map requests = {{"cpu", k == 0 ? "100m" : "500m"}, {"memory", k == 0 ? "64Mi" : "1Gi"}};
-  if (gpu && k == 1) requests.emplace_back("nvidia.com/gpu", "1");
+  if (gpu && k == 1) {
+    requests.emplace_back("nvidia.com/gpu", "1");
+    requests.emplace_back("nvidia.com/gpu-memory", "16Gi");
+  }
   return Map{{"apiVersion", "v1"},
              {"kind", "Pod"},
              {"metadata", Map{{"labels", Map{{"app", app}}},
