@@ -901,7 +901,11 @@ struct Jit::Impl {
     for (llvm::Function& f : module) {
       if (f.isDeclaration()) continue;
       f.addFnAttr("target-cpu", Machine()->getTargetCPU());
-      f.addFnAttr("target-features", Machine()->getTargetFeatureString());
+      std::string features = Machine()->getTargetFeatureString().str();
+      // Vectorized kernels load rows' values one by one rather than with
+      // gather instructions, unless asked (slower on the hosts measured).
+      if (!options.gathers && Machine()->getTargetTriple().isX86()) features += ",+prefer-no-gather";
+      f.addFnAttr("target-features", features);
     }
     if (options.opt_level == 0) return;
     llvm::LoopAnalysisManager lam;
