@@ -47,7 +47,7 @@ Value Interpreter::Load(FieldId field, const Value& object) {
     passes::PodRef record{passes::PodRef::Kind::kRecord};
     record.record = object.pod_record;
     record.ptr = object.ptr;
-    std::optional<passes::PodRef> value = pod_view_.Load(field, record);
+    std::optional<passes::PodRef> value = pod_view_->Load(field, record);
     return value ? FromPod(*value) : Value::None();
   }
   switch (field) {

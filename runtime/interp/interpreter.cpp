@@ -58,8 +58,13 @@ std::string FormatQuantity(int64_t milli) {
   return fmt::format("{}", units);
 }
 
-Interpreter::Interpreter(const ir::Program& program, const k8s::Pod& pod, const NodeTable& table, ClusterView* cluster)
-    : program_(program), table_(table), pod_view_(pod), pod_(pod), cluster_(cluster) {
+Interpreter::Interpreter(const ir::Program& program, const k8s::Pod& pod, const NodeTable& table, ClusterView* cluster,
+                         const passes::PodView* pod_view)
+    : program_(program), table_(table), pod_view_(pod_view), pod_(pod), cluster_(cluster) {
+  if (pod_view_ == nullptr) {
+    own_pod_view_ = std::make_unique<passes::PodView>(pod);
+    pod_view_ = own_pod_view_.get();
+  }
   // INVARIANT: a program bound to a table's dictionaries runs only on that table, unchanged.
   if (program.table_version && *program.table_version != table.DictionaryVersion()) {
     std::fprintf(stderr, "policyc: a program bound to node table dictionaries version %llu runs on version %llu\n",
@@ -167,7 +172,7 @@ Value Interpreter::Eval(ir::NodeId id) {
         if constexpr (std::is_same_v<T, ir::BoolConst>) return Value::Bool(n.value);
         if constexpr (std::is_same_v<T, ir::IntConst>) return Value::Int(n.value);
         if constexpr (std::is_same_v<T, ir::StringConst>) return Value::String(n.value);
-        if constexpr (std::is_same_v<T, ir::PodRoot>) return Value::PodSide(passes::PodRecord::kPod, pod_view_.Root().ptr);
+        if constexpr (std::is_same_v<T, ir::PodRoot>) return Value::PodSide(passes::PodRecord::kPod, pod_view_->Root().ptr);
         if constexpr (std::is_same_v<T, ir::NodeRoot>) return Value::Record(RecordKind::kNode, nullptr, row_);
         if constexpr (std::is_same_v<T, ir::LoadField>) return Load(n.field, Eval(n.object));
         if constexpr (std::is_same_v<T, ir::Index>) return IndexOf(Eval(n.object), Eval(n.key));

@@ -30,8 +30,10 @@ struct FilterFailure {
 class Interpreter {
  public:
   /// `cluster` (may be null: the interpreter makes its own) answers the
-  /// cluster-wide builtins; share one across a pod's plugins.
-  Interpreter(const ir::Program& program, const k8s::Pod& pod, const NodeTable& table, ClusterView* cluster = nullptr);
+  /// cluster-wide builtins, `pod_view` (likewise) reads the pod's fields;
+  /// share both across a pod's plugins.
+  Interpreter(const ir::Program& program, const k8s::Pod& pod, const NodeTable& table, ClusterView* cluster = nullptr,
+              const passes::PodView* pod_view = nullptr);
 
   /// Whether function `f` applies to the pod (its `when`, true without one).
   bool Applies(size_t f);
@@ -68,7 +70,8 @@ class Interpreter {
 
   const ir::Program& program_;
   const NodeTable& table_;
-  passes::PodView pod_view_;  ///< the pod's fields, as partial evaluation reads them too
+  std::unique_ptr<passes::PodView> own_pod_view_;
+  const passes::PodView* pod_view_;  ///< the pod's fields, as partial evaluation reads them too
   const ir::Function* function_ = nullptr;
   RowId row_ = 0;
   std::vector<std::optional<Value>> slots_;

@@ -42,10 +42,11 @@ const Decision& Decider::Decide(const std::vector<Plugin>& plugins, const k8s::P
   d.score.clear();
   d.selected.reset();
   ClusterView cluster(pod, table);
+  passes::PodView pod_view(pod);  // one for every plugin's interpreter
   std::map<const ir::Program*, std::unique_ptr<Interpreter>> interpreters;
   auto interp = [&](const Plugin& plugin) -> Interpreter& {
     auto& slot = interpreters[plugin.program];
-    if (!slot) slot = std::make_unique<Interpreter>(*plugin.program, pod, table, &cluster);
+    if (!slot) slot = std::make_unique<Interpreter>(*plugin.program, pod, table, &cluster, &pod_view);
     return *slot;
   };
   std::vector<bool> applies;

@@ -122,10 +122,11 @@ Placement Place(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const N
                 const PlaceOptions& options) {
   Placement p;
   ClusterView cluster(pod, table);  // the pod's cluster-wide counts, shared by every plugin
+  passes::PodView pod_view(pod);  // one for every plugin's interpreter
   std::map<const ir::Program*, std::unique_ptr<Interpreter>> interpreters;
   for (const Plugin& plugin : plugins) {
     auto& slot = interpreters[plugin.program];
-    if (!slot) slot = std::make_unique<Interpreter>(*plugin.program, pod, table, &cluster);
+    if (!slot) slot = std::make_unique<Interpreter>(*plugin.program, pod, table, &cluster, &pod_view);
   }
   std::vector<bool> applies;
   for (const Plugin& plugin : plugins) applies.push_back(interpreters[plugin.program]->Applies(plugin.function));
