@@ -1,21 +1,31 @@
-// Filter + score + select for one realistic pod over generated clusters, with
-// the reference interpreter: the stdlib's node-level plugins plus GPU-memory
-// fit, on the IR as lowered (the baseline, in the same run) and as the pass
-// pipeline specializes it for the pod (and binds it to the table).
+// Filter + score + select for one realistic pod over generated clusters
+// (the stdlib's node-level plugins plus GPU-memory fit), each engine against
+// the baselines measured in the same run.
 //
-//   BM_FilterScore/interp-unoptimized/N   lowered IR
-//   BM_FilterScore/interp-unbound/N       specialized IR, not bound to the table
-//   BM_FilterScore/interp/N               specialized and bound IR (what `policyc check` runs)
+//   BM_FilterScore/interp-unoptimized/N   the interpreter on the IR as lowered (the baseline)
+//   BM_FilterScore/interp-unbound/N       on the IR specialized to the pod
+//   BM_FilterScore/interp/N               specialized and bound to the table (`check --engine interp`)
+//   BM_FilterScore/jit/N                  the same as native kernels, through rt::Decider
+//   BM_FilterScore/jit-fused/N            the filters fused into one kernel
+//   BM_FilterScore/handwritten/N          "the limit": a C++ loop over the same columns
+//   BM_Compile/O0, /O2, /cache-hit        a template's kernels: compile latency p50/p99, a cache hit
+//   BM_Tiering/300-pods/5000              a stream of pods while the kernels compile in the background
+//   BM_CheckProcess/<engine>/5000         the whole `policyc check` process
 //
-// Counters: ns/node; x_unoptimized on the specialized run is its time over
-// the baseline's measured in the same process.
+// Counters: ns/node; x_unoptimized is the time over the baseline's; x_jit on
+// the hand-written loop is the JIT's time over its own.
 
 #include <benchmark/benchmark.h>
+#include <fmt/format.h>
+#include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <deque>
+#include <filesystem>
+#include <fstream>
 #include <map>
 #include <memory>
 #include <span>
@@ -390,6 +400,7 @@ void BM_Tiering(benchmark::State& state) {
     policy::codegen::TieredJit tiered;
     std::vector<policy::rt::Plugin> plugins = setup->plugins;
     std::vector<std::shared_ptr<const policy::codegen::CompiledFunction>> held(plugins.size());
+    policy::rt::Decider decider;  // one per scheduling thread, as a scheduler keeps it
     auto start = std::chrono::steady_clock::now();
     interpreted = 0;
     for (int pod = 0; pod < kPods; ++pod) {
@@ -400,7 +411,7 @@ void BM_Tiering(benchmark::State& state) {
         plugins[i].kernels = held[i].get();
         all_native &= held[i] != nullptr;
       }
-      policy::rt::Decision d = policy::rt::Decide(plugins, setup->pod, *setup->table);
+      const policy::rt::Decision& d = decider.Decide(plugins, setup->pod, *setup->table);
       benchmark::DoNotOptimize(d.selected);
       interpreted += !all_native;
       double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - pod_start).count();
@@ -413,6 +424,41 @@ void BM_Tiering(benchmark::State& state) {
   state.counters["last_pod_ms"] = last * 1e3;
   state.counters["mean_pod_ms"] = total / kPods * 1e3;
   state.counters["pods_interpreted"] = interpreted;
+}
+
+// The whole `policyc check` process on a generated snapshot: load (JSON),
+// compile the default profile plus GPU-memory fit, specialize, filter,
+// score, explain (JSON report); the engine is the benchmark's argument.
+void BM_CheckProcess(benchmark::State& state, const char* engine) {
+  int nodes = static_cast<int>(state.range(0));
+  struct TempDir {  // the generated files, removed at exit
+    std::string path = (std::filesystem::temp_directory_path() / fmt::format("policyc-bench-{}", getpid())).string();
+    ~TempDir() { std::filesystem::remove_all(path); }
+  };
+  static TempDir temp;
+  const std::string& dir = temp.path;
+  std::string cluster = dir + fmt::format("/cluster-{}.json", nodes), pod = dir + "/pod.yaml";
+  static std::map<int, bool> written;
+  if (!written[nodes]) {
+    std::filesystem::create_directories(dir);
+    policy::bench::ClusterSpec spec;
+    spec.nodes = nodes;
+    spec.pods_per_node = 2;
+    std::ofstream(cluster) << policy::bench::GenerateCluster(spec, policy::bench::Format::kJson);
+    std::ofstream(pod) << kPod;
+    written[nodes] = true;
+  }
+  std::string command = fmt::format("{} check --cluster {} --pod {} --policy {}/policies/gpu-memory-fit.policy --engine {} "
+                                    "--output json > /dev/null",
+                                    POLICYC_BINARY, cluster, pod, POLICYC_SOURCE_DIR, engine);
+  for (auto _ : state) {
+    int status = std::system(command.c_str());
+    if (!WIFEXITED(status) || WEXITSTATUS(status) != 0) {  // 0: schedulable
+      state.SkipWithError(fmt::format("`{}` exited with {}", command, status).c_str());
+      break;
+    }
+  }
+  state.counters["nodes"] = nodes;
 }
 
 void BM_FilterScore_Interp(benchmark::State& state) { Run(state, Mode::kBound); }
@@ -437,6 +483,10 @@ BENCHMARK(BM_Compile)->Name("BM_Compile/O0")->Arg(0)->Unit(benchmark::kMilliseco
 BENCHMARK(BM_Compile)->Name("BM_Compile/O2")->Arg(2)->Unit(benchmark::kMillisecond)->Iterations(40);
 BENCHMARK(BM_CompileCacheHit)->Name("BM_Compile/cache-hit")->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Tiering)->Name("BM_Tiering/300-pods/5000")->Unit(benchmark::kMillisecond)->Iterations(3);
+BENCHMARK_CAPTURE(BM_CheckProcess, interp, "interp")->Name("BM_CheckProcess/interp")->Arg(5000)
+    ->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(10);
+BENCHMARK_CAPTURE(BM_CheckProcess, jit, "jit")->Name("BM_CheckProcess/jit")->Arg(5000)
+    ->Unit(benchmark::kMillisecond)->UseRealTime()->Iterations(10);
 BENCHMARK(BM_FilterScore_Handwritten)->Name("BM_FilterScore/handwritten")->Arg(5000)->Arg(50000)
     ->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 
