@@ -1,5 +1,7 @@
 #include "cli/args.h"
 
+#include <charconv>
+
 #include <fmt/format.h>
 
 namespace policy::cli {
@@ -66,6 +68,19 @@ std::variant<Args, int> ParseCommand(std::string_view command, const std::vector
 std::string Args::Get(const std::string& name, const std::string& fallback) const {
   auto it = values_.find(name);
   return it == values_.end() ? fallback : it->second.back();
+}
+
+std::optional<int64_t> Args::GetInt(const std::string& name, int64_t fallback, int64_t min, int64_t max,
+                                    std::string* error) const {
+  if (!Has(name)) return fallback;
+  std::string text = Get(name);
+  int64_t value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+  if (ec != std::errc() || end != text.data() + text.size() || value < min || value > max) {
+    *error = fmt::format("`--{}` must be an integer from {} to {}, not `{}`", name, min, max, text);
+    return std::nullopt;
+  }
+  return value;
 }
 
 std::vector<std::string> Args::GetAll(const std::string& name) const {

@@ -2,6 +2,7 @@
 /// Command-line flags for policyc subcommands: `--name value`,
 /// `--name=value` and bare `--flag`, plus positional arguments.
 
+#include <cstdint>
 #include <map>
 #include <optional>
 #include <string_view>
@@ -39,6 +40,10 @@ class Args {
   /// The flag's (last) value, or `fallback`.
   std::string Get(const std::string& name, const std::string& fallback = "") const;
   std::vector<std::string> GetAll(const std::string& name) const;
+  /// The flag's value as an integer in [min, max], or `fallback` when absent;
+  /// nullopt (with `error` set) when it is not one.
+  std::optional<int64_t> GetInt(const std::string& name, int64_t fallback, int64_t min, int64_t max,
+                                std::string* error) const;
   const std::vector<std::string>& Positional() const { return positional_; }
 
  private:

@@ -30,7 +30,8 @@ namespace {
 
 constexpr const char* kUsage = R"(usage: policyc check --cluster CLUSTER --pod POD [--plugins P1,P2,...] [--profile PROFILE.yaml]
                      [--policy FILE.policy ...] [--output text|json] [--node NAME ...] [--all-nodes]
-                     [--disable-pass NAME|all ...] [--engine interp|jit|auto] [--verify-jit]
+                     [--disable-pass NAME|all ...] [--engine interp|jit|auto] [--jit-opt 0..3]
+                     [--verify-jit]
        policyc check POLICY.policy...
 
 Places POD (a Pod, or a workload whose template is the pod) on the nodes of
@@ -45,8 +46,10 @@ with --node/--all-nodes the details per node. Exit status: 0 schedulable,
 compiles each plugin the LLVM back end supports into native kernels (the rest,
 and every message, stay with the interpreter); `auto` (the default) compiles
 only for clusters of at least 250,000 nodes: compiling a profile takes about
-150 ms, interpreting it about 0.6 us per node, and one `check` places one pod. --verify-jit also runs the interpreter everywhere and aborts on
-any difference (testing).
+150 ms, interpreting it about 0.65 us per node, and one `check` places one
+pod. --jit-opt sets LLVM's optimization level (default 2; 0 compiles in a
+third of the time). --verify-jit also runs the interpreter everywhere and
+aborts on any difference (testing).
 
 With policy files only, type-checks and lints them.
 )";
@@ -285,9 +288,15 @@ class CheckRun {
       fmt::print(stderr, "policyc check: `--engine` must be `interp`, `jit` or `auto`, not `{}`\n", engine);
       return false;
     }
+    std::string error;
+    std::optional<int64_t> level = args_.GetInt("jit-opt", 2, 0, 3, &error);
+    if (!level) {
+      fmt::print(stderr, "policyc check: {}\n", error);
+      return false;
+    }
     constexpr size_t kJitFromNodes = 250000;  // below, the interpreter answers before LLVM would
     if (engine == "interp" || (engine == "auto" && table_->NodeCount() < kJitFromNodes)) return true;
-    jit_ = std::make_unique<codegen::Jit>();
+    jit_ = std::make_unique<codegen::Jit>(codegen::JitOptions{static_cast<int>(*level)});
     for (rt::Plugin& plugin : plugins_) {
       std::string why;
       std::shared_ptr<const codegen::CompiledFunction> compiled = jit_->Compile(*plugin.program, plugin.function, &why);
@@ -339,7 +348,7 @@ int RunCheck(const std::vector<std::string>& argv) {
       ParseCommand("check", argv,
                    {{"cluster"}, {"pod"}, {"plugins"}, {"profile"}, {"policy", true, true}, {"output"},
                     {"disable-pass", true, true}, {"node", true, true}, {"all-nodes", false},
-                    {"engine"}, {"verify-jit", false}},
+                    {"engine"}, {"jit-opt"}, {"verify-jit", false}},
                    kUsage);
   if (const int* status = std::get_if<int>(&parsed)) return *status;
   const Args& args = std::get<Args>(parsed);

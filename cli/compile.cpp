@@ -22,7 +22,7 @@ namespace {
 
 constexpr const char* kUsage = R"(usage: policyc compile FILE.policy|FILE.yaml|FILE.ir --emit=ast|ir|ir-opt|llvm|asm [--pod POD.yaml]
                        [--cluster SNAPSHOT.yaml] [--disable-pass=NAME ...] [--print-after=NAME|all ...]
-                       [--time-passes]
+                       [--time-passes] [--jit-opt 0..3]
 
 Compiles a policy file and prints the requested stage:
   ast      the syntax tree, as an indented S-expression
@@ -35,6 +35,7 @@ Compiles a policy file and prints the requested stage:
   llvm     the native kernels' LLVM IR after optimization (needs --pod; with
            --cluster too, label and taint tests are bound, as `check` compiles them)
   asm      the same as host assembly
+--jit-opt sets LLVM's optimization level for llvm/asm (default 2).
 A function the back end does not compile is named with the reason.
 A FILE.ir (printed IR, as --emit=ir writes it) starts mid-pipeline.
 Errors are reported with file:line:col and exit status 2.
@@ -44,7 +45,7 @@ Errors are reported with file:line:col and exit status 2.
 
 int RunCompile(const std::vector<std::string>& argv) {
   std::string error;
-  std::variant<Args, int> parsed = ParseCommand("compile", argv, {{"emit"}, {"pod"}, {"cluster"}, {"disable-pass", true, true}, {"print-after", true, true}, {"time-passes", false}}, kUsage);
+  std::variant<Args, int> parsed = ParseCommand("compile", argv, {{"emit"}, {"pod"}, {"cluster"}, {"disable-pass", true, true}, {"print-after", true, true}, {"time-passes", false}, {"jit-opt"}}, kUsage);
   if (const int* status = std::get_if<int>(&parsed)) return *status;
   Args* args = &std::get<Args>(parsed);
   if (args->Positional().size() != 1) {
@@ -57,6 +58,12 @@ int RunCompile(const std::vector<std::string>& argv) {
     return kExitBadInput;
   }
   bool native = emit == "llvm" || emit == "asm";
+  std::string level_error;
+  std::optional<int64_t> level = args->GetInt("jit-opt", 2, 0, 3, &level_error);
+  if (!level) {
+    fmt::print(stderr, "policyc compile: {}\n", level_error);
+    return kExitBadInput;
+  }
   if (native && !args->Has("pod")) {
     fmt::print(stderr, "policyc compile: `--emit={}` compiles a policy specialized to a pod; give `--pod`\n", emit);
     return kExitBadInput;
@@ -151,7 +158,7 @@ int RunCompile(const std::vector<std::string>& argv) {
     std::string trace;
     passes::Optimize(compiled->program, options, &trace);
     fmt::print("{}", trace);
-    codegen::Jit jit;
+    codegen::Jit jit(codegen::JitOptions{static_cast<int>(*level)});
     for (size_t f = 0; f < compiled->program.functions.size(); ++f) {
       std::string why;
       std::optional<std::string> text = jit.EmitText(compiled->program, f, emit == "asm", &why);

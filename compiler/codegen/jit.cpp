@@ -1200,9 +1200,11 @@ struct TieredJit::State {
   bool busy = false, stopping = false;
   std::string current;  // the key being compiled
   std::map<std::string, std::shared_ptr<const CompiledFunction>> ready;  // null: does not compile
+  std::map<std::string, size_t> seen;  // pods of a template not queued yet
+  TieringOptions tiering;
   std::thread worker;
 
-  explicit State(JitOptions options) : jit(options) {
+  State(JitOptions options, TieringOptions tiering) : jit(options), tiering(tiering) {
     worker = std::thread([this] { Run(); });
   }
 
@@ -1227,7 +1229,7 @@ struct TieredJit::State {
   }
 };
 
-TieredJit::TieredJit(JitOptions options) : state_(std::make_unique<State>(options)) {}
+TieredJit::TieredJit(JitOptions options, TieringOptions tiering) : state_(std::make_unique<State>(options, tiering)) {}
 
 TieredJit::~TieredJit() {
   {
@@ -1247,6 +1249,8 @@ std::shared_ptr<const CompiledFunction> TieredJit::Get(const Program& program, s
   for (const State::Job& job : state_->queue) {
     if (job.key == key) return nullptr;  // queued already
   }
+  if (++state_->seen[key] < state_->tiering.hot_after) return nullptr;  // not hot yet
+  state_->seen.erase(key);
   state_->queue.push_back({key, program, f});
   state_->wake.notify_one();
   return nullptr;

@@ -102,12 +102,19 @@ class Jit {
   std::unique_ptr<Impl> impl_;
 };
 
+/// When a template is hot enough to compile.
+struct TieringOptions {
+  /// Pods of a template seen before its compilation is queued (1: the first
+  /// pod queues it); a template seen fewer times stays interpreted.
+  size_t hot_after = 1;
+};
+
 /// Tiering: a template's first pods run in the interpreter while its kernels
 /// compile on a background thread; later pods of the template get them. A
 /// pod never waits for LLVM.
 class TieredJit {
  public:
-  explicit TieredJit(JitOptions options = {});
+  explicit TieredJit(JitOptions options = {}, TieringOptions tiering = {});
   ~TieredJit();  ///< finishes the compilation under way, drops the queue
   TieredJit(const TieredJit&) = delete;
   TieredJit& operator=(const TieredJit&) = delete;

@@ -420,6 +420,23 @@ TEST_CASE("tiering: the first pods of a template are interpreted while it compil
   CHECK(got.selected == want.selected);
 }
 
+TEST_CASE("tiering: a template compiles once it is hot (hot_after pods)") {
+  Generator gen(78);
+  std::unique_ptr<rt::NodeTable> table = gen.Table();
+  k8s::Pod pod;
+  pod.name = "p";
+  Bound bound(gen.Policy(), pod, *table);
+  codegen::TieredJit tiered(codegen::JitOptions{}, codegen::TieringOptions{3});
+  for (int pod_number = 1; pod_number <= 3; ++pod_number) {
+    CAPTURE(pod_number);
+    // Pods 1 and 2 queue nothing (after a drain the 2nd and 3rd still find
+    // no kernels); the 3rd queues the compilation.
+    CHECK(tiered.Get(bound.program(), 0) == nullptr);
+    tiered.Drain();
+  }
+  CHECK(tiered.Get(bound.program(), 0) != nullptr);
+}
+
 TEST_CASE("fused filters: several policies in one kernel give the interpreter's decision") {
   Generator gen(123);
   for (int round = 0; round < 20; ++round) {
