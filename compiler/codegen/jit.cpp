@@ -1087,7 +1087,16 @@ std::shared_ptr<const FusedFilters> Jit::CompileFilters(const std::vector<std::p
   if (!impl_->Start(why)) return nullptr;
   auto context = std::make_unique<llvm::LLVMContext>();
   auto module = std::make_unique<llvm::Module>("profile", *context);
-  auto out = std::make_shared<FusedFilters>();
+  // The code is freed (its ResourceTracker removed) when the last holder lets go.
+  struct FusedEntry {
+    FusedFilters filters;
+    llvm::orc::ResourceTrackerSP tracker;
+    ~FusedEntry() {
+      if (tracker) llvm::consumeError(tracker->remove());
+    }
+  };
+  auto entry = std::make_shared<FusedEntry>();
+  FusedFilters* out = &entry->filters;
   out->slots.resize(functions.size());
   std::string name = fmt::format("fused{}", impl_->next_module++);
   try {
@@ -1168,7 +1177,8 @@ std::shared_ptr<const FusedFilters> Jit::CompileFilters(const std::vector<std::p
     return nullptr;
   }
   impl_->Optimize(*module);
-  if (llvm::Error e = impl_->jit->addIRModule(llvm::orc::ThreadSafeModule(std::move(module), std::move(context)))) {
+  entry->tracker = impl_->jit->getMainJITDylib().createResourceTracker();
+  if (llvm::Error e = impl_->jit->addIRModule(entry->tracker, llvm::orc::ThreadSafeModule(std::move(module), std::move(context)))) {
     *why = llvm::toString(std::move(e));
     return nullptr;
   }
@@ -1178,7 +1188,7 @@ std::shared_ptr<const FusedFilters> Jit::CompileFilters(const std::vector<std::p
     return nullptr;
   }
   out->pass = address->toPtr<PolicyFusedPassKernel>();
-  return out;
+  return std::shared_ptr<const FusedFilters>(entry, out);
 }
 
 size_t Jit::CachedTemplates() const { return impl_->cache.size(); }

@@ -84,7 +84,8 @@ class Jit {
   /// lives).
   std::shared_ptr<const CompiledFunction> Compile(const ir::Program& program, size_t f, std::string* why);
   /// The filters of `functions` (program, function), in order, fused into
-  /// one pass kernel; null (with the reason) when one of them does not compile.
+  /// one pass kernel; null (with the reason) when one of them does not
+  /// compile. Not cached; its code is freed when the last holder lets go.
   std::shared_ptr<const FusedFilters> CompileFilters(const std::vector<std::pair<const ir::Program*, size_t>>& functions,
                                                      std::string* why);
   /// Templates whose code is loaded now.
