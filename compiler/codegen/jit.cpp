@@ -794,6 +794,18 @@ std::optional<std::string> Shape(const Function& f) {
   return std::nullopt;
 }
 
+// Compiled code, freed (its ResourceTracker removed) when the last holder
+// of what owns it lets go.
+struct Code {
+  llvm::orc::ResourceTrackerSP tracker;
+  Code() = default;
+  Code(const Code&) = delete;
+  Code& operator=(const Code&) = delete;
+  ~Code() {
+    if (tracker) llvm::consumeError(tracker->remove());
+  }
+};
+
 void InitializeLlvm() {
   static std::once_flag once;
   std::call_once(once, [] {
@@ -809,12 +821,8 @@ struct Jit::Impl {
   JitOptions options;
   std::unique_ptr<llvm::orc::LLJIT> jit;
   /// A template's kernels and the tracker that owns their code.
-  struct Entry {
+  struct Entry : Code {
     CompiledFunction kernels;
-    llvm::orc::ResourceTrackerSP tracker;
-    ~Entry() {
-      if (tracker) llvm::consumeError(tracker->remove());
-    }
   };
   std::map<std::string, std::shared_ptr<Entry>> cache;  // by CanonicalKey
   std::list<std::string> lru;                           // most recent first
@@ -873,14 +881,21 @@ struct Jit::Impl {
       *why = u.what;
       return nullptr;
     }
+    if (!Finish(*module, why)) return nullptr;
+    return module;
+  }
+
+  // Verifies `module`, then optimizes it; false (with the reason) when the
+  // back end made invalid LLVM IR.
+  bool Finish(llvm::Module& module, std::string* why) {
     std::string error;
     llvm::raw_string_ostream os(error);
-    if (llvm::verifyModule(*module, &os)) {
+    if (llvm::verifyModule(module, &os)) {
       *why = "the back end made invalid LLVM IR (a bug): " + error;
-      return nullptr;
+      return false;
     }
-    Optimize(*module);
-    return module;
+    Optimize(module);
+    return true;
   }
 
   llvm::TargetMachine* Machine() {
@@ -1087,13 +1102,8 @@ std::shared_ptr<const FusedFilters> Jit::CompileFilters(const std::vector<std::p
   if (!impl_->Start(why)) return nullptr;
   auto context = std::make_unique<llvm::LLVMContext>();
   auto module = std::make_unique<llvm::Module>("profile", *context);
-  // The code is freed (its ResourceTracker removed) when the last holder lets go.
-  struct FusedEntry {
+  struct FusedEntry : Code {
     FusedFilters filters;
-    llvm::orc::ResourceTrackerSP tracker;
-    ~FusedEntry() {
-      if (tracker) llvm::consumeError(tracker->remove());
-    }
   };
   auto entry = std::make_shared<FusedEntry>();
   FusedFilters* out = &entry->filters;
@@ -1170,13 +1180,7 @@ std::shared_ptr<const FusedFilters> Jit::CompileFilters(const std::vector<std::p
     *why = u.what;
     return nullptr;
   }
-  std::string error;
-  llvm::raw_string_ostream os(error);
-  if (llvm::verifyModule(*module, &os)) {
-    *why = "the back end made invalid LLVM IR (a bug): " + error;
-    return nullptr;
-  }
-  impl_->Optimize(*module);
+  if (!impl_->Finish(*module, why)) return nullptr;
   entry->tracker = impl_->jit->getMainJITDylib().createResourceTracker();
   if (llvm::Error e = impl_->jit->addIRModule(entry->tracker, llvm::orc::ThreadSafeModule(std::move(module), std::move(context)))) {
     *why = llvm::toString(std::move(e));

@@ -241,6 +241,13 @@ struct Bound {
   const ir::Program& program() const { return file->program; }
 };
 
+// The same decision: feasible rows, their scores, the selected one.
+void CheckSame(const rt::Decision& got, const rt::Decision& want) {
+  CHECK(got.feasible == want.feasible);
+  CHECK(got.score == want.score);
+  CHECK(got.selected == want.selected);
+}
+
 // A table big enough to be split into chunks (4,096 rows each at least).
 std::unique_ptr<rt::NodeTable> BigTable(uint32_t seed) {
   auto table = std::make_unique<rt::NodeTable>();
@@ -359,9 +366,7 @@ TEST_CASE("Decide: native kernels on 1 or 4 threads give the interpreter's decis
       rt::DecideOptions options;
       options.threads = threads;
       rt::Decision got = rt::Decide(native, pod, *table, options);
-      CHECK(got.feasible == want.feasible);
-      CHECK(got.score == want.score);
-      CHECK(got.selected == want.selected);
+      CheckSame(got, want);
     }
   }
 }
@@ -415,9 +420,7 @@ TEST_CASE("tiering: the first pods of a template are interpreted while it compil
   std::vector<rt::Plugin> native = {{"P", &bound.program(), 0, 1, true, true, kernels.get()}};
   rt::Decision want = rt::Decide(interp, pod, *table);
   rt::Decision got = rt::Decide(native, pod, *table);
-  CHECK(got.feasible == want.feasible);
-  CHECK(got.score == want.score);
-  CHECK(got.selected == want.selected);
+  CheckSame(got, want);
 }
 
 TEST_CASE("tiering: a template compiles once it is hot (hot_after pods)") {
@@ -466,9 +469,7 @@ TEST_CASE("fused filters: several policies in one kernel give the interpreter's 
     options.fused = fused.get();
     options.fused_plugins = {0, 1, 2};
     rt::Decision got = rt::Decide(plugins, pod, *table, options);
-    CHECK(got.feasible == want.feasible);
-    CHECK(got.score == want.score);
-    CHECK(got.selected == want.selected);
+    CheckSame(got, want);
   }
 }
 
@@ -502,9 +503,7 @@ TEST_CASE("a Decider reused pod after pod reorders filters by what it measured -
     for (int pass = 0; pass < 6; ++pass) {
       CAPTURE(pass);
       const rt::Decision& got = decider.Decide(pass % 3 == 2 ? interp : native, pod, *table);
-      CHECK(got.feasible == want.feasible);
-      CHECK(got.score == want.score);
-      CHECK(got.selected == want.selected);
+      CheckSame(got, want);
     }
   }
 }
