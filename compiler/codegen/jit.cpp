@@ -354,46 +354,6 @@ class Emitter {
     return a;
   }
 
-  // The values an integer node can take when they are a few small
-  // constants (selects between constants, sums of such, lets of them).
-  std::optional<std::vector<int64_t>> SmallSet(NodeId id, int depth = 0) {
-    constexpr size_t kMax = 4;
-    constexpr int64_t kSmall = int64_t{1} << 31;
-    if (depth > 8 || Optional(id)) return std::nullopt;
-    const Node& node = program_.nodes[id];
-    auto merge = [](std::vector<int64_t> v) -> std::optional<std::vector<int64_t>> {
-      std::sort(v.begin(), v.end());
-      v.erase(std::unique(v.begin(), v.end()), v.end());
-      if (v.size() > kMax) return std::nullopt;
-      for (int64_t x : v) {
-        if (x >= kSmall || x <= -kSmall) return std::nullopt;
-      }
-      return v;
-    };
-    if (const auto* n = std::get_if<IntConst>(&node)) return merge({n->value});
-    if (const auto* n = std::get_if<Select>(&node)) {
-      auto t = SmallSet(n->then_value, depth + 1), e = t ? SmallSet(n->else_value, depth + 1) : std::nullopt;
-      if (!t || !e) return std::nullopt;
-      t->insert(t->end(), e->begin(), e->end());
-      return merge(*t);
-    }
-    if (const auto* n = std::get_if<Local>(&node)) {
-      const Slot& slot = fn_.slots[n->slot];
-      if (slot.kind != Slot::Kind::kLet || !slot.value) return std::nullopt;
-      return SmallSet(*slot.value, depth + 1);
-    }
-    if (const auto* n = std::get_if<Arith>(&node); n && (n->op == ArithOp::kAdd || n->op == ArithOp::kSub || n->op == ArithOp::kMul)) {
-      auto x = SmallSet(n->lhs, depth + 1), y = x ? SmallSet(n->rhs, depth + 1) : std::nullopt;
-      if (!x || !y) return std::nullopt;
-      std::vector<int64_t> out;  // small operands: no saturation
-      for (int64_t p : *x) {
-        for (int64_t q : *y) out.push_back(n->op == ArithOp::kAdd ? p + q : n->op == ArithOp::kSub ? p - q : p * q);
-      }
-      return merge(out);
-    }
-    return std::nullopt;
-  }
-
   Val Eval(NodeId id) {
     if (auto it = memo_.find(id); it != memo_.end()) return it->second;
     Val v = EvalFresh(id);
@@ -417,19 +377,7 @@ class Emitter {
     }
     if (const auto* n = std::get_if<Arith>(&node)) {
       if (Optional(n->lhs) || Optional(n->rhs)) Fail("arithmetic on an optional value");
-      llvm::Value* a = Int(Eval(n->lhs));
-      llvm::Value* b = Int(Eval(n->rhs));
-      std::optional<std::vector<int64_t>> divisors;
-      if (n->op == ArithOp::kDiv || n->op == ArithOp::kMod) divisors = SmallSet(n->rhs);
-      if (!divisors || divisors->size() == 1) return wrap(EmitArith(n->op, a, b));
-      // A divisor that is one of a few constants (a count of weights, say):
-      // a division by each, which LLVM turns into multiplications, and a select.
-      llvm::Value* r = EmitArith(n->op, a, b_.getInt64(divisors->back()));
-      for (size_t i = divisors->size() - 1; i-- > 0;) {
-        llvm::Value* by = b_.getInt64((*divisors)[i]);
-        r = b_.CreateSelect(b_.CreateICmpEQ(b, by), EmitArith(n->op, a, by), r);
-      }
-      return wrap(r);
+      return wrap(EmitArith(n->op, Int(Eval(n->lhs)), Int(Eval(n->rhs))));
     }
     if (const auto* n = std::get_if<IntToQuantity>(&node)) {
       Val a = Eval(n->operand);

@@ -309,7 +309,7 @@ TEST_CASE("arithmetic at the edges: saturation - division and muldiv agree with 
   pod.name = "p";
   for (const char* expression : {"muldiv(x, y, z)", "muldiv(x, 1000000, z)", "x * y", "x + y", "x - y", "-x",
                                  "x / z", "x % z", "(x - y) * 100 / z", "muldiv(x * 1000, y, z * 1000)",
-                                 // divisors from a few constants (divided by each, then a select), 0 and -1 among them
+                                 // divisors chosen by selects between constants, 0 and -1 among them
                                  "x / ((if y > 0 then 2 else -3) + (if z > 0 then 1 else 0))",
                                  "x % (if y > 0 then 7 else -1)", "x / (if z == 0 then 0 else 5)"}) {
     std::string text = fmt::format(
