@@ -5,8 +5,8 @@
 //   BM_FilterScore/interp-unoptimized/N   the interpreter on the IR as lowered (the baseline)
 //   BM_FilterScore/interp-unbound/N       on the IR specialized to the pod
 //   BM_FilterScore/interp/N               specialized and bound to the table (`check --engine interp`)
-//   BM_FilterScore/jit/N                  the same as native kernels, through rt::Decider
-//   BM_FilterScore/jit-fused/N            the filters fused into one kernel
+//   BM_FilterScore/jit/N                  the same as native kernels
+// (each through the engine: engine::Engine::Decide on a PodPlan)
 //   BM_FilterScore/handwritten/N          "the limit": a C++ loop over the same columns
 //   BM_Compile/O0, /O2, /cache-hit        a template's kernels: compile latency p50/p99, a cache hit
 //   BM_Tiering/300-pods/5000              a stream of pods while the kernels compile in the background
@@ -34,13 +34,8 @@
 #include "benchmarks/cluster_gen.h"
 #include "compiler/codegen/jit.h"
 #include "compiler/k8s/pod_reader.h"
-#include "compiler/passes/pass.h"
-#include "compiler/passes/pipeline.h"
-#include "runtime/columnar/cluster_loader.h"
-#include "runtime/columnar/table_dictionary.h"
-#include "runtime/sched/decide.h"
-#include "runtime/sched/placement.h"
-#include "stdlib/embedded.h"
+#include "runtime/engine/engine.h"
+#include "runtime/sched/normalize.h"
 
 namespace {
 
@@ -79,90 +74,64 @@ constexpr const char* kGpuMemoryFit = R"(policy GPUMemoryFit "GPU memory fit."
   score if total == 0 then 100 else (free - need) * 100 / total
 )";
 
-struct Setup {
-  std::unique_ptr<policy::Source> cluster_source;
-  std::unique_ptr<policy::rt::NodeTable> table;
-  std::unique_ptr<policy::Source> pod_source;
-  policy::k8s::Pod pod;
-  policy::sema::TypeTable types;
-  std::unique_ptr<policy::sema::Schema> schema;
-  std::vector<std::unique_ptr<policy::Source>> sources;
-  std::vector<std::unique_ptr<policy::passes::CompiledFile>> compiled;
-  std::vector<policy::rt::Plugin> plugins;
-  std::unique_ptr<policy::codegen::Jit> jit;
-  std::vector<std::shared_ptr<const policy::codegen::CompiledFunction>> kernels;
-  std::shared_ptr<const policy::codegen::FusedFilters> fused;
-  policy::rt::DecideOptions decide;
-  policy::rt::Decider decider;  // its buffers kept from pod to pod, as a scheduler keeps them
-};
-
 /// What the pass pipeline does to the plugins: nothing, specialize to the
 /// pod, or specialize and bind to the table (what `policyc check` runs);
 /// kJit: bound, and compiled to native kernels.
-enum class Mode { kUnoptimized, kSpecialized, kBound, kJit, kFused };
+enum class Mode { kUnoptimized, kSpecialized, kBound, kJit };
 
-std::unique_ptr<Setup> Build(int nodes, Mode mode) {
+/// The stdlib's node-level plugins of the default profile (kube's weights).
+policy::rt::Profile NodeLevelProfile() {
+  policy::rt::Profile profile = policy::rt::DefaultProfile();
+  for (policy::rt::PluginSetting& p : profile.plugins) {
+    if (p.name == "PodTopologySpread" || p.name == "InterPodAffinity") p.filter = p.score = false;
+  }
+  return profile;
+}
+
+struct Setup {
+  std::unique_ptr<policy::engine::Cluster> cluster;
+  std::unique_ptr<policy::engine::Engine> engine;
+  std::unique_ptr<policy::engine::PodPlan> plan;
+  const policy::rt::NodeTable& table() const { return cluster->Table(); }
+  const std::vector<policy::rt::Plugin>& plugins() const { return plan->Plugins(); }
+};
+
+/// The engine for `mode` (`backend` overrides its back end), its options otherwise as `policyc check`'s.
+std::unique_ptr<policy::engine::Engine> MakeEngine(Mode mode, policy::engine::Backend backend) {
+  policy::engine::EngineOptions options;
+  options.backend = mode == Mode::kJit ? policy::engine::Backend::kJit : backend;
+  if (mode == Mode::kUnoptimized) options.disabled_passes = {"all"};
+  if (mode == Mode::kSpecialized) options.disabled_passes = {"bind-table"};
+  policy::DiagnosticSink diags;
+  auto policy = std::make_shared<const policy::Source>("gpu.policy", kGpuMemoryFit);
+  auto engine = policy::engine::Engine::Create(NodeLevelProfile(), {policy}, options, diags);
+  if (!engine) {
+    std::fprintf(stderr, "bench_check: %s", policy::RenderAll(diags).c_str());
+    std::abort();
+  }
+  return engine;
+}
+
+std::unique_ptr<Setup> Build(int nodes, Mode mode, policy::engine::Backend backend = policy::engine::Backend::kInterp) {
   auto s = std::make_unique<Setup>();
   policy::bench::ClusterSpec spec;
   spec.nodes = nodes;
   spec.pods_per_node = 2;
-  s->cluster_source = std::make_unique<policy::Source>(
-      "c.json", policy::bench::GenerateCluster(spec, policy::bench::Format::kJson));
   policy::DiagnosticSink diags;
-  s->table = policy::rt::LoadCluster(*s->cluster_source, diags);
-  s->pod_source = std::make_unique<policy::Source>("pod.yaml", kPod);
-  s->pod = *policy::k8s::ReadPod(*s->pod_source, diags);
-  s->schema = std::make_unique<policy::sema::Schema>(s->types);
-  const std::pair<const char*, int64_t> kPlugins[] = {
-      {"stdlib/node_unschedulable.policy", 0}, {"stdlib/node_name.policy", 0},
-      {"stdlib/taint_toleration.policy", 3},   {"stdlib/node_affinity.policy", 2},
-      {"stdlib/node_resources_fit.policy", 1}, {"stdlib/least_allocated.policy", 1},
-      {"stdlib/balanced_allocation.policy", 1}};
-  auto add = [&](std::string name, std::string text, int64_t weight) {
-    s->sources.push_back(std::make_unique<policy::Source>(std::move(name), std::move(text)));
-    auto file = policy::passes::CompileFile(*s->sources.back(), s->types, *s->schema, diags);
-    if (mode != Mode::kUnoptimized) {
-      policy::rt::TableDictionary dictionary(*s->table);
-      policy::passes::PassOptions options;
-      options.pod = &s->pod;
-      options.types = &s->types;
-      if (mode != Mode::kSpecialized) options.table = &dictionary;
-      policy::passes::Optimize(file->program, options, nullptr);
-    }
-    s->plugins.push_back({file->program.functions[0].name, &file->program, 0, weight, true, true});
-    if (mode == Mode::kJit || mode == Mode::kFused) {
-      if (!s->jit) s->jit = std::make_unique<policy::codegen::Jit>();
-      std::string why;
-      auto compiled = s->jit->Compile(file->program, 0, &why);
-      if (!compiled) {
-        std::fprintf(stderr, "bench_check: %s does not compile: %s\n", file->program.functions[0].name.c_str(), why.c_str());
-        std::abort();
-      }
-      s->plugins.back().kernels = compiled.get();
-      s->kernels.push_back(std::move(compiled));
-    }
-    s->compiled.push_back(std::move(file));
-  };
-  for (auto [path, weight] : kPlugins) {
-    for (const auto& e : policy::stdlib::Sources()) {
-      if (e.path == path) add(std::string(e.path), std::string(e.text), weight);
-    }
+  s->cluster = policy::engine::Cluster::Load(
+      std::make_shared<const policy::Source>("c.json", policy::bench::GenerateCluster(spec, policy::bench::Format::kJson)),
+      diags);
+  policy::Source pod_source("pod.yaml", kPod);
+  std::optional<policy::k8s::Pod> pod = policy::k8s::ReadPod(pod_source, diags);
+  if (!s->cluster || !pod) {
+    std::fprintf(stderr, "bench_check: %s", policy::RenderAll(diags).c_str());
+    std::abort();
   }
-  add("gpu.policy", kGpuMemoryFit, 1);
-  if (mode == Mode::kFused) {  // every plugin's filters in one kernel
-    std::vector<std::pair<const policy::ir::Program*, size_t>> functions;
-    for (size_t i = 0; i < s->plugins.size(); ++i) {
-      if (s->plugins[i].program->functions[0].filters.empty()) continue;
-      functions.emplace_back(s->plugins[i].program, 0);
-      s->decide.fused_plugins.push_back(i);
-    }
-    std::string why;
-    s->fused = s->jit->CompileFilters(functions, &why);
-    if (!s->fused) {
-      std::fprintf(stderr, "bench_check: the filters do not fuse: %s\n", why.c_str());
-      std::abort();
-    }
-    s->decide.fused = s->fused.get();
+  s->engine = MakeEngine(mode, backend);
+  s->plan = s->engine->Plan(*pod, *s->cluster);
+  if (mode == Mode::kJit && s->plan->NativePlugins() != s->plan->Plugins().size()) {
+    std::fprintf(stderr, "bench_check: %zu of %zu plugins compiled\n", s->plan->NativePlugins(), s->plan->Plugins().size());
+    std::abort();
   }
   return s;
 }
@@ -222,7 +191,7 @@ struct Handwritten {
   }
   int64_t GpuMemoryFree(policy::rt::RowId r) const { return GpuMemoryTotal(r) - gpu_memory_resource->requested_milli[r]; }
 
-  // Buffers kept between calls, as rt::Decider keeps its own.
+  // Buffers kept between calls, as the engine's Decider keeps its own.
   policy::rt::Decision d;
   std::vector<int64_t> taint, affinity, least, balanced;
 
@@ -298,7 +267,7 @@ struct Handwritten {
 
 double Seconds(Setup& s) {
   auto start = std::chrono::steady_clock::now();
-  const policy::rt::Decision& d = s.decider.Decide(s.plugins, s.pod, *s.table, s.decide);
+  const policy::rt::Decision& d = s.engine->Decide(*s.plan, *s.cluster);
   benchmark::DoNotOptimize(d.selected);
   return std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
 }
@@ -324,13 +293,13 @@ void BM_FilterScore_Handwritten(benchmark::State& state) {
   static std::map<int, std::unique_ptr<Setup>> cache;
   auto& setup = cache[nodes];
   if (!setup) setup = Build(nodes, Mode::kJit);
-  Handwritten hand(*setup->table);
+  Handwritten hand(setup->table());
   if (hand.gpu_memory_total == nullptr || hand.gpu_memory_resource == nullptr) {
     state.SkipWithError("the generated cluster has no GPU memory");
     return;
   }
   // The same answer as the compiled policies, or the comparison means nothing.
-  policy::rt::Decision want = policy::rt::Decide(setup->plugins, setup->pod, *setup->table);
+  policy::rt::Decision want = setup->engine->Decide(*setup->plan, *setup->cluster);
   policy::rt::Decision got = hand.Decide();
   if (got.feasible.empty()) {
     state.SkipWithError("no feasible node: the comparison would measure nothing");
@@ -364,7 +333,7 @@ void BM_Compile(benchmark::State& state) {
   std::vector<double> times;
   for (auto _ : state) {
     auto start = std::chrono::steady_clock::now();
-    for (const policy::rt::Plugin& plugin : setup->plugins) {
+    for (const policy::rt::Plugin& plugin : setup->plugins()) {
       std::string why;
       benchmark::DoNotOptimize(jit.Compile(*plugin.program, plugin.function, &why));
     }
@@ -373,14 +342,14 @@ void BM_Compile(benchmark::State& state) {
   std::sort(times.begin(), times.end());
   state.counters["p50_ms"] = times[times.size() / 2] * 1e3;
   state.counters["p99_ms"] = times[std::min(times.size() - 1, times.size() * 99 / 100)] * 1e3;
-  state.counters["plugins"] = static_cast<double>(setup->plugins.size());
+  state.counters["plugins"] = static_cast<double>(setup->plugins().size());
 }
 
 // The kernel cache's hit path: another pod of the same template.
 void BM_CompileCacheHit(benchmark::State& state) {
   static std::unique_ptr<Setup> setup = Build(5000, Mode::kBound);
   policy::codegen::Jit jit;
-  const policy::rt::Plugin& plugin = setup->plugins[3];  // NodeAffinity
+  const policy::rt::Plugin& plugin = setup->plugins()[3];  // NodeAffinity
   std::string why;
   jit.Compile(*plugin.program, plugin.function, &why);
   for (auto _ : state) benchmark::DoNotOptimize(jit.Compile(*plugin.program, plugin.function, &why));
@@ -397,23 +366,17 @@ void BM_Tiering(benchmark::State& state) {
   double first = 0, last = 0, total = 0;
   int interpreted = 0;
   for (auto _ : state) {
-    policy::codegen::TieredJit tiered;
-    std::vector<policy::rt::Plugin> plugins = setup->plugins;
-    std::vector<std::shared_ptr<const policy::codegen::CompiledFunction>> held(plugins.size());
-    policy::rt::Decider decider;  // one per scheduling thread, as a scheduler keeps it
+    state.PauseTiming();
+    std::unique_ptr<policy::engine::Engine> engine = MakeEngine(Mode::kBound, policy::engine::Backend::kTiered);
+    std::unique_ptr<policy::engine::PodPlan> plan = engine->Plan(setup->plan->Pod(), *setup->cluster);
+    state.ResumeTiming();
     auto start = std::chrono::steady_clock::now();
     interpreted = 0;
     for (int pod = 0; pod < kPods; ++pod) {
       auto pod_start = std::chrono::steady_clock::now();
-      bool all_native = true;
-      for (size_t i = 0; i < plugins.size(); ++i) {
-        if (!held[i]) held[i] = tiered.Get(*plugins[i].program, plugins[i].function);
-        plugins[i].kernels = held[i].get();
-        all_native &= held[i] != nullptr;
-      }
-      const policy::rt::Decision& d = decider.Decide(plugins, setup->pod, *setup->table);
+      const policy::rt::Decision& d = engine->Decide(*plan, *setup->cluster);
       benchmark::DoNotOptimize(d.selected);
-      interpreted += !all_native;
+      interpreted += plan->NativePlugins() != plan->Plugins().size();
       double took = std::chrono::duration<double>(std::chrono::steady_clock::now() - pod_start).count();
       if (pod == 0) first = took;
       last = took;
@@ -463,7 +426,6 @@ void BM_CheckProcess(benchmark::State& state, const char* engine) {
 
 void BM_FilterScore_Interp(benchmark::State& state) { Run(state, Mode::kBound); }
 void BM_FilterScore_Jit(benchmark::State& state) { Run(state, Mode::kJit); }
-void BM_FilterScore_JitFused(benchmark::State& state) { Run(state, Mode::kFused); }
 void BM_FilterScore_InterpUnbound(benchmark::State& state) { Run(state, Mode::kSpecialized); }
 void BM_FilterScore_InterpUnoptimized(benchmark::State& state) { Run(state, Mode::kUnoptimized); }
 
@@ -476,8 +438,6 @@ BENCHMARK(BM_FilterScore_InterpUnbound)->Name("BM_FilterScore/interp-unbound")->
 BENCHMARK(BM_FilterScore_Interp)->Name("BM_FilterScore/interp")->Arg(5000)->Arg(50000)
     ->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 BENCHMARK(BM_FilterScore_Jit)->Name("BM_FilterScore/jit")->Arg(5000)->Arg(50000)
-    ->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
-BENCHMARK(BM_FilterScore_JitFused)->Name("BM_FilterScore/jit-fused")->Arg(5000)->Arg(50000)
     ->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 BENCHMARK(BM_Compile)->Name("BM_Compile/O0")->Arg(0)->Unit(benchmark::kMillisecond)->Iterations(40);
 BENCHMARK(BM_Compile)->Name("BM_Compile/O2")->Arg(2)->Unit(benchmark::kMillisecond)->Iterations(40);

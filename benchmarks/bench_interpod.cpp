@@ -28,15 +28,8 @@
 #include "compiler/k8s/cluster_reader.h"
 #include "compiler/k8s/pod_reader.h"
 #include "compiler/k8s/selectors.h"
-#include "compiler/passes/pass.h"
-#include "compiler/passes/pipeline.h"
-#include "runtime/columnar/cluster_loader.h"
-#include "runtime/columnar/table_dictionary.h"
+#include "runtime/engine/engine.h"
 #include "runtime/interp/cluster_view.h"
-#include "compiler/codegen/jit.h"
-#include "runtime/sched/decide.h"
-#include "runtime/sched/placement.h"
-#include "stdlib/embedded.h"
 
 namespace {
 
@@ -82,16 +75,11 @@ class PodList final : public k8s::ClusterVisitor {
 };
 
 struct World {
-  std::unique_ptr<Source> source;
-  std::unique_ptr<rt::NodeTable> table;
+  std::unique_ptr<engine::Cluster> cluster;
+  const rt::NodeTable* table = nullptr;
   PodList list;
   std::map<std::string, const k8s::Node*> node_by_name;
-  std::unique_ptr<Source> anti_source, spread_source;
   k8s::Pod anti, spread;
-  sema::TypeTable types;
-  std::unique_ptr<sema::Schema> schema;
-  std::vector<std::unique_ptr<Source>> sources;
-  std::vector<std::unique_ptr<passes::CompiledFile>> compiled;
 };
 
 World& TheWorld() {
@@ -100,37 +88,30 @@ World& TheWorld() {
     bench::ClusterSpec spec;
     spec.nodes = kNodes;
     spec.pods_per_node = kPodsPerNode;
-    w->source = std::make_unique<Source>("c.json", bench::GenerateCluster(spec, bench::Format::kJson));
+    auto source = std::make_shared<const Source>("c.json", bench::GenerateCluster(spec, bench::Format::kJson));
     DiagnosticSink diags;
-    w->table = rt::LoadCluster(*w->source, diags);
-    k8s::ReadCluster(*w->source, w->list, diags, nullptr);
+    w->cluster = engine::Cluster::Load(source, diags);
+    w->table = &w->cluster->Table();
+    k8s::ReadCluster(*source, w->list, diags, nullptr);
     for (const k8s::Node& n : w->list.nodes) w->node_by_name[n.name] = &n;
-    w->anti_source = std::make_unique<Source>("anti.yaml", kAntiPod);
-    w->anti = *k8s::ReadPod(*w->anti_source, diags);
-    w->spread_source = std::make_unique<Source>("spread.yaml", kSpreadPod);
-    w->spread = *k8s::ReadPod(*w->spread_source, diags);
-    w->schema = std::make_unique<sema::Schema>(w->types);
+    Source anti_source("anti.yaml", kAntiPod), spread_source("spread.yaml", kSpreadPod);
+    w->anti = *k8s::ReadPod(anti_source, diags);
+    w->spread = *k8s::ReadPod(spread_source, diags);
     return w;
   }();
   return *w;
 }
 
-const ir::Program& Compiled(World& w, std::string_view path, const k8s::Pod& pod) {
-  for (const auto& e : stdlib::Sources()) {
-    if (e.path != path) continue;
-    DiagnosticSink diags;
-    w.sources.push_back(std::make_unique<Source>(std::string(e.path), std::string(e.text)));
-    auto file = passes::CompileFile(*w.sources.back(), w.types, *w.schema, diags);
-    rt::TableDictionary dictionary(*w.table);
-    passes::PassOptions options;
-    options.pod = &pod;
-    options.types = &w.types;
-    options.table = &dictionary;
-    passes::Optimize(file->program, options, nullptr);
-    w.compiled.push_back(std::move(file));
-    return w.compiled.back()->program;
-  }
-  std::abort();
+// An engine whose one plugin is `plugin`'s filter (weight 2, no score).
+std::unique_ptr<engine::Engine> OnePlugin(std::string_view plugin, bool jit) {
+  rt::Profile profile;
+  profile.plugins = {{std::string(plugin), true, false, 2}};
+  engine::EngineOptions options;
+  options.backend = jit ? engine::Backend::kJit : engine::Backend::kInterp;
+  DiagnosticSink diags;
+  std::unique_ptr<engine::Engine> e = engine::Engine::Create(profile, {}, options, diags);
+  if (!e) std::abort();
+  return e;
 }
 
 std::string_view LabelOf(const k8s::Node& n, std::string_view key) {
@@ -232,37 +213,29 @@ void BM_SpreadIndex(benchmark::State& state) {
   Run(state, [&] { return IndexSpread(w); }, [&] { return RecountSpread(w); });
 }
 
-// The whole plugin's filter, the decision alone (rt::Decide), in the
-// interpreter or as native kernels (`jit`).
-void Engine(benchmark::State& state, const char* path, const k8s::Pod& pod, const std::function<int64_t()>& recount,
-            bool jit) {
+// The whole plugin's filter, the decision alone (engine::Engine::Decide),
+// in the interpreter or as native kernels (`jit`).
+void Decide(benchmark::State& state, std::string_view plugin, const k8s::Pod& pod,
+            const std::function<int64_t()>& recount, bool jit) {
   World& w = TheWorld();
-  const ir::Program& program = Compiled(w, path, pod);
-  std::vector<rt::Plugin> plugins = {{program.functions[0].name, &program, 0, 2, true, false}};
-  static codegen::Jit compiler;
-  std::shared_ptr<const codegen::CompiledFunction> kernels;
-  if (jit) {
-    std::string why;
-    kernels = compiler.Compile(program, 0, &why);
-    if (!kernels) return state.SkipWithError(why.c_str());
-    plugins[0].kernels = kernels.get();
-  }
-  if (static_cast<int64_t>(rt::Decide(plugins, pod, *w.table).feasible.size()) != recount()) {
-    return state.SkipWithError("the plugin and the recount disagree");
-  }
-  Run(state, [&] { return static_cast<int64_t>(rt::Decide(plugins, pod, *w.table).feasible.size()); }, recount);
+  std::unique_ptr<engine::Engine> e = OnePlugin(plugin, jit);
+  std::unique_ptr<engine::PodPlan> plan = e->Plan(pod, *w.cluster);
+  if (jit && plan->NativePlugins() != 1) return state.SkipWithError("the plugin does not compile");
+  auto feasible = [&] { return static_cast<int64_t>(e->Decide(*plan, *w.cluster).feasible.size()); };
+  if (feasible() != recount()) return state.SkipWithError("the plugin and the recount disagree");
+  Run(state, feasible, recount);
 }
 void BM_AntiInterp(benchmark::State& state) {
-  Engine(state, "stdlib/inter_pod_affinity.policy", TheWorld().anti, [] { return RecountAnti(TheWorld()); }, false);
+  Decide(state, "InterPodAffinity", TheWorld().anti, [] { return RecountAnti(TheWorld()); }, false);
 }
 void BM_AntiJit(benchmark::State& state) {
-  Engine(state, "stdlib/inter_pod_affinity.policy", TheWorld().anti, [] { return RecountAnti(TheWorld()); }, true);
+  Decide(state, "InterPodAffinity", TheWorld().anti, [] { return RecountAnti(TheWorld()); }, true);
 }
 void BM_SpreadInterp(benchmark::State& state) {
-  Engine(state, "stdlib/pod_topology_spread.policy", TheWorld().spread, [] { return RecountSpread(TheWorld()); }, false);
+  Decide(state, "PodTopologySpread", TheWorld().spread, [] { return RecountSpread(TheWorld()); }, false);
 }
 void BM_SpreadJit(benchmark::State& state) {
-  Engine(state, "stdlib/pod_topology_spread.policy", TheWorld().spread, [] { return RecountSpread(TheWorld()); }, true);
+  Decide(state, "PodTopologySpread", TheWorld().spread, [] { return RecountSpread(TheWorld()); }, true);
 }
 
 // Bind and unbind one pod (app-5, with its own anti-affinity term) with
@@ -278,8 +251,8 @@ void BM_BindUnbind(benchmark::State& state) {
   pod.node_name = w.list.nodes[17].name;
   pod.phase = k8s::PodPhase::kRunning;
   for (auto _ : state) {
-    w.table->BindPod(pod);
-    w.table->UnbindPod(pod.namespace_name, pod.name);
+    w.cluster->BindPod(pod);
+    w.cluster->UnbindPod(pod.namespace_name, pod.name);
   }
   state.counters["ns/op"] = benchmark::Counter(static_cast<double>(state.iterations()) * 2,
                                                benchmark::Counter::kIsRate | benchmark::Counter::kInvert);

@@ -13,17 +13,12 @@
 #include "cli/commands.h"
 #include "cli/input.h"
 #include "cli/report.h"
-#include "compiler/codegen/jit.h"
+#include "compiler/driver/compilation.h"
 #include "compiler/k8s/pod_reader.h"
 #include "compiler/passes/pass.h"
-#include "compiler/passes/pipeline.h"
-#include "runtime/columnar/table_dictionary.h"
-#include "runtime/sched/decide.h"
-#include "runtime/sched/default_spread.h"
 #include "compiler/support/suggest.h"
-#include "runtime/columnar/cluster_loader.h"
+#include "runtime/engine/engine.h"
 #include "runtime/sched/profile.h"
-#include "stdlib/embedded.h"
 
 namespace policy::cli {
 namespace {
@@ -60,13 +55,12 @@ int Fail(const DiagnosticSink& diags) {
 }
 
 int Lint(const std::vector<std::string>& files) {
-  sema::TypeTable types;
-  sema::Schema schema(types);
+  driver::Compilation compilation;
   bool failed = false;
   for (const std::string& path : files) {
     DiagnosticSink diags;
-    std::unique_ptr<Source> source = ReadInput(path, diags);
-    std::unique_ptr<passes::CompiledFile> compiled = source ? passes::CompileFile(*source, types, schema, diags) : nullptr;
+    std::shared_ptr<Source> source = ReadInput(path, diags);
+    const driver::CompiledFile* compiled = source ? compilation.Add(source, diags) : nullptr;
     if (!diags.All().empty()) std::fputs(RenderAll(diags).c_str(), stderr);
     if (!compiled) {
       failed = true;
@@ -82,12 +76,6 @@ int Lint(const std::vector<std::string>& files) {
   return failed ? kExitBadInput : kExitOk;
 }
 
-// What this build cannot answer for the pod: refuse rather than answer wrong.
-std::optional<std::string> Unsupported(const k8s::Pod&, const rt::LoadReport&, const rt::Profile&) {
-  return std::nullopt;
-}
-
-
 // One `policyc check --cluster --pod` run, step by step. Every step returns
 // false after printing why (the run then exits 2).
 class CheckRun {
@@ -100,16 +88,14 @@ class CheckRun {
       fmt::print(stderr, "policyc check: `--output` must be `text` or `json`, not `{}`\n", output);
       return kExitBadInput;
     }
-    if (!ReadInputs() || !ChooseProfile() || !DefaultSpread() || !Supported() || !PassOptionsFromFlags() || !BuildPlugins() ||
-        !NodesExist() || !CompileKernels()) {
+    if (!ReadInputs() || !ChooseProfile() || !EngineFromFlags() || !NodesExist() || !BuildEngine()) {
       return kExitBadInput;
     }
     if (!diags_.All().empty()) std::fputs(RenderAll(diags_).c_str(), stderr);  // warnings
-    rt::PlaceOptions place_options;
-    place_options.verify_kernels = args_.Has("verify-jit");
-    rt::Placement placement = rt::Place(plugins_, *pod_, *table_, place_options);
-    if (place_options.verify_kernels) VerifyDecision(placement);
-    std::string pod_name = pod_->namespace_name + "/" + pod_->name;
+    std::unique_ptr<engine::PodPlan> plan = engine_->Plan(std::move(*pod_), *cluster_);
+    const rt::Decision& decision = engine_->Decide(*plan, *cluster_, {.plugin_scores = true});
+    rt::Placement placement = engine_->Explain(*plan, *cluster_, decision);
+    std::string pod_name = plan->Pod().namespace_name + "/" + plan->Pod().name;
     if (output == "json") {
       fmt::print("{}", PlacementJson(pod_name, placement));
     } else {
@@ -125,10 +111,10 @@ class CheckRun {
   }
 
   bool ReadInputs() {
-    cluster_source_ = ReadInput(args_.Get("cluster"), diags_);
-    if (!cluster_source_) return Refuse();
-    table_ = rt::LoadCluster(*cluster_source_, diags_, &report_);
-    if (!table_) return Refuse();
+    std::shared_ptr<Source> cluster_source = ReadInput(args_.Get("cluster"), diags_);
+    if (!cluster_source) return Refuse();
+    cluster_ = engine::Cluster::Load(cluster_source, diags_);
+    if (!cluster_) return Refuse();
     pod_source_ = ReadInput(args_.Get("pod"), diags_);
     if (!pod_source_) return Refuse();
     pod_ = k8s::ReadPod(*pod_source_, diags_);
@@ -140,9 +126,9 @@ class CheckRun {
   bool ChooseProfile() {
     profile_ = rt::DefaultProfile();
     if (args_.Has("profile")) {
-      profile_source_ = ReadInput(args_.Get("profile"), diags_);
-      if (!profile_source_) return Refuse();
-      std::optional<std::vector<rt::Profile>> profiles = rt::ReadProfiles(*profile_source_, diags_);
+      std::shared_ptr<Source> profile_source = ReadInput(args_.Get("profile"), diags_);
+      if (!profile_source) return Refuse();
+      std::optional<std::vector<rt::Profile>> profiles = rt::ReadProfiles(*profile_source, diags_);
       if (!profiles) return Refuse();
       const rt::Profile* chosen = profiles->size() == 1 ? &profiles->front() : nullptr;
       for (const rt::Profile& p : *profiles) {
@@ -163,7 +149,7 @@ class CheckRun {
       std::string name = list.substr(start, comma - start);
       start = comma + 1;
       if (name.empty()) continue;
-      if (rt::FindBuiltin(name) == nullptr) {
+      if (rt::FindInTreePlugin(name) == nullptr) {
         fmt::print(stderr, "policyc check: unknown plugin `{}` in --plugins\n", name);
         return false;
       }
@@ -175,145 +161,53 @@ class CheckRun {
     return true;
   }
 
-  bool Supported() {
-    std::optional<std::string> why = Unsupported(*pod_, report_, profile_);
-    if (why) fmt::print(stderr, "policyc check: cannot answer for this pod: {}\n", *why);
-    return !why;
-  }
-
-  // kube-scheduler's default spread constraints (the system's or the profile's list).
-  bool DefaultSpread() {
-    for (const rt::PluginSetting& p : profile_.plugins) {
-      if (p.name != "PodTopologySpread" || !(p.filter || p.score)) continue;
-      rt::ApplyDefaultSpread(*pod_, *table_, profile_.spread_defaults ? &*profile_.spread_defaults : nullptr);
-    }
-    return true;
-  }
-
-  bool PassOptionsFromFlags() {
-    pass_options_.pod = &*pod_;
-    pass_options_.types = &types_;
-    dictionary_ = std::make_unique<rt::TableDictionary>(*table_);
-    pass_options_.table = dictionary_.get();
+  // --disable-pass, --engine, --jit-opt, --verify-jit.
+  bool EngineFromFlags() {
     std::vector<std::string_view> known = passes::PassNames();
     for (const std::string& name : args_.GetAll("disable-pass")) {
-      if (name == "all") {
-        for (std::string_view k : known) pass_options_.disabled.insert(std::string(k));
-      } else if (std::find(known.begin(), known.end(), name) != known.end()) {
-        pass_options_.disabled.insert(name);
-      } else {
+      if (name != "all" && std::find(known.begin(), known.end(), name) == known.end()) {
         fmt::print(stderr, "policyc check: unknown pass `{}`; the passes are {}\n", name, fmt::join(known, ", "));
         return false;
       }
+      options_.disabled_passes.insert(name);
     }
-    return true;
-  }
-
-  // Compiles and optimizes one file; null after diagnostics.
-  const ir::Program* Compile(std::unique_ptr<Source> source) {
-    std::unique_ptr<passes::CompiledFile> file = passes::CompileFile(*source, types_, schema_, diags_, &profile_.params);
-    if (!file) return nullptr;
-    passes::Optimize(file->program, pass_options_, nullptr);
-    sources_.push_back(std::move(source));
-    compiled_.push_back(std::move(file));
-    return &compiled_.back()->program;
-  }
-
-  const ir::Program* StdlibProgram(std::string_view path) {
-    if (auto it = by_file_.find(path); it != by_file_.end()) return it->second;
-    for (const stdlib::EmbeddedPolicy& e : stdlib::Sources()) {
-      if (e.path == path) return by_file_[path] = Compile(std::make_unique<Source>(std::string(e.path), std::string(e.text)));
-    }
-    return nullptr;
-  }
-
-  // The profile's built-ins in filter order (a plugin's filter and score may
-  // come from different stdlib files), then every --policy.
-  bool BuildPlugins() {
-    for (const rt::PluginSetting& setting : profile_.plugins) {
-      const rt::BuiltinPlugin& builtin = *rt::FindBuiltin(setting.name);
-      if (!builtin.implemented) continue;
-      std::string_view filter_file = setting.filter ? builtin.filter_file : std::string_view();
-      std::string_view score_file = setting.score ? profile_.ScoreFile(builtin) : std::string_view();
-      auto push = [&](std::string_view file, bool filters, bool scores) {
-        const ir::Program* program = StdlibProgram(file);
-        if (program != nullptr) plugins_.push_back({setting.name, program, 0, setting.weight, filters, scores});
-        return program != nullptr;
-      };
-      bool ok = true;
-      if (!filter_file.empty() && filter_file == score_file) {
-        ok = push(filter_file, true, true);
-      } else {
-        if (!filter_file.empty()) ok = ok && push(filter_file, true, false);
-        if (!score_file.empty()) ok = ok && push(score_file, false, true);
-      }
-      if (!ok) return Refuse();
-    }
-    for (const std::string& path : args_.GetAll("policy")) {
-      std::unique_ptr<Source> source = ReadInput(path, diags_);
-      const ir::Program* program = source ? Compile(std::move(source)) : nullptr;
-      if (program == nullptr) return Refuse();
-      for (size_t f = 0; f < program->functions.size(); ++f) {
-        const ir::Function& fn = program->functions[f];
-        plugins_.push_back({fn.name, program, f, fn.weight, true, true});
-      }
-    }
-    return true;
-  }
-
-  // --verify-jit: the decision alone (rt::Decide, the hot path) must agree
-  // with the explained placement.
-  void VerifyDecision(const rt::Placement& placement) {
-    rt::Decision decision = rt::Decide(plugins_, *pod_, *table_);
-    std::vector<rt::RowId> feasible;
-    std::vector<int64_t> scores;
-    for (const rt::NodeResult& node : placement.nodes) {
-      if (!node.feasible) continue;
-      feasible.push_back(node.row);
-      scores.push_back(node.score);
-    }
-    bool same = decision.feasible == feasible && decision.score == scores &&
-                decision.selected.has_value() == placement.selected.has_value() &&
-                (!decision.selected || decision.feasible[*decision.selected] == placement.nodes[*placement.selected].row);
-    if (!same) {
-      std::fputs("policyc: the decision (Decide) and the explained placement (Place) disagree\n", stderr);
-      std::abort();
-    }
-  }
-
-  // --engine: native kernels for the plugins the back end compiles.
-  bool CompileKernels() {
-    std::string engine = args_.Get("engine", "auto");
-    if (engine != "interp" && engine != "jit" && engine != "auto") {
-      fmt::print(stderr, "policyc check: `--engine` must be `interp`, `jit` or `auto`, not `{}`\n", engine);
+    std::string backend = args_.Get("engine", "auto");
+    if (backend != "interp" && backend != "jit" && backend != "auto") {
+      fmt::print(stderr, "policyc check: `--engine` must be `interp`, `jit` or `auto`, not `{}`\n", backend);
       return false;
     }
+    options_.backend = backend == "interp" ? engine::Backend::kInterp
+                       : backend == "jit"  ? engine::Backend::kJit
+                                           : engine::Backend::kAuto;
     std::string error;
     std::optional<int64_t> level = args_.GetInt("jit-opt", 2, 0, 3, &error);
     if (!level) {
       fmt::print(stderr, "policyc check: {}\n", error);
       return false;
     }
-    constexpr size_t kJitFromNodes = 250000;  // below, the interpreter answers before LLVM would
-    if (engine == "interp" || (engine == "auto" && table_->NodeCount() < kJitFromNodes)) return true;
-    jit_ = std::make_unique<codegen::Jit>(codegen::JitOptions{static_cast<int>(*level)});
-    for (rt::Plugin& plugin : plugins_) {
-      std::string why;
-      std::shared_ptr<const codegen::CompiledFunction> compiled = jit_->Compile(*plugin.program, plugin.function, &why);
-      if (!compiled) continue;  // stays with the interpreter
-      plugin.kernels = compiled.get();
-      kernels_.push_back(std::move(compiled));
-    }
+    options_.jit_opt_level = static_cast<int>(*level);
+    options_.verify_kernels = args_.Has("verify-jit");
     return true;
   }
 
+  // The profile's built-ins and every --policy, compiled.
+  bool BuildEngine() {
+    std::vector<std::shared_ptr<const Source>> policies;
+    for (const std::string& path : args_.GetAll("policy")) {
+      std::shared_ptr<Source> source = ReadInput(path, diags_);
+      if (!source) return Refuse();
+      policies.push_back(std::move(source));
+    }
+    engine_ = engine::Engine::Create(profile_, std::move(policies), options_, diags_);
+    return engine_ ? true : Refuse();
+  }
+
   bool NodesExist() {
+    const rt::NodeTable& table = cluster_->Table();
     for (const std::string& name : args_.GetAll("node")) {
-      if (table_->FindNode(name)) continue;
+      if (table.FindNode(name)) continue;
       std::vector<std::string_view> names;
-      for (rt::RowId row = 0; row < table_->RowCount(); ++row) {
-        if (table_->Live()[row]) names.push_back(table_->NodeName(row));
-      }
+      for (rt::RowId row : table.LiveRows()) names.push_back(table.NodeName(row));
       std::string_view close = Closest(name, names);
       fmt::print(stderr, "policyc check: no node named `{}` in {}{}\n", name, args_.Get("cluster"),
                  close.empty() ? "" : fmt::format("; did you mean `{}`?", close));
@@ -324,21 +218,12 @@ class CheckRun {
 
   const Args& args_;
   DiagnosticSink diags_;
-  std::unique_ptr<Source> cluster_source_, pod_source_, profile_source_;
-  std::unique_ptr<rt::NodeTable> table_;
-  rt::LoadReport report_;
+  std::unique_ptr<engine::Cluster> cluster_;
+  std::shared_ptr<Source> pod_source_;  // the pod's spans point into it
   std::optional<k8s::Pod> pod_;
   rt::Profile profile_;
-  sema::TypeTable types_;
-  sema::Schema schema_{types_};
-  std::unique_ptr<rt::TableDictionary> dictionary_;
-  passes::PassOptions pass_options_;
-  std::vector<std::unique_ptr<Source>> sources_;
-  std::vector<std::unique_ptr<passes::CompiledFile>> compiled_;
-  std::map<std::string_view, const ir::Program*> by_file_;
-  std::vector<rt::Plugin> plugins_;
-  std::unique_ptr<codegen::Jit> jit_;
-  std::vector<std::shared_ptr<const codegen::CompiledFunction>> kernels_;
+  engine::EngineOptions options_;
+  std::unique_ptr<engine::Engine> engine_;
 };
 
 }  // namespace

@@ -10,12 +10,11 @@
 #include "cli/commands.h"
 #include "cli/input.h"
 #include "compiler/codegen/jit.h"
+#include "compiler/driver/compilation.h"
 #include "compiler/k8s/pod_reader.h"
 #include "compiler/passes/pass.h"
-#include "compiler/passes/pipeline.h"
 #include "compiler/syntax/parser.h"
-#include "runtime/columnar/cluster_loader.h"
-#include "runtime/columnar/table_dictionary.h"
+#include "runtime/engine/cluster.h"
 
 namespace policy::cli {
 namespace {
@@ -83,15 +82,14 @@ int RunCompile(const std::vector<std::string>& argv) {
   }
   const std::string& path = args->Positional()[0];
   DiagnosticSink diags;
-  std::unique_ptr<Source> source = ReadInput(path, diags);
+  std::shared_ptr<Source> source = ReadInput(path, diags);
   if (!source) {
     std::fputs(RenderAll(diags).c_str(), stderr);
     return kExitBadInput;
   }
-  sema::TypeTable types;
-  sema::Schema schema(types);
+  driver::Compilation compilation;
   std::optional<k8s::Pod> pod;
-  std::unique_ptr<Source> pod_source;
+  std::shared_ptr<Source> pod_source;  // the pod's spans point into it
   if (args->Has("pod")) {
     pod_source = ReadInput(args->Get("pod"), diags);
     if (pod_source) pod = k8s::ReadPod(*pod_source, diags);
@@ -100,24 +98,20 @@ int RunCompile(const std::vector<std::string>& argv) {
       return kExitBadInput;
     }
     options.pod = &*pod;
-    options.types = &types;
   }
-  std::unique_ptr<Source> cluster_source;
-  std::unique_ptr<rt::NodeTable> table;
-  std::unique_ptr<rt::TableDictionary> dictionary;
+  std::unique_ptr<engine::Cluster> cluster;
   if (args->Has("cluster")) {
     if (!pod) {
       fmt::print(stderr, "policyc compile: `--cluster` binds a pod's specialized IR to a table; give `--pod` too\n");
       return kExitBadInput;
     }
-    cluster_source = ReadInput(args->Get("cluster"), diags);
-    if (cluster_source) table = rt::LoadCluster(*cluster_source, diags, nullptr);
-    if (!table) {
+    std::shared_ptr<Source> cluster_source = ReadInput(args->Get("cluster"), diags);
+    if (cluster_source) cluster = engine::Cluster::Load(cluster_source, diags);
+    if (!cluster) {
       std::fputs(RenderAll(diags).c_str(), stderr);
       return kExitBadInput;
     }
-    dictionary = std::make_unique<rt::TableDictionary>(*table);
-    options.table = dictionary.get();
+    options.table = &cluster->Dictionary();
   }
   if (std::string_view(path).ends_with(".ir")) {
     // Printed IR: start in the middle of the pipeline.
@@ -125,18 +119,14 @@ int RunCompile(const std::vector<std::string>& argv) {
       fmt::print(stderr, "policyc compile: {} is IR; there is no syntax tree to emit\n", path);
       return kExitBadInput;
     }
-    std::optional<ir::Program> program = ir::Parse(source->Text(), types, schema, &error);
+    std::optional<ir::Program> program = compilation.ParseIr(source->Text(), &error);
     if (!program) {
       fmt::print(stderr, "policyc compile: {}:{}\n", path, error);
       return kExitBadInput;
     }
-    for (const std::string& problem : ir::Verify(*program)) {
-      fmt::print(stderr, "policyc compile: {}: the IR is not valid: {}\n", path, problem);
-      return kExitBadInput;
-    }
     if (emit == "ir-opt") {
       std::string trace;
-      passes::Optimize(*program, options, &trace);
+      program = compilation.Optimize(*program, options, &trace);
       fmt::print("{}", trace);
     }
     fmt::print("{}", ir::Print(*program));
@@ -151,31 +141,30 @@ int RunCompile(const std::vector<std::string>& argv) {
     fmt::print("{}", syntax::PrintModule(*module));
     return kExitOk;
   }
-  std::unique_ptr<passes::CompiledFile> compiled = passes::CompileFile(*source, types, schema, diags);
+  const driver::CompiledFile* compiled = compilation.Add(source, diags);
   if (!diags.All().empty()) std::fputs(RenderAll(diags).c_str(), stderr);
   if (!compiled) return kExitBadInput;
-  if (native) {
-    std::string trace;
-    passes::Optimize(compiled->program, options, &trace);
-    fmt::print("{}", trace);
-    codegen::Jit jit(codegen::JitOptions{static_cast<int>(*level)});
-    for (size_t f = 0; f < compiled->program.functions.size(); ++f) {
-      std::string why;
-      std::optional<std::string> text = jit.EmitText(compiled->program, f, emit == "asm", &why);
-      if (text) {
-        fmt::print("; policy {}\n{}", compiled->program.functions[f].name, *text);
-      } else {
-        fmt::print("; policy {}: not compiled (the interpreter runs it): {}\n", compiled->program.functions[f].name, why);
-      }
-    }
+  if (emit == "ir") {
+    fmt::print("{}", ir::Print(compiled->program));
     return kExitOk;
   }
-  if (emit == "ir-opt") {
-    std::string trace;
-    passes::Optimize(compiled->program, options, &trace);
-    fmt::print("{}", trace);
+  std::string trace;
+  ir::Program optimized = compilation.Optimize(compiled->program, options, &trace);
+  fmt::print("{}", trace);
+  if (!native) {
+    fmt::print("{}", ir::Print(optimized));
+    return kExitOk;
   }
-  fmt::print("{}", ir::Print(compiled->program));
+  codegen::Jit jit(codegen::JitOptions{static_cast<int>(*level)});
+  for (size_t f = 0; f < optimized.functions.size(); ++f) {
+    std::string why;
+    std::optional<std::string> text = jit.EmitText(optimized, f, emit == "asm", &why);
+    if (text) {
+      fmt::print("; policy {}\n{}", optimized.functions[f].name, *text);
+    } else {
+      fmt::print("; policy {}: not compiled (the interpreter runs it): {}\n", optimized.functions[f].name, why);
+    }
+  }
   return kExitOk;
 }
 

@@ -4,7 +4,7 @@
 
 namespace policy::cli {
 
-std::unique_ptr<Source> ReadInput(const std::string& path, DiagnosticSink& diags) {
+std::shared_ptr<Source> ReadInput(const std::string& path, DiagnosticSink& diags) {
   std::string error;
   std::unique_ptr<Source> source = Source::FromFile(path, &error);
   if (!source) {

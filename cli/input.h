@@ -9,6 +9,7 @@
 namespace policy::cli {
 
 /// Reads `path`; on failure reports `cannot read PATH: why` and returns null.
-std::unique_ptr<Source> ReadInput(const std::string& path, DiagnosticSink& diags);
+/// Shared, so diagnostics about it keep it alive.
+std::shared_ptr<Source> ReadInput(const std::string& path, DiagnosticSink& diags);
 
 }  // namespace policy::cli

@@ -13,7 +13,7 @@
 #include "compiler/k8s/pod_reader.h"
 #include "compiler/k8s/pod_resources.h"
 #include "compiler/support/json_writer.h"
-#include "runtime/columnar/cluster_loader.h"
+#include "runtime/engine/cluster.h"
 
 namespace policy::cli {
 namespace {
@@ -143,11 +143,10 @@ int RunInspect(const std::vector<std::string>& argv) {
   }
   auto source = ReadInput(args->Get("cluster"), diags);
   if (!source) return Fail(diags);
-  rt::LoadReport report;
-  std::unique_ptr<rt::NodeTable> table = rt::LoadCluster(*source, diags, &report);
-  if (!table) return Fail(diags);
+  std::unique_ptr<engine::Cluster> cluster = engine::Cluster::Load(source, diags);
+  if (!cluster) return Fail(diags);
   if (!diags.All().empty()) std::fputs(RenderAll(diags).c_str(), stderr);  // warnings
-  ClusterSummary summary = Summarize(args->Get("cluster"), *table, report);
+  ClusterSummary summary = Summarize(args->Get("cluster"), cluster->Table(), cluster->Report());
   fmt::print("{}", output == "json" ? RenderJson(summary) : RenderText(summary, args->Has("all-labels") ? SIZE_MAX : 15));
   return kExitOk;
 }

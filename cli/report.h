@@ -4,7 +4,7 @@
 #include <string>
 #include <vector>
 
-#include "runtime/sched/placement.h"
+#include "runtime/sched/explain.h"
 
 namespace policy::cli {
 

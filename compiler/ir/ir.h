@@ -20,7 +20,8 @@
 #include <variant>
 #include <vector>
 
-#include "compiler/sema/check.h"
+#include "compiler/sema/builtins.h"
+#include "compiler/sema/normalize.h"
 #include "compiler/sema/schema.h"
 #include "compiler/sema/types.h"
 #include "compiler/support/source.h"

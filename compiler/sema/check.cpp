@@ -13,17 +13,6 @@ namespace policy::sema {
 
 using namespace syntax;
 
-std::string_view ToString(Normalize normalize) {
-  switch (normalize) {
-    case Normalize::kNone: return "none";
-    case Normalize::kMax: return "max";
-    case Normalize::kReverse: return "reverse";
-    case Normalize::kMinMax: return "minmax";
-    case Normalize::kSpread: return "spread";
-  }
-  return "none";
-}
-
 std::optional<CheckedModule> Check(const Module& module, TypeTable& types, const Schema& schema,
                                    DiagnosticSink& diags) {
   return Checker(module, types, schema, diags).Run();

@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "compiler/sema/builtins.h"
+#include "compiler/sema/normalize.h"
 #include "compiler/sema/schema.h"
 #include "compiler/sema/types.h"
 #include "compiler/support/diagnostic.h"
@@ -25,15 +26,6 @@ struct NameTarget {
   enum class Kind : uint8_t { kNone, kPod, kNode, kLet, kParam, kBinder, kBinderValue };
   Kind kind = Kind::kNone;
   uint32_t index = 0;  ///< kLet: member index; kParam: parameter index; kBinder*: the binding expression's id
-};
-
-/// Score normalization, as kube-scheduler's plugins normalize.
-enum class Normalize : uint8_t {
-  kNone,     ///< scores are already 0..100
-  kMax,      ///< score * 100 / max over feasible nodes (NodeAffinity)
-  kReverse,  ///< 100 - score * 100 / max (TaintToleration)
-  kMinMax,   ///< (score - min) * 100 / (max - min), in floating point as Go does (InterPodAffinity)
-  kSpread,   ///< 100 * (max + min - score) / max; a negative score marks an ignored node: 0, left out of min and max (PodTopologySpread)
 };
 
 struct CheckedPolicy {
@@ -63,8 +55,5 @@ struct CheckedModule {
 /// (unused lets) do not fail the check.
 std::optional<CheckedModule> Check(const syntax::Module& module, TypeTable& types, const Schema& schema,
                                    DiagnosticSink& diags);
-
-/// Names for `normalize`: none, max, reverse, minmax, spread.
-std::string_view ToString(Normalize normalize);
 
 }  // namespace policy::sema

@@ -110,8 +110,17 @@ Diagnostic& DiagnosticSink::Report(Diagnostic diagnostic) {
       return dropped;
     }
   }
+  KeepAlive(diagnostic.primary.span);
+  for (const Label& label : diagnostic.secondary) KeepAlive(label.span);
   diagnostics_.push_back(std::move(diagnostic));
   return diagnostics_.back();
+}
+
+void DiagnosticSink::KeepAlive(const Span& span) {
+  if (!span.Valid()) return;
+  if (!sources_.empty() && sources_.back().get() == span.source) return;
+  std::shared_ptr<const Source> shared = span.source->weak_from_this().lock();
+  if (shared && std::find(sources_.begin(), sources_.end(), shared) == sources_.end()) sources_.push_back(std::move(shared));
 }
 
 Diagnostic& DiagnosticSink::Error(DiagCode code, Span span, std::string message, std::string label) {
@@ -137,6 +146,7 @@ std::vector<Diagnostic> DiagnosticSink::Sorted() const {
 
 void DiagnosticSink::Clear() {
   diagnostics_.clear();
+  sources_.clear();
   error_count_ = 0;
 }
 

@@ -5,6 +5,7 @@
 /// message, a primary span with a label, secondary spans, notes and help.
 /// Render() prints it with the source line and a caret, rustc-style.
 
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -51,7 +52,9 @@ struct Diagnostic {
 /// spans the same way, then `= note:` and `= help:` lines.
 std::string Render(const Diagnostic& diagnostic);
 
-/// Collects diagnostics; the producer goes on after each one.
+/// Collects diagnostics; the producer goes on after each one. A source held
+/// by a std::shared_ptr stays alive while a diagnostic in the sink points
+/// into it.
 class DiagnosticSink {
  public:
   /// Adds `diagnostic`; returns it so callers may add notes.
@@ -70,7 +73,10 @@ class DiagnosticSink {
   void Clear();
 
  private:
+  void KeepAlive(const Span& span);
+
   std::vector<Diagnostic> diagnostics_;
+  std::vector<std::shared_ptr<const Source>> sources_;  // what diagnostics point into
   size_t error_count_ = 0;
   size_t error_limit_ = 100;
 };

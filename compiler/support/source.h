@@ -19,7 +19,10 @@ struct LineCol {
 };
 
 /// One input file (or a string standing in for one), owned in memory.
-class Source {
+/// Owners that hand out spans hold it by std::shared_ptr: a diagnostic sink
+/// then keeps every source its diagnostics point into alive
+/// (DiagnosticSink::Report), so no diagnostic outlives its text.
+class Source : public std::enable_shared_from_this<Source> {
  public:
   /// Padding kept after the text so vectorised parsers may read past the end.
   static constexpr size_t kPadding = 64;

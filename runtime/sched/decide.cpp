@@ -2,13 +2,17 @@
 
 #include <algorithm>
 #include <chrono>
-#include <map>
-#include <memory>
+#include <cstdio>
+#include <cstdlib>
 #include <span>
 #include <thread>
 
+#include <fmt/format.h>
+
 #include "runtime/interp/interpreter.h"
 #include "runtime/sched/kernel_columns.h"
+#include "runtime/sched/normalize.h"
+#include "runtime/sched/plugin_context.h"
 
 namespace policy::rt {
 
@@ -33,6 +37,12 @@ void Chunked(int threads, const RowId* rows, size_t count, Out* out, const Kerne
   for (std::thread& t : workers) t.join();
 }
 
+[[noreturn]] void Disagree(const Plugin& plugin, const NodeTable& table, RowId row, const std::string& what) {
+  std::fprintf(stderr, "policyc: the JIT and the interpreter disagree on %s for %s at %s\n", what.c_str(),
+               plugin.name.c_str(), std::string(table.NodeName(row)).c_str());
+  std::abort();
+}
+
 }  // namespace
 
 const Decision& Decider::Decide(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table,
@@ -41,31 +51,18 @@ const Decision& Decider::Decide(const std::vector<Plugin>& plugins, const k8s::P
   d.feasible.clear();
   d.score.clear();
   d.selected.reset();
-  ClusterView cluster(pod, table);
-  passes::PodView pod_view(pod);  // one for every plugin's interpreter
-  std::map<const ir::Program*, std::unique_ptr<Interpreter>> interpreters;
-  auto interp = [&](const Plugin& plugin) -> Interpreter& {
-    auto& slot = interpreters[plugin.program];
-    if (!slot) slot = std::make_unique<Interpreter>(*plugin.program, pod, table, &cluster, &pod_view);
-    return *slot;
-  };
-  std::vector<bool> applies;
-  for (const Plugin& plugin : plugins) {
-    const ir::Function& fn = plugin.program->functions[plugin.function];
-    applies.push_back(!fn.when || interp(plugin).Applies(plugin.function));
-  }
+  d.rejected_by.reset();
+  d.plugin_scores.assign(options.plugin_scores ? plugins.size() : 0, {});
+  PluginContext context(plugins, pod, table);
 
-  // Filters: prefilters of the pod (reject all), of the node, then filters.
-  // Each plugin runs over the rows still feasible (kube-scheduler stops at a
-  // node's first failing plugin too), so later plugins see fewer rows.
-  std::vector<bool> node_prefilters(plugins.size(), false);
-  for (size_t i = 0; i < plugins.size(); ++i) {  // PreFilter of the pod: one rejection rejects every node
-    const Plugin& plugin = plugins[i];
-    if (!plugin.filter || !applies[i]) continue;
-    const ir::Function& fn = plugin.program->functions[plugin.function];
-    for (const ir::Filter& pre : fn.prefilters) node_prefilters[i] = node_prefilters[i] || plugin.program->reads_node[pre.condition] != 0;
-    if (!fn.prefilters.empty() && interp(plugin).Prefilter(plugin.function, 0, false)) return d;
+  // PreFilter of the pod: one rejection rejects every node.
+  if (std::optional<std::pair<size_t, FilterFailure>> rejected = context.PodRejection()) {
+    d.rejected_by = rejected->first;
+    return d;
   }
+  // Then per plugin its node-level prefilters and its filters. Each plugin
+  // runs over the rows still feasible (kube-scheduler stops at a node's
+  // first failing plugin too), so later plugins see fewer rows.
   // alive: the rows still feasible, in table order; each step reads it and
   // writes the rows it keeps to the other buffer.
   std::span<const RowId> alive = table.LiveRows();
@@ -85,27 +82,12 @@ const Decision& Decider::Decide(const std::vector<Plugin>& plugins, const k8s::P
       return m;
     });
   };
-  std::vector<bool> done(plugins.size(), false);
-  bool fused = options.fused != nullptr && options.threads <= 1;
-  for (size_t i : options.fused_plugins) fused = fused && plugins[i].filter && applies[i] && !node_prefilters[i];
-  if (fused) {  // one pass: the rows that pass every fused plugin's filters
-    std::vector<std::unique_ptr<KernelColumns>> columns;
-    std::vector<const PolicyColumns*> pointers;
-    for (size_t j = 0; j < options.fused_plugins.size(); ++j) {
-      const Plugin& plugin = plugins[options.fused_plugins[j]];
-      columns.push_back(std::make_unique<KernelColumns>(options.fused->slots[j], table, &interp(plugin), plugin.function));
-      pointers.push_back(columns.back()->get());
-      done[options.fused_plugins[j]] = true;
-    }
-    narrow([&](const RowId* rows, size_t n, RowId* out) { return options.fused->pass(pointers.data(), rows, n, out); });
-  }
-  // The rest, cheapest and most selective first (the feasible set does not
-  // depend on the order; only the first failing plugin's message would, and
-  // there is none here): by what earlier pods measured, kube's order until
-  // then.
+  // Cheapest and most selective first (the feasible set does not depend on
+  // the order; only the first failing plugin's message would, and there is
+  // none here): by what earlier pods measured, kube's order until then.
   std::vector<size_t> order;
   for (size_t i = 0; i < plugins.size(); ++i) {
-    if (plugins[i].filter && applies[i] && !done[i]) order.push_back(i);
+    if (context.Filters(i)) order.push_back(i);
   }
   auto rank = [&](size_t i) {
     auto it = filter_stats_.find(plugins[i].name);
@@ -115,22 +97,33 @@ const Decision& Decider::Decide(const std::vector<Plugin>& plugins, const k8s::P
   std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return rank(x) < rank(y); });
   for (size_t i : order) {
     const Plugin& plugin = plugins[i];
+    Interpreter& interp = context.Interp(i);
     size_t before = alive.size();
     auto start = std::chrono::steady_clock::now();
-    if (node_prefilters[i]) keep([&](size_t, RowId row) { return !interp(plugin).Prefilter(plugin.function, row, true); });
-    if (plugin.kernels != nullptr && plugin.kernels->pass != nullptr && options.threads <= 1) {
+    if (context.NodePrefilters(i)) keep([&](size_t, RowId row) { return !interp.Prefilter(plugin.function, row, true); });
+    const codegen::CompiledFunction* kernels = plugin.kernels;
+    if (kernels != nullptr && kernels->pass != nullptr && options.threads <= 1 && !options.verify_kernels) {
       // One pass: the kernel writes the rows that pass, in order.
-      KernelColumns columns(*plugin.kernels, table, &interp(plugin), plugin.function);
-      narrow([&](const RowId* rows, size_t n, RowId* out) { return plugin.kernels->pass(columns.get(), rows, n, out); });
-    } else if (plugin.kernels != nullptr && plugin.kernels->filter != nullptr) {
-      KernelColumns columns(*plugin.kernels, table, &interp(plugin), plugin.function);
+      KernelColumns columns(*kernels, table, &interp, plugin.function);
+      narrow([&](const RowId* rows, size_t n, RowId* out) { return kernels->pass(columns.get(), rows, n, out); });
+    } else if (kernels != nullptr && kernels->filter != nullptr) {
+      KernelColumns columns(*kernels, table, &interp, plugin.function);
       failed_.resize(alive.size());
       Chunked(options.threads, alive.data(), alive.size(), failed_.data(), [&](const RowId* r, size_t n, uint64_t* out) {
-        plugin.kernels->filter(columns.get(), r, n, out);
+        kernels->filter(columns.get(), r, n, out);
       });
+      if (options.verify_kernels) {
+        for (size_t j = 0; j < alive.size(); ++j) {
+          uint64_t want = interp.FailingFilters(plugin.function, alive[j]);
+          if (want != failed_[j]) {
+            Disagree(plugin, table, alive[j],
+                     fmt::format("failing filters (kernel {:#x}, interpreter {:#x})", failed_[j], want));
+          }
+        }
+      }
       keep([&](size_t j, RowId) { return failed_[j] == 0; });
-    } else if (plugin.kernels == nullptr) {
-      keep([&](size_t, RowId row) { return interp(plugin).FailingFilters(plugin.function, row) == 0; });
+    } else if (kernels == nullptr) {
+      keep([&](size_t, RowId row) { return interp.FailingFilters(plugin.function, row) == 0; });
     }
     if (before >= 256) {  // enough rows to say something: a moving average over pods
       double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
@@ -145,43 +138,57 @@ const Decision& Decider::Decide(const std::vector<Plugin>& plugins, const k8s::P
   }
   d.feasible.assign(alive.begin(), alive.end());
 
-  // Scores over the feasible rows.
+  // Scores over the feasible rows: raw, normalized per score rule, averaged
+  // over a plugin's rules, weighted.
   const std::vector<RowId>& rows = d.feasible;
   size_t n = rows.size();
   if (n == 0) return d;
   d.score.assign(n, 0);
-  cluster.SetFeasible(rows);
+  context.Cluster().SetFeasible(rows);
   raw_.resize(n);
   int64_t* raw = raw_.data();
   int64_t* score = d.score.data();
   for (size_t i = 0; i < plugins.size(); ++i) {
     const Plugin& plugin = plugins[i];
     const ir::Function& fn = plugin.program->functions[plugin.function];
-    if (!plugin.score || !applies[i] || fn.scores.empty()) continue;
+    if (!plugin.score || fn.scores.empty() || !context.Applies(i)) continue;
+    Interpreter& interp = context.Interp(i);
     std::optional<KernelColumns> columns;
-    if (plugin.kernels != nullptr) columns.emplace(*plugin.kernels, table, &interp(plugin), plugin.function);
+    if (plugin.kernels != nullptr) columns.emplace(*plugin.kernels, table, &interp, plugin.function);
     // One rule adds its normalized value times the weight; several add
     // their sum divided by their count (integer division after the sum).
     size_t rules = fn.scores.size();
-    if (rules > 1) total_.assign(n, 0);
+    bool keep_scores = options.plugin_scores;
+    if (rules > 1 || keep_scores) total_.assign(n, 0);
     for (size_t s = 0; s < rules; ++s) {
       if (plugin.kernels != nullptr) {
         Chunked(options.threads, rows.data(), n, raw, [&](const RowId* r, size_t count, int64_t* out) {
           plugin.kernels->scores[s](columns->get(), r, count, out);
         });
+        for (size_t k = 0; options.verify_kernels && k < n; ++k) {
+          int64_t want = interp.Score(plugin.function, s, rows[k]);
+          if (want != raw[k]) {
+            Disagree(plugin, table, rows[k], fmt::format("score {} (kernel {}, interpreter {})", s, raw[k], want));
+          }
+        }
       } else {
-        for (size_t k = 0; k < n; ++k) raw[k] = interp(plugin).Score(plugin.function, s, rows[k]);
+        for (size_t k = 0; k < n; ++k) raw[k] = interp.Score(plugin.function, s, rows[k]);
       }
       Normalize(fn.scores[s].normalize, std::span<int64_t>(raw, n));
-      if (rules == 1) {
+      if (rules == 1 && !keep_scores) {
         for (size_t k = 0; k < n; ++k) score[k] += raw[k] * plugin.weight;
       } else {
         for (size_t k = 0; k < n; ++k) total_[k] += raw[k];
       }
     }
-    if (rules > 1) {
+    if (rules > 1 || keep_scores) {
       int64_t count = static_cast<int64_t>(rules);
       for (size_t k = 0; k < n; ++k) score[k] += total_[k] / count * plugin.weight;
+      if (keep_scores) {
+        std::vector<int64_t>& mine = d.plugin_scores[i];
+        mine.resize(n);
+        for (size_t k = 0; k < n; ++k) mine[k] = total_[k] / count;
+      }
     }
   }
   size_t best = 0;

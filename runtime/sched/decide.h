@@ -1,16 +1,18 @@
 #pragma once
-/// The scheduling decision alone, the hot path a scheduler runs per pod:
-/// which nodes are feasible, their weighted scores, the selected node. No
-/// words (Place() gives them, for the nodes a person asks about), no per-node
-/// objects: columns in, columns out. Plugins with kernels run natively over
-/// all rows at once; the others in the interpreter.
+/// The scheduling decision for one pod, the one path every answer takes:
+/// which nodes are feasible, their weighted scores, the selected node.
+/// Columns in, columns out; no words (explain.h adds them for the rows a
+/// person asks about). Plugins with kernels run natively over all rows at
+/// once; the others in the interpreter.
 
 #include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
 
-#include "runtime/sched/placement.h"
+#include "compiler/k8s/objects.h"
+#include "runtime/columnar/node_table.h"
+#include "runtime/sched/plugin.h"
 
 namespace policy::rt {
 
@@ -18,18 +20,24 @@ struct Decision {
   std::vector<RowId> feasible;     ///< the rows every filter passes, in table order
   std::vector<int64_t> score;      ///< by index into feasible: the weighted sum of the plugins' scores
   std::optional<size_t> selected;  ///< index into feasible: the highest score, the first on ties
+  /// The plugin whose PreFilter rejected the pod (then no node is feasible).
+  std::optional<size_t> rejected_by;
+  /// With DecideOptions::plugin_scores: per plugin, by index into feasible,
+  /// its normalized score before the weight (empty for a plugin that does
+  /// not score this pod).
+  std::vector<std::vector<int64_t>> plugin_scores;
 };
 
 struct DecideOptions {
   /// Kernels run over chunks of the rows on this many threads (the
   /// interpreter on one); the decision does not depend on it.
   int threads = 1;
-  /// The filters of plugins `fused_plugins` (indices into the plugins, in
-  /// order) fused into one kernel (codegen::Jit::CompileFilters): one pass
-  /// over the rows instead of one per plugin. Used when all of them apply
-  /// to the pod and none has prefilters that read the node.
-  const codegen::FusedFilters* fused = nullptr;
-  std::vector<size_t> fused_plugins;
+  /// Keep each plugin's normalized scores (Decision::plugin_scores).
+  bool plugin_scores = false;
+  /// Differential testing: for every plugin with kernels, also evaluate its
+  /// filters and raw scores in the interpreter on the same rows and abort on
+  /// any difference.
+  bool verify_kernels = false;
 };
 
 /// Decides pod after pod, keeping its buffers between calls (a scheduler
@@ -38,8 +46,8 @@ struct DecideOptions {
 /// runs those first (the decision never depends on the order).
 class Decider {
  public:
-  /// The same feasibility, scores and selection as Place(); valid until the
-  /// next call.
+  /// The decision for `pod` with `plugins` (filters in kube-scheduler's
+  /// order); valid until the next call.
   const Decision& Decide(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table,
                          const DecideOptions& options = {});
 

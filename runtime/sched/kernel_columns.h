@@ -5,7 +5,7 @@
 
 #include <vector>
 
-#include "compiler/codegen/jit.h"
+#include "compiler/codegen/compiled_function.h"
 #include "runtime/columnar/node_table.h"
 #include "runtime/interp/interpreter.h"
 

@@ -8,8 +8,8 @@
 
 namespace policy::rt {
 
-const std::vector<BuiltinPlugin>& BuiltinPlugins() {
-  static const std::vector<BuiltinPlugin> kPlugins = {
+const std::vector<InTreePlugin>& InTreePlugins() {
+  static const std::vector<InTreePlugin> kPlugins = {
       {"NodeUnschedulable", "stdlib/node_unschedulable.policy", "", 0, true},
       {"NodeName", "stdlib/node_name.policy", "", 0, true},
       {"TaintToleration", "stdlib/taint_toleration.policy", "stdlib/taint_toleration.policy", 3, true},
@@ -22,14 +22,14 @@ const std::vector<BuiltinPlugin>& BuiltinPlugins() {
   return kPlugins;
 }
 
-const BuiltinPlugin* FindBuiltin(std::string_view name) {
-  for (const BuiltinPlugin& p : BuiltinPlugins()) {
+const InTreePlugin* FindInTreePlugin(std::string_view name) {
+  for (const InTreePlugin& p : InTreePlugins()) {
     if (p.name == name) return &p;
   }
   return nullptr;
 }
 
-std::string_view Profile::ScoreFile(const BuiltinPlugin& plugin) const {
+std::string_view Profile::ScoreFile(const InTreePlugin& plugin) const {
   if (plugin.name == "NodeResourcesFit" && fit_strategy == "MostAllocated") return "stdlib/most_allocated.policy";
   if (plugin.name == "NodeResourcesFit" && fit_strategy == "RequestedToCapacityRatio") {
     return "stdlib/requested_to_capacity_ratio.policy";
@@ -39,7 +39,7 @@ std::string_view Profile::ScoreFile(const BuiltinPlugin& plugin) const {
 
 Profile DefaultProfile() {
   Profile profile;
-  for (const BuiltinPlugin& p : BuiltinPlugins()) {
+  for (const InTreePlugin& p : InTreePlugins()) {
     profile.plugins.push_back({std::string(p.name), !p.filter_file.empty() || !p.implemented,
                                !p.score_file.empty() || !p.implemented, p.default_weight});
   }
@@ -75,9 +75,9 @@ class ProfileReader final : public k8s::ObjectVisitor {
 
   bool Known(NodeRef name_node) {
     std::string_view name = name_node.Text();
-    if (name == "*" || FindBuiltin(name) != nullptr) return true;
+    if (name == "*" || FindInTreePlugin(name) != nullptr) return true;
     std::vector<std::string_view> names;
-    for (const BuiltinPlugin& p : BuiltinPlugins()) names.push_back(p.name);
+    for (const InTreePlugin& p : InTreePlugins()) names.push_back(p.name);
     std::string_view close = Closest(name, names);
     Bad(name_node, fmt::format("unknown plugin `{}`", name),
         close.empty() ? fmt::format("the plugins are {}", fmt::join(names, ", ")) : fmt::format("did you mean `{}`?", close));
@@ -101,11 +101,11 @@ class ProfileReader final : public k8s::ObjectVisitor {
     for (uint32_t i = 0; enabled.IsSequence() && i < enabled.Size(); ++i) {
       NodeRef name = enabled.At(i).Get("name");
       if (!Known(name) || name.Text() == "*") continue;
-      const BuiltinPlugin* builtin = FindBuiltin(name.Text());
+      const InTreePlugin* known = FindInTreePlugin(name.Text());
       for (PluginSetting& p : profile.plugins) {
         if (p.name != name.Text()) continue;
-        if (filter) p.filter = !builtin->filter_file.empty() || !builtin->implemented;
-        if (score) p.score = !builtin->score_file.empty() || !builtin->implemented;
+        if (filter) p.filter = !known->filter_file.empty() || !known->implemented;
+        if (score) p.score = !known->score_file.empty() || !known->implemented;
         NodeRef weight = enabled.At(i).Get("weight");
         if (weight.IsScalar() && weight.Type() == k8s::ScalarType::kInt) p.weight = std::stoll(std::string(weight.Text()));
       }

@@ -32,7 +32,7 @@
 namespace policy::rt {
 
 /// A kube-scheduler plugin and where policyc's implementation lives.
-struct BuiltinPlugin {
+struct InTreePlugin {
   std::string_view name;
   std::string_view filter_file;  ///< stdlib source of its filters; empty: none
   std::string_view score_file;   ///< stdlib source of its score; empty: none
@@ -41,8 +41,8 @@ struct BuiltinPlugin {
 };
 
 /// Every built-in, in kube-scheduler's default filter order.
-const std::vector<BuiltinPlugin>& BuiltinPlugins();
-const BuiltinPlugin* FindBuiltin(std::string_view name);
+const std::vector<InTreePlugin>& InTreePlugins();
+const InTreePlugin* FindInTreePlugin(std::string_view name);
 
 struct PluginSetting {
   std::string name;
@@ -61,7 +61,7 @@ struct Profile {
   /// kube-scheduler's built-in ones.
   std::optional<std::vector<k8s::TopologySpreadConstraint>> spread_defaults;
   /// The stdlib source of a plugin's score under this profile.
-  std::string_view ScoreFile(const BuiltinPlugin& plugin) const;
+  std::string_view ScoreFile(const InTreePlugin& plugin) const;
 };
 
 /// kube-scheduler 1.31's default profile.

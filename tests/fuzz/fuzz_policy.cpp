@@ -1,6 +1,6 @@
-// Fuzzes the policy language front half: lexing, parsing, interpolation,
-// sema, lowering, and the whole pass pipeline specialized to a sample pod and
-// bound to a sample table (the IR verifier runs after each pass), then
+// Fuzzes the policy language front half through the engine API: lexing,
+// parsing, interpolation, sema, lowering, and the whole pass pipeline
+// specialized to a sample pod and bound to a sample cluster (the IR verifier runs after each pass), then
 // printing. A refusal must always come with a diagnostic. Differential: the
 // interpreter must give the same failures, reasons and scores on every node
 // for the program as lowered and as optimized.
@@ -8,10 +8,9 @@
 #include <cstdint>
 #include <string>
 
-#include "compiler/passes/pass.h"
-#include "compiler/passes/pipeline.h"
+#include "compiler/driver/compilation.h"
 #include "compiler/syntax/parser.h"
-#include "runtime/columnar/table_dictionary.h"
+#include "runtime/engine/engine.h"
 #include "runtime/interp/interpreter.h"
 
 namespace {
@@ -56,10 +55,10 @@ policy::k8s::Pod SamplePod() {
 }
 
 // Three nodes with labels, taints and resources in the shapes policies test.
-const policy::rt::NodeTable& SampleTable() {
+const policy::engine::Cluster& SampleCluster() {
   using namespace policy::k8s;
-  static policy::rt::NodeTable* table = [] {
-    auto* t = new policy::rt::NodeTable();
+  static policy::engine::Cluster* cluster = [] {
+    auto* t = new policy::engine::Cluster();
     Node a;
     a.name = "n1";
     a.labels = {{"zone", "a"}, {"gen", "8"}, {"disk", "ssd"}};
@@ -93,12 +92,12 @@ const policy::rt::NodeTable& SampleTable() {
     t->BindPod(db);
     return t;
   }();
-  return *table;
+  return *cluster;
 }
 
 // Everything the interpreter says about `program` on every node, as text.
 std::string Outcome(const policy::ir::Program& program, const policy::k8s::Pod& pod) {
-  const policy::rt::NodeTable& table = SampleTable();
+  const policy::rt::NodeTable& table = SampleCluster().Table();
   policy::rt::Interpreter interp(program, pod, table);
   std::string out;
   for (size_t f = 0; f < program.functions.size(); ++f) {
@@ -118,23 +117,20 @@ std::string Outcome(const policy::ir::Program& program, const policy::k8s::Pod& 
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   static const policy::k8s::Pod pod = SamplePod();
-  policy::Source source("fuzz.policy", std::string(reinterpret_cast<const char*>(data), size));
+  auto source = std::make_shared<const policy::Source>("fuzz.policy",
+                                                       std::string(reinterpret_cast<const char*>(data), size));
   policy::DiagnosticSink diags;
-  policy::sema::TypeTable types;
-  policy::sema::Schema schema(types);
-  auto compiled = policy::passes::CompileFile(source, types, schema, diags);
-  if (!compiled && !diags.HasErrors()) __builtin_trap();
-  if (compiled) {
-    (void)policy::syntax::PrintModule(compiled->module);
-    std::string before = Outcome(compiled->program, pod);
-    policy::rt::TableDictionary dictionary(SampleTable());
-    policy::passes::PassOptions options;
-    options.pod = &pod;
-    options.types = &types;
-    options.table = &dictionary;
-    policy::passes::Optimize(compiled->program, options, nullptr);
-    (void)policy::ir::Print(compiled->program);
-    if (Outcome(compiled->program, pod) != before) __builtin_trap();  // the passes changed a result
+  // An engine with no built-in plugins: the input is its one policy file.
+  std::unique_ptr<policy::engine::Engine> engine =
+      policy::engine::Engine::Create(policy::rt::Profile{}, {source}, {}, diags);
+  if (!engine && !diags.HasErrors()) __builtin_trap();
+  if (engine) {
+    const policy::driver::CompiledFile& compiled = *engine->Files()[0];
+    (void)policy::syntax::PrintModule(compiled.module);
+    std::string before = Outcome(compiled.program, pod);
+    std::unique_ptr<policy::engine::PodPlan> plan = engine->Plan(pod, SampleCluster());
+    (void)policy::ir::Print(plan->Program(0));
+    if (Outcome(plan->Program(0), pod) != before) __builtin_trap();  // the passes changed a result
   }
   (void)policy::RenderAll(diags);
   return 0;

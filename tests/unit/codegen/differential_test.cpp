@@ -12,9 +12,7 @@
 #include <fmt/format.h>
 
 #include "compiler/codegen/jit.h"
-#include "compiler/passes/pass.h"
-#include "compiler/passes/pipeline.h"
-#include "runtime/columnar/table_dictionary.h"
+#include "runtime/engine/engine.h"
 #include "runtime/interp/interpreter.h"
 #include "runtime/sched/decide.h"
 #include "runtime/sched/kernel_columns.h"
@@ -219,26 +217,22 @@ bool Agree(const ir::Program& program, const k8s::Pod& pod, const rt::NodeTable&
   return same;
 }
 
-// A policy compiled, specialized to `pod` and bound to `table`, as `check` does.
+// A policy compiled, specialized to `pod` and bound to `cluster`, as `check`
+// does: through the engine, with the policy as its one plugin.
 struct Bound {
-  sema::TypeTable types;
-  sema::Schema schema{types};
-  std::unique_ptr<Source> source;
-  std::unique_ptr<passes::CompiledFile> file;
+  std::unique_ptr<engine::Engine> e;
+  std::unique_ptr<engine::PodPlan> plan;
 
-  Bound(const std::string& text, const k8s::Pod& pod, const rt::NodeTable& table) {
+  Bound(const std::string& text, const k8s::Pod& pod, const engine::Cluster& cluster,
+        engine::Backend backend = engine::Backend::kInterp) {
     DiagnosticSink diags;
-    source = std::make_unique<Source>("random.policy", text);
-    file = passes::CompileFile(*source, types, schema, diags);
-    REQUIRE_MESSAGE(file != nullptr, RenderAll(diags) << "\n" << text);
-    rt::TableDictionary dictionary(table);
-    passes::PassOptions options;
-    options.pod = &pod;
-    options.types = &types;
-    options.table = &dictionary;
-    passes::Optimize(file->program, options, nullptr);
+    engine::EngineOptions options;
+    options.backend = backend;
+    e = engine::Engine::Create(rt::Profile{}, {std::make_shared<const Source>("random.policy", text)}, options, diags);
+    REQUIRE_MESSAGE(e != nullptr, RenderAll(diags) << "\n" << text);
+    plan = e->Plan(pod, cluster);
   }
-  const ir::Program& program() const { return file->program; }
+  const ir::Program& program() const { return plan->Program(0); }
 };
 
 // The same decision: feasible rows, their scores, the selected one.
@@ -274,13 +268,14 @@ TEST_CASE("random policies: the JIT at O0 and O2 agrees with the interpreter on 
   Generator gen(seed);
   int compiled = 0;
   for (int i = 0; i < count; ++i) {
-    std::unique_ptr<rt::NodeTable> table = gen.Table();
+    engine::Cluster cluster(gen.Table());
+    const rt::NodeTable& table = cluster.Table();
     std::string text = gen.Policy();
     k8s::Pod pod;
     pod.name = "p";
-    Bound bound(text, pod, *table);
-    bool o0 = Agree(bound.program(), pod, *table, 0, text);
-    bool o2 = Agree(bound.program(), pod, *table, 2, text);
+    Bound bound(text, pod, cluster);
+    bool o0 = Agree(bound.program(), pod, table, 0, text);
+    bool o2 = Agree(bound.program(), pod, table, 2, text);
     compiled += o0 && o2;
   }
   // The generator stays inside what the back end compiles: every policy must.
@@ -293,7 +288,8 @@ TEST_CASE("arithmetic at the edges: saturation - division and muldiv agree with 
   const int64_t kEdges[] = {0, 1, -1, 2, -3, 7, 1000, -1000000, 2147483647, (1LL << 50) - 1, 1LL << 50,
                             -(1LL << 50) - 1, (1LL << 53) + 1, -(1LL << 53) - 3, 3435973836800000LL, 1LL << 62,
                             -(1LL << 62) - 5, INT64_MAX, INT64_MAX - 1, INT64_MIN, INT64_MIN + 1};
-  auto table = std::make_unique<rt::NodeTable>();
+  engine::Cluster cluster;
+  const rt::NodeTable& table = cluster.Table();
   int i = 0;
   for (int64_t x : kEdges) {
     for (int64_t y : kEdges) {
@@ -301,7 +297,7 @@ TEST_CASE("arithmetic at the edges: saturation - division and muldiv agree with 
         k8s::Node n;
         n.name = fmt::format("n{}", i++);
         n.labels = {{"x", std::to_string(x)}, {"y", std::to_string(y)}, {"z", std::to_string(z)}};
-        table->AddNode(n);
+        cluster.AddNode(n);
       }
     }
   }
@@ -320,19 +316,19 @@ TEST_CASE("arithmetic at the edges: saturation - division and muldiv agree with 
         "  filter {} != 5\n"
         "  score {}\n",
         expression, expression);
-    Bound bound(text, pod, *table);
-    CHECK(Agree(bound.program(), pod, *table, 0, text));
-    CHECK(Agree(bound.program(), pod, *table, 2, text));
+    Bound bound(text, pod, cluster);
+    CHECK(Agree(bound.program(), pod, table, 0, text));
+    CHECK(Agree(bound.program(), pod, table, 2, text));
     // Row by row too: a kernel redoes all its rows exactly when one needs it,
     // so only single rows show the fast (double) division's own answers.
     codegen::Jit jit;
     std::string why;
     std::shared_ptr<const codegen::CompiledFunction> kernels = jit.Compile(bound.program(), 0, &why);
     REQUIRE_MESSAGE(kernels != nullptr, why);
-    rt::KernelColumns columns(*kernels, *table);
-    rt::Interpreter interp(bound.program(), pod, *table);
+    rt::KernelColumns columns(*kernels, table);
+    rt::Interpreter interp(bound.program(), pod, table);
     int wrong = 0;
-    for (rt::RowId row = 0; row < table->RowCount(); ++row) {
+    for (rt::RowId row = 0; row < table.RowCount(); ++row) {
       int64_t score = 0;
       uint64_t failed = 0;
       kernels->scores[0](columns.get(), &row, 1, &score);
@@ -348,38 +344,35 @@ TEST_CASE("arithmetic at the edges: saturation - division and muldiv agree with 
 TEST_CASE("Decide: native kernels on 1 or 4 threads give the interpreter's decision") {
   Generator gen(99);
   for (int round = 0; round < 5; ++round) {
-    std::unique_ptr<rt::NodeTable> table = BigTable(static_cast<uint32_t>(round));
+    engine::Cluster cluster(BigTable(static_cast<uint32_t>(round)));
     std::string text = gen.Policy();
     k8s::Pod pod;
     pod.name = "p";
-    Bound bound(text, pod, *table);
-    const ir::Program& program = bound.program();
-    codegen::Jit jit;
-    std::string why;
-    std::shared_ptr<const codegen::CompiledFunction> kernels = jit.Compile(program, 0, &why);
-    REQUIRE_MESSAGE(kernels != nullptr, why);
-    std::vector<rt::Plugin> interp = {{"P", &program, 0, 1, true, true, nullptr}};
-    std::vector<rt::Plugin> native = {{"P", &program, 0, 1, true, true, kernels.get()}};
-    rt::Decision want = rt::Decide(interp, pod, *table);
+    Bound interp(text, pod, cluster);
+    Bound native(text, pod, cluster, engine::Backend::kJit);
+    REQUIRE(native.plan->NativePlugins() == 1);
+    rt::Decision want = interp.e->Decide(*interp.plan, cluster);
     for (int threads : {1, 4}) {
       CAPTURE(threads);
-      rt::DecideOptions options;
-      options.threads = threads;
-      rt::Decision got = rt::Decide(native, pod, *table, options);
-      CheckSame(got, want);
+      // verify_kernels: every row the kernels decide, also in the interpreter (a difference aborts)
+      for (bool verify : {false, true}) {
+        rt::Decision got = native.e->Decide(*native.plan, cluster, {.threads = threads, .verify_kernels = verify});
+        CheckSame(got, want);
+      }
     }
   }
 }
 
 TEST_CASE("the kernel cache: one compile per template - LRU eviction frees code nobody holds") {
   Generator gen(5);
-  std::unique_ptr<rt::NodeTable> table = gen.Table();
+  engine::Cluster cluster(gen.Table());
+    const rt::NodeTable& table = cluster.Table();
   k8s::Pod pod;
   pod.name = "p";
   std::vector<std::unique_ptr<Bound>> bound;
   for (int i = 0; i < 6; ++i) {
     bound.push_back(std::make_unique<Bound>(
-        fmt::format("policy P\n  filter node.pods < {}\n  score node.pods * {}\n", i, i), pod, *table));
+        fmt::format("policy P\n  filter node.pods < {}\n  score node.pods * {}\n", i, i), pod, cluster));
   }
   codegen::Jit jit(codegen::JitOptions{2, true, 2});
   std::string why;
@@ -391,15 +384,15 @@ TEST_CASE("the kernel cache: one compile per template - LRU eviction frees code 
     REQUIRE(kernels != nullptr);
     CHECK(kernels.get() != first.get());
     std::vector<rt::RowId> rows = {0};
-    rt::KernelColumns columns(*kernels, *table);
+    rt::KernelColumns columns(*kernels, table);
     int64_t out = -1;
     kernels->scores[0](columns.get(), rows.data(), 1, &out);
-    CHECK(out == static_cast<int64_t>(table->PodCount()[0]) * static_cast<int64_t>(i));
+    CHECK(out == static_cast<int64_t>(table.PodCount()[0]) * static_cast<int64_t>(i));
   }
   // Capacity 2: the unheld templates were evicted; the held one stays and still runs.
   CHECK(jit.CachedTemplates() <= 3);
   std::vector<rt::RowId> rows = {0};
-  rt::KernelColumns columns(*first, *table);
+  rt::KernelColumns columns(*first, table);
   int64_t out = -1;
   first->scores[0](columns.get(), rows.data(), 1, &out);
   CHECK(out == 0);
@@ -407,10 +400,11 @@ TEST_CASE("the kernel cache: one compile per template - LRU eviction frees code 
 
 TEST_CASE("tiering: the first pods of a template are interpreted while it compiles - later ones get kernels") {
   Generator gen(77);
-  std::unique_ptr<rt::NodeTable> table = gen.Table();
+  engine::Cluster cluster(gen.Table());
+    const rt::NodeTable& table = cluster.Table();
   k8s::Pod pod;
   pod.name = "p";
-  Bound bound(gen.Policy(), pod, *table);
+  Bound bound(gen.Policy(), pod, cluster);
   codegen::TieredJit tiered;
   CHECK(tiered.Get(bound.program(), 0) == nullptr);  // queued: interpret this pod
   tiered.Drain();
@@ -418,17 +412,18 @@ TEST_CASE("tiering: the first pods of a template are interpreted while it compil
   REQUIRE(kernels != nullptr);
   std::vector<rt::Plugin> interp = {{"P", &bound.program(), 0, 1, true, true, nullptr}};
   std::vector<rt::Plugin> native = {{"P", &bound.program(), 0, 1, true, true, kernels.get()}};
-  rt::Decision want = rt::Decide(interp, pod, *table);
-  rt::Decision got = rt::Decide(native, pod, *table);
+  rt::Decision want = rt::Decide(interp, pod, table);
+  rt::Decision got = rt::Decide(native, pod, table);
   CheckSame(got, want);
 }
 
 TEST_CASE("tiering: a template compiles once it is hot (hot_after pods)") {
   Generator gen(78);
-  std::unique_ptr<rt::NodeTable> table = gen.Table();
+  engine::Cluster cluster(gen.Table());
+    const rt::NodeTable& table = cluster.Table();
   k8s::Pod pod;
   pod.name = "p";
-  Bound bound(gen.Policy(), pod, *table);
+  Bound bound(gen.Policy(), pod, cluster);
   codegen::TieredJit tiered(codegen::JitOptions{}, codegen::TieringOptions{3});
   for (int pod_number = 1; pod_number <= 3; ++pod_number) {
     CAPTURE(pod_number);
@@ -440,42 +435,10 @@ TEST_CASE("tiering: a template compiles once it is hot (hot_after pods)") {
   CHECK(tiered.Get(bound.program(), 0) != nullptr);
 }
 
-TEST_CASE("fused filters: several policies in one kernel give the interpreter's decision") {
-  Generator gen(123);
-  for (int round = 0; round < 20; ++round) {
-    std::unique_ptr<rt::NodeTable> table = gen.Table();
-    k8s::Pod pod;
-    pod.name = "p";
-    std::vector<std::unique_ptr<Bound>> bound;
-    std::vector<rt::Plugin> plugins;
-    std::vector<std::pair<const ir::Program*, size_t>> functions;
-    for (int i = 0; i < 3; ++i) {
-      bound.push_back(std::make_unique<Bound>(gen.Policy(), pod, *table));
-      plugins.push_back({fmt::format("P{}", i), &bound.back()->program(), 0, 1, true, true, nullptr});
-      functions.emplace_back(&bound.back()->program(), 0);
-    }
-    rt::Decision want = rt::Decide(plugins, pod, *table);
-    codegen::Jit jit;
-    std::string why;
-    std::vector<std::shared_ptr<const codegen::CompiledFunction>> kernels;
-    for (rt::Plugin& plugin : plugins) {
-      kernels.push_back(jit.Compile(*plugin.program, 0, &why));
-      REQUIRE_MESSAGE(kernels.back() != nullptr, why);
-      plugin.kernels = kernels.back().get();
-    }
-    std::shared_ptr<const codegen::FusedFilters> fused = jit.CompileFilters(functions, &why);
-    REQUIRE_MESSAGE(fused != nullptr, why);
-    rt::DecideOptions options;
-    options.fused = fused.get();
-    options.fused_plugins = {0, 1, 2};
-    rt::Decision got = rt::Decide(plugins, pod, *table, options);
-    CheckSame(got, want);
-  }
-}
-
 TEST_CASE("a Decider reused pod after pod reorders filters by what it measured - every decision stays the same") {
   for (int round = 0; round < 3; ++round) {
-    std::unique_ptr<rt::NodeTable> table = BigTable(100 + static_cast<uint32_t>(round));
+    engine::Cluster cluster(BigTable(100 + static_cast<uint32_t>(round)));
+    const rt::NodeTable& table = cluster.Table();
     k8s::Pod pod;
     pod.name = "p";
     std::vector<std::unique_ptr<Bound>> bound;
@@ -491,18 +454,18 @@ TEST_CASE("a Decider reused pod after pod reorders filters by what it measured -
         "policy C\n  filter not (any t in node.taints: t.key == 't1')\n  score count t in node.taints where t.key != 't2'\n",
         "policy D\n  filter 'gpu' in node.labels\n  score node.labels['gen'].int() ?? 0\n"};
     for (int i = 0; i < 4; ++i) {
-      bound.push_back(std::make_unique<Bound>(texts[i], pod, *table));
+      bound.push_back(std::make_unique<Bound>(texts[i], pod, cluster));
       kernels.push_back(jit.Compile(bound.back()->program(), 0, &why));
       REQUIRE_MESSAGE(kernels.back() != nullptr, why);
       interp.push_back({fmt::format("P{}", i), &bound.back()->program(), 0, 1, true, true, nullptr});
       native.push_back({fmt::format("P{}", i), &bound.back()->program(), 0, 1, true, true, kernels.back().get()});
     }
-    rt::Decision want = rt::Decide(interp, pod, *table);
+    rt::Decision want = rt::Decide(interp, pod, table);
     CHECK(want.feasible.size() > 1000);
     rt::Decider decider;
     for (int pass = 0; pass < 6; ++pass) {
       CAPTURE(pass);
-      const rt::Decision& got = decider.Decide(pass % 3 == 2 ? interp : native, pod, *table);
+      const rt::Decision& got = decider.Decide(pass % 3 == 2 ? interp : native, pod, table);
       CheckSame(got, want);
     }
   }

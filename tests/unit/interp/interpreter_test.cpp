@@ -3,9 +3,8 @@
 #include <memory>
 #include <string>
 
-#include "compiler/passes/pass.h"
-#include "compiler/passes/pipeline.h"
-#include "runtime/columnar/table_dictionary.h"
+#include "compiler/driver/compilation.h"
+#include "runtime/engine/engine.h"
 #include "runtime/interp/interpreter.h"
 
 using namespace policy;
@@ -15,13 +14,16 @@ namespace {
 // A two-node table: n1 labelled zone=a, gen=8, tainted gpu=yes:NoSchedule;
 // n2 labelled zone=b, gen=x, 4 cpu with 3 requested.
 struct Fixture {
-  std::unique_ptr<rt::NodeTable> table = std::make_unique<rt::NodeTable>();
+  std::unique_ptr<engine::Cluster> cluster = std::make_unique<engine::Cluster>();
   k8s::Pod pod;
-  sema::TypeTable types;
-  sema::Schema schema{types};
-  std::unique_ptr<Source> source;
-  std::unique_ptr<passes::CompiledFile> compiled;
-  DiagnosticSink diags;
+  std::string text;
+  std::unique_ptr<engine::Engine> lowered;  // the engine of the policy as lowered
+  const driver::CompiledFile* compiled = nullptr;
+  // Engines and plans of the optimized forms: the programs' types live in them.
+  std::vector<std::unique_ptr<engine::Engine>> engines;
+  std::vector<std::unique_ptr<engine::PodPlan>> plans;
+
+  const rt::NodeTable& table() const { return cluster->Table(); }
 
   Fixture() {
     k8s::Node n1;
@@ -33,8 +35,8 @@ struct Fixture {
     n2.name = "n2";
     n2.labels = {{"zone", "b"}, {"gen", "x"}};
     n2.allocatable = {{"cpu", k8s::Quantity::FromUnits(4)}};
-    table->AddNode(n1);
-    table->AddNode(n2);
+    cluster->AddNode(n1);
+    cluster->AddNode(n2);
     k8s::Pod bound;
     bound.name = "b";
     bound.node_name = "n2";
@@ -42,7 +44,7 @@ struct Fixture {
     k8s::Container c;
     c.requests = {{"cpu", k8s::Quantity::FromUnits(3)}};
     bound.containers = {c};
-    table->BindPod(bound);
+    cluster->BindPod(bound);
     pod.name = "p";
     k8s::Container pc;
     pc.requests = {{"cpu", *k8s::Quantity::Parse("500m")}};
@@ -51,41 +53,41 @@ struct Fixture {
   }
 
   // Compiles `let v = EXPR` plus `score v` / `filter v` and evaluates per node.
-  void Compile(const std::string& text) {
-    diags = DiagnosticSink();  // earlier diagnostics point into the previous source
-    source = std::make_unique<Source>("t.policy", text);
-    compiled = passes::CompileFile(*source, types, schema, diags);
-    REQUIRE_MESSAGE(compiled != nullptr, RenderAll(diags));
+  void Compile(const std::string& policy_text) {
+    text = policy_text;
+    DiagnosticSink diags;
+    lowered = engine::Engine::Create(rt::Profile{}, {std::make_shared<const Source>("t.policy", text)}, {}, diags);
+    REQUIRE_MESSAGE(lowered != nullptr, RenderAll(diags));
+    compiled = lowered->Files()[0];
   }
   // The program after the whole pass pipeline, specialized to `pod`, and
-  // bound to the table's dictionaries when `bind`.
-  ir::Program Optimized(bool bind) {
-    ir::Program program = compiled->program;
-    rt::TableDictionary dictionary(*table);
-    passes::PassOptions options;
-    options.pod = &pod;
-    options.types = &types;
-    if (bind) options.table = &dictionary;
-    passes::Optimize(program, options, nullptr);
-    return program;
+  // bound to the table's dictionaries when `bind` (as the engine plans it).
+  const ir::Program& Optimized(bool bind) {
+    engine::EngineOptions options;
+    if (!bind) options.disabled_passes = {"bind-table"};
+    DiagnosticSink diags;
+    engines.push_back(engine::Engine::Create(rt::Profile{}, {std::make_shared<const Source>("t.policy", text)}, options, diags));
+    REQUIRE(engines.back() != nullptr);
+    plans.push_back(engines.back()->Plan(pod, *cluster));
+    return plans.back()->Program(0);
   }
   // Each evaluates the unoptimized program, the specialized one and the
   // specialized and bound one; they must agree.
   int64_t Score(const std::string& expr, rt::RowId row) {
     Compile("policy P\n  score " + expr + "\n");
-    int64_t plain = rt::Interpreter(compiled->program, pod, *table).Score(0, 0, row);
+    int64_t plain = rt::Interpreter(compiled->program, pod, table()).Score(0, 0, row);
     for (bool bind : {false, true}) {
       ir::Program optimized = Optimized(bind);
-      CHECK_MESSAGE(rt::Interpreter(optimized, pod, *table).Score(0, 0, row) == plain, expr, " bind=", bind);
+      CHECK_MESSAGE(rt::Interpreter(optimized, pod, table()).Score(0, 0, row) == plain, expr, " bind=", bind);
     }
     return plain;
   }
   bool Passes(const std::string& expr, rt::RowId row) {
     Compile("policy P\n  filter " + expr + "\n");
-    bool plain = rt::Interpreter(compiled->program, pod, *table).Filter(0, row).empty();
+    bool plain = rt::Interpreter(compiled->program, pod, table()).Filter(0, row).empty();
     for (bool bind : {false, true}) {
       ir::Program optimized = Optimized(bind);
-      CHECK_MESSAGE(rt::Interpreter(optimized, pod, *table).Filter(0, row).empty() == plain, expr, " bind=", bind);
+      CHECK_MESSAGE(rt::Interpreter(optimized, pod, table()).Filter(0, row).empty() == plain, expr, " bind=", bind);
     }
     return plain;
   }
@@ -141,10 +143,10 @@ TEST_CASE("def arguments that read loop variables are computed at each use") {
   let untolerated = first taint in node.taints where not (any t in pod.tolerations: tolerates(t, taint))
   filter untolerated == none reason "untolerated {untolerated.key}"
 )");
-  rt::Interpreter interp(f.compiled->program, f.pod, *f.table);
+  rt::Interpreter interp(f.compiled->program, f.pod, f.table());
   CHECK(interp.Filter(0, 0).empty());
   f.pod.tolerations[0].key = "other";
-  rt::Interpreter again(f.compiled->program, f.pod, *f.table);
+  rt::Interpreter again(f.compiled->program, f.pod, f.table());
   auto failures = again.Filter(0, 0);
   REQUIRE(failures.size() == 1);
   CHECK(failures[0].reason == "untolerated gpu");
@@ -158,7 +160,7 @@ TEST_CASE("filter for fails once per element - with the element in the message")
     reason "Insufficient {name}"
     detail "{node.allocatable[name] - node.requested[name]} free, {amount} asked"
 )");
-  rt::Interpreter interp(f.compiled->program, f.pod, *f.table);
+  rt::Interpreter interp(f.compiled->program, f.pod, f.table());
   auto failures = interp.Filter(0, 1);
   REQUIRE(failures.size() == 1);
   CHECK(failures[0].reason == "Insufficient nvidia.com/gpu");
@@ -176,7 +178,7 @@ TEST_CASE("when and prefilters") {
   prefilter node.name != "n2" reason "excluded"
   prefilter pod.priority > 5 reason "low priority"
 )");
-  rt::Interpreter interp(f.compiled->program, f.pod, *f.table);
+  rt::Interpreter interp(f.compiled->program, f.pod, f.table());
   CHECK_FALSE(interp.Applies(0));
   CHECK_FALSE(interp.Prefilter(0, 0, true).has_value());
   REQUIRE(interp.Prefilter(0, 1, true).has_value());
@@ -237,7 +239,8 @@ TEST_CASE("bound to the table: label tests and taint loops keep their meaning") 
   CHECK(bound.find("Node.taints") == std::string::npos);
   // The bound forms print and read back.
   std::string error;
-  std::optional<ir::Program> reread = ir::Parse(bound, f.types, f.schema, &error);
+  driver::Compilation compilation;
+  std::optional<ir::Program> reread = compilation.ParseIr(bound, &error);
   REQUIRE_MESSAGE(reread.has_value(), error);
   CHECK(ir::Print(*reread) == bound);
 }
@@ -258,12 +261,12 @@ TEST_CASE("bound to the table: a label or resource no node has is a constant") {
   CHECK(bound.reads_node[fn.scores[0].value] == 0);
   CHECK(ir::Print(bound).find("Node.allocatable") == std::string::npos);
   // A node that has the resource makes it a column again (a new dictionary version).
-  uint64_t version = f.table->DictionaryVersion();
+  uint64_t version = f.table().DictionaryVersion();
   k8s::Node gpu;
   gpu.name = "g";
   gpu.allocatable = {{"gpu-memory", k8s::Quantity::FromUnits(80)}};
-  f.table->AddNode(gpu);
-  CHECK(f.table->DictionaryVersion() != version);
+  f.cluster->AddNode(gpu);
+  CHECK(f.table().DictionaryVersion() != version);
   CHECK(ir::Print(f.Optimized(true)).find("Node.allocatable") != std::string::npos);
 }
 
@@ -273,14 +276,14 @@ TEST_CASE("bound to the table: `and` tests the rarer label first") {
     k8s::Node n;
     n.name = "m" + std::to_string(i);
     n.labels = {{"zone", "b"}, {"gpu", "yes"}};
-    f.table->AddNode(n);
+    f.cluster->AddNode(n);
   }
   k8s::Node n1 = {};
   n1.name = "n1";
   n1.labels = {{"zone", "a"}, {"gen", "8"}, {"gpu", "yes"}};
   n1.taints = {{"gpu", "yes", k8s::TaintEffect::kNoSchedule}};
   n1.allocatable = {{"cpu", k8s::Quantity::FromUnits(8)}, {"memory", *k8s::Quantity::Parse("16Gi")}};
-  REQUIRE(f.table->UpdateNode(n1));
+  REQUIRE(f.cluster->UpdateNode(n1));
   for (const char* expr : {"node.labels['gpu'] == 'yes' and node.labels['zone'] == 'a'",
                            "node.labels['zone'] == 'a' and node.labels['gpu'] == 'yes'"}) {
     f.Compile(std::string("policy P\n  filter ") + expr + "\n");

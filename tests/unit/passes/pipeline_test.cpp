@@ -3,42 +3,33 @@
 #include <memory>
 #include <string>
 
+#include "compiler/driver/compilation.h"
 #include "compiler/passes/pass.h"
-#include "compiler/passes/pipeline.h"
 
 using namespace policy;
 
 namespace {
 
-// A policy file compiled to IR, with what it needs alive.
+// A policy file compiled to IR by a Compilation, which owns what it needs.
 struct Compiled {
-  std::unique_ptr<Source> source;
-  sema::TypeTable types;
-  std::unique_ptr<sema::Schema> schema = std::make_unique<sema::Schema>(types);
+  driver::Compilation compilation;
   DiagnosticSink diags;
-  std::unique_ptr<passes::CompiledFile> file;
+  const driver::CompiledFile* file = nullptr;
 };
 
 std::unique_ptr<Compiled> CompilePath(const std::string& path) {
   auto c = std::make_unique<Compiled>();
   std::string error;
-  c->source = Source::FromFile(path, &error);
-  REQUIRE_MESSAGE(c->source, error);
-  c->file = passes::CompileFile(*c->source, c->types, *c->schema, c->diags);
+  std::shared_ptr<const Source> source = Source::FromFile(path, &error);
+  REQUIRE_MESSAGE(source, error);
+  c->file = c->compilation.Add(source, c->diags);
   return c;
 }
 
 std::string CompileToIr(const std::string& path, bool optimize) {
-  std::string error;
-  std::unique_ptr<Source> source = Source::FromFile(path, &error);
-  REQUIRE_MESSAGE(source, error);
-  sema::TypeTable types;
-  sema::Schema schema(types);
-  DiagnosticSink diags;
-  auto compiled = passes::CompileFile(*source, types, schema, diags);
-  REQUIRE_MESSAGE(compiled, RenderAll(diags));
-  if (optimize) passes::Optimize(compiled->program, {}, nullptr);
-  return ir::Print(compiled->program);
+  auto c = CompilePath(path);
+  REQUIRE_MESSAGE(c->file, RenderAll(c->diags));
+  return ir::Print(optimize ? c->compilation.Optimize(c->file->program, {}) : c->file->program);
 }
 
 }  // namespace
@@ -57,14 +48,13 @@ TEST_CASE("the pipeline shrinks the stdlib and keeps it verified") {
     INFO(name);
     auto c = CompilePath(std::string(POLICYC_SOURCE_DIR "/stdlib/") + name + ".policy");
     REQUIRE(c->file);
-    auto& compiled = c->file;
-    size_t before = compiled->program.nodes.size();
+    size_t before = c->file->program.nodes.size();
     std::string trace;
     passes::PassOptions options;
     options.time = true;
-    passes::Optimize(compiled->program, options, &trace);
-    CHECK(compiled->program.nodes.size() <= before);
-    CHECK(ir::Verify(compiled->program).empty());
+    ir::Program optimized = c->compilation.Optimize(c->file->program, options, &trace);
+    CHECK(optimized.nodes.size() <= before);
+    CHECK(ir::Verify(optimized).empty());
     CHECK(trace.find("pass fold") != std::string::npos);
   }
 }
@@ -72,12 +62,10 @@ TEST_CASE("the pipeline shrinks the stdlib and keeps it verified") {
 TEST_CASE("disabled passes do not run") {
   auto c = CompilePath(POLICYC_SOURCE_DIR "/stdlib/node_affinity.policy");
   REQUIRE(c->file);
-  auto& compiled = c->file;
-  size_t before = compiled->program.nodes.size();
+  size_t before = c->file->program.nodes.size();
   passes::PassOptions options;
   options.disabled = {"fold", "cse", "dce", "order"};
-  passes::Optimize(compiled->program, options, nullptr);
-  CHECK(compiled->program.nodes.size() == before);
+  CHECK(c->compilation.Optimize(c->file->program, options).nodes.size() == before);
   CHECK(passes::PassNames() == std::vector<std::string_view>{"specialize", "fold", "bind-table", "cse", "dce", "order"});
 }
 
@@ -86,18 +74,12 @@ TEST_CASE("the printed IR reads back to the same program - before and after the 
                            "/stdlib/node_resources_fit.policy", "/stdlib/requested_to_capacity_ratio.policy",
                            "/policies/gpu-memory-fit.yaml", "/tests/golden/syntax/every-construct.policy"}) {
     INFO(path);
-    std::string error;
-    std::unique_ptr<Source> source = Source::FromFile(std::string(POLICYC_SOURCE_DIR) + path, &error);
-    REQUIRE(source);
-    sema::TypeTable types;
-    sema::Schema schema(types);
-    DiagnosticSink diags;
-    auto compiled = passes::CompileFile(*source, types, schema, diags);
-    if (!compiled) continue;  // every-construct has type errors on purpose
+    auto c = CompilePath(std::string(POLICYC_SOURCE_DIR) + path);
+    if (!c->file) continue;  // every-construct has type errors on purpose
     for (bool optimize : {false, true}) {
-      if (optimize) passes::Optimize(compiled->program, {}, nullptr);
-      std::string printed = ir::Print(compiled->program);
-      std::optional<ir::Program> read = ir::Parse(printed, types, schema, &error);
+      std::string printed = ir::Print(optimize ? c->compilation.Optimize(c->file->program, {}) : c->file->program);
+      std::string error;
+      std::optional<ir::Program> read = c->compilation.ParseIr(printed, &error);
       REQUIRE_MESSAGE(read.has_value(), error);
       CHECK(ir::Print(*read) == printed);
       CHECK(ir::Verify(*read).empty());
@@ -106,13 +88,12 @@ TEST_CASE("the printed IR reads back to the same program - before and after the 
 }
 
 TEST_CASE("bad IR text is refused with a line number") {
-  sema::TypeTable types;
-  sema::Schema schema(types);
+  driver::Compilation c;
   std::string error;
-  CHECK_FALSE(ir::Parse("%0 = const 1 : int\n%2 = const 2 : int\n", types, schema, &error).has_value());
+  CHECK_FALSE(c.ParseIr("%0 = const 1 : int\n%2 = const 2 : int\n", &error).has_value());
   CHECK(error.starts_with("line 2:"));
-  CHECK_FALSE(ir::Parse("%0 = frobnicate : int\n", types, schema, &error).has_value());
-  CHECK_FALSE(ir::Parse("%0 = const 1 : widget\n", types, schema, &error).has_value());
+  CHECK_FALSE(c.ParseIr("%0 = frobnicate : int\n", &error).has_value());
+  CHECK_FALSE(c.ParseIr("%0 = const 1 : widget\n", &error).has_value());
   CHECK(error.find("unknown type") != std::string::npos);
-  CHECK_FALSE(ir::Parse("%0 = add %0 %1 : int\n", types, schema, &error).has_value());
+  CHECK_FALSE(c.ParseIr("%0 = add %0 %1 : int\n", &error).has_value());
 }

@@ -7,7 +7,7 @@
 #include <random>
 #include <vector>
 
-#include "runtime/sched/placement.h"
+#include "runtime/sched/normalize.h"
 
 using namespace policy;
 

@@ -1,19 +1,17 @@
-#include "compiler/passes/pipeline.h"
+#include "compiler/driver/compilation.h"
 
 #include <cstdio>
 #include <cstdlib>
 
 #include <fmt/format.h>
 
-#include "compiler/passes/lower.h"
 #include "compiler/syntax/parser.h"
 
-namespace policy::passes {
-
+namespace policy::driver {
 namespace {
 
 // Whether `value` fits a param of `type`.
-bool Fits(const ParamValue& value, sema::TypeRef type) {
+bool Fits(const passes::ParamValue& value, sema::TypeRef type) {
   using sema::TypeKind;
   if (std::holds_alternative<int64_t>(value)) return type->kind == TypeKind::kInt || type->kind == TypeKind::kQuantity;
   if (std::holds_alternative<bool>(value)) return type->kind == TypeKind::kBool;
@@ -24,7 +22,7 @@ bool Fits(const ParamValue& value, sema::TypeRef type) {
   return type->kind == TypeKind::kList && type->element->kind == TypeKind::kInt;
 }
 
-bool CheckParams(const CompiledFile& file, const ParamValues& params, DiagnosticSink& diags) {
+bool CheckParams(const CompiledFile& file, const passes::ParamValues& params, DiagnosticSink& diags) {
   bool ok = true;
   for (const auto& [policy_name, values] : params) {
     for (size_t p = 0; p < file.module.policies.size(); ++p) {
@@ -54,26 +52,56 @@ bool CheckParams(const CompiledFile& file, const ParamValues& params, Diagnostic
   return ok;
 }
 
+[[noreturn]] void VerifierFailed(std::string_view where, const std::string& problem) {
+  std::fprintf(stderr, "policyc: IR verifier%s: %s\n", std::string(where).c_str(), problem.c_str());
+  std::abort();
+}
+
 }  // namespace
 
-std::unique_ptr<CompiledFile> CompileFile(const Source& source, sema::TypeTable& types, const sema::Schema& schema,
-                                          DiagnosticSink& diags, const ParamValues* params) {
-  std::optional<syntax::Module> module = syntax::ParseAnyPolicyFile(source, diags);
+Compilation::Compilation()
+    : types_(std::make_unique<sema::TypeTable>()), schema_(std::make_unique<sema::Schema>(*types_)) {}
+
+Compilation::~Compilation() = default;
+
+const CompiledFile* Compilation::Add(std::shared_ptr<const Source> source, DiagnosticSink& diags,
+                                     const passes::ParamValues* params) {
+  std::lock_guard lock(types_mutex_);
+  std::optional<syntax::Module> module = syntax::ParseAnyPolicyFile(*source, diags);
   if (!module) return nullptr;
   auto file = std::make_unique<CompiledFile>();
+  file->source = std::move(source);
   file->module = std::move(*module);
-  std::optional<sema::CheckedModule> checked = sema::Check(file->module, types, schema, diags);
+  std::optional<sema::CheckedModule> checked = sema::Check(file->module, *types_, *schema_, diags);
   if (!checked) return nullptr;
   file->checked = std::move(*checked);
   file->checked.module = &file->module;
   if (params != nullptr && !CheckParams(*file, *params, diags)) return nullptr;
-  file->program = Lower(file->checked, types, params);
+  file->program = passes::Lower(file->checked, *types_, params);
   // The verifier is cheap: it runs in every build, and a problem is a compiler bug.
-  for (const std::string& problem : ir::Verify(file->program)) {
-    std::fprintf(stderr, "policyc: IR verifier: %s\n", problem.c_str());
-    std::abort();
-  }
-  return file;
+  for (const std::string& problem : ir::Verify(file->program)) VerifierFailed("", problem);
+  files_.push_back(std::move(file));
+  return files_.back().get();
 }
 
-}  // namespace policy::passes
+ir::Program Compilation::Optimize(const ir::Program& program, passes::PassOptions options, std::string* trace) {
+  std::lock_guard lock(types_mutex_);
+  ir::Program copy = program;
+  options.types = types_.get();
+  passes::Optimize(copy, options, trace);
+  return copy;
+}
+
+std::optional<ir::Program> Compilation::ParseIr(std::string_view text, std::string* error) {
+  std::lock_guard lock(types_mutex_);
+  std::optional<ir::Program> program = ir::Parse(text, *types_, *schema_, error);
+  if (!program) return std::nullopt;
+  std::vector<std::string> problems = ir::Verify(*program);
+  if (!problems.empty()) {
+    *error = fmt::format(" the IR is not valid: {}", problems.front());  // after the file name, as a parse error's position
+    return std::nullopt;
+  }
+  return program;
+}
+
+}  // namespace policy::driver

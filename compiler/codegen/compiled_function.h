@@ -1,0 +1,38 @@
+#pragma once
+/// What the scheduling core sees of a compiled policy function: its kernels
+/// as C function pointers (kernel_abi.h) and the node columns they read, by
+/// slot. No LLVM here; the back end (jit.h) fills these in.
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "compiler/codegen/kernel_abi.h"
+#include "compiler/ir/ir.h"
+
+namespace policy::codegen {
+
+/// A column a kernel reads: a resource of the node table.
+struct ResourceSlot {
+  enum class Kind : uint8_t { kAllocatable, kRequested, kScoringRequested };
+  std::string name;
+  Kind kind = Kind::kAllocatable;
+  bool operator==(const ResourceSlot&) const = default;
+};
+
+/// The kernels of one function. Column slots are in the order the kernels
+/// index PolicyColumns::labels and ::resources.
+struct CompiledFunction {
+  PolicyFilterKernel filter = nullptr;   ///< all of the function's filters; null when it has none
+  PolicyPassKernel pass = nullptr;       ///< the same filters, answering only which rows pass every one
+  size_t filters = 0;
+  std::vector<PolicyScoreKernel> scores;  ///< one per score rule
+  std::vector<std::string> labels;        ///< label keys, by slot
+  std::vector<ResourceSlot> resources;    ///< by slot
+  /// Calls of cluster builtins (podsInDomain, spreadSkew, ...) with pod-side
+  /// arguments, by slot: the runtime computes their value per row for the
+  /// pod (the topology index makes that O(1) a row) and the kernel reads it.
+  std::vector<ir::NodeId> cluster;
+};
+
+}  // namespace policy::codegen

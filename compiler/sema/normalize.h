@@ -1,0 +1,31 @@
+#pragma once
+/// The ways a score rule's raw values are normalized (`normalize` in the
+/// language), shared by sema, the IR and the scheduling core.
+
+#include <cstdint>
+#include <string_view>
+
+namespace policy::sema {
+
+/// Score normalization, as kube-scheduler's plugins normalize.
+enum class Normalize : uint8_t {
+  kNone,     ///< scores are already 0..100
+  kMax,      ///< score * 100 / max over feasible nodes (NodeAffinity)
+  kReverse,  ///< 100 - score * 100 / max (TaintToleration)
+  kMinMax,   ///< (score - min) * 100 / (max - min), in floating point as Go does (InterPodAffinity)
+  kSpread,   ///< 100 * (max + min - score) / max; a negative score marks an ignored node: 0, left out of min and max (PodTopologySpread)
+};
+
+/// Names for `normalize`: none, max, reverse, minmax, spread.
+inline std::string_view ToString(Normalize normalize) {
+  switch (normalize) {
+    case Normalize::kNone: return "none";
+    case Normalize::kMax: return "max";
+    case Normalize::kReverse: return "reverse";
+    case Normalize::kMinMax: return "minmax";
+    case Normalize::kSpread: return "spread";
+  }
+  return "none";
+}
+
+}  // namespace policy::sema

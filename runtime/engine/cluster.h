@@ -1,0 +1,63 @@
+#pragma once
+/// The cluster state the engine decides against: the NodeTable (nodes,
+/// bound pods, the topology index, namespaces, selector owners) and its
+/// dictionaries as the compiler binds to them, changed one object at a
+/// time. One writer; decisions read it between changes.
+
+#include <memory>
+#include <optional>
+#include <string_view>
+
+#include "compiler/k8s/objects.h"
+#include "compiler/support/diagnostic.h"
+#include "runtime/columnar/cluster_loader.h"
+#include "runtime/columnar/node_table.h"
+#include "runtime/columnar/table_dictionary.h"
+
+namespace policy::engine {
+
+class Cluster {
+ public:
+  /// An empty cluster.
+  Cluster();
+  /// A cluster over a table built elsewhere (tests, generators).
+  explicit Cluster(std::unique_ptr<rt::NodeTable> table);
+  /// Loads a snapshot (`kubectl get ... -o yaml|json`); null with
+  /// diagnostics when it is not valid (the diagnostics keep it alive).
+  static std::unique_ptr<Cluster> Load(std::shared_ptr<const Source> snapshot, DiagnosticSink& diags);
+
+  // --- object events -----------------------------------------------------
+  /// Adds a node; nullopt when one of that name exists.
+  std::optional<rt::RowId> AddNode(const k8s::Node& node) { return table_->AddNode(node); }
+  /// Replaces a node's labels, taints, allocatable and flags; false when
+  /// there is no such node.
+  bool UpdateNode(const k8s::Node& node) { return table_->UpdateNode(node); }
+  /// Removes a node; its pods wait for a node of the same name.
+  bool RemoveNode(std::string_view name) { return table_->RemoveNode(name); }
+  /// Binds a pod to its spec.nodeName (what a bind or an informer's pod
+  /// event adds).
+  rt::BindResult BindPod(const k8s::Pod& pod) { return table_->BindPod(pod); }
+  /// Unbinds `namespace/name`; false when no such pod was bound or waiting.
+  bool UnbindPod(std::string_view namespace_name, std::string_view name) {
+    return table_->UnbindPod(namespace_name, name);
+  }
+  /// Adds or replaces a namespace and its labels (namespaceSelector).
+  void SetNamespace(std::string_view name, k8s::StringMap labels) { table_->SetNamespaceLabels(name, std::move(labels)); }
+  /// A Service, ReplicationController, ReplicaSet or StatefulSet whose
+  /// selector default spreading reads.
+  void AddSelectorOwner(k8s::SelectorOwner owner) { table_->AddSelectorOwner(std::move(owner)); }
+
+  // --- reading -------------------------------------------------------------
+  const rt::NodeTable& Table() const { return *table_; }
+  /// The table's dictionaries, as `bind-table` binds programs to them.
+  const rt::TableDictionary& Dictionary() const { return dictionary_; }
+  /// What loading the snapshot saw (empty for a cluster built by events).
+  const rt::LoadReport& Report() const { return report_; }
+
+ private:
+  std::unique_ptr<rt::NodeTable> table_;
+  rt::TableDictionary dictionary_;
+  rt::LoadReport report_;
+};
+
+}  // namespace policy::engine

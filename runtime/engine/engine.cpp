@@ -1,0 +1,179 @@
+#include "runtime/engine/engine.h"
+
+#include <map>
+
+#include "compiler/driver/compilation.h"
+#include "runtime/engine/kernel_source.h"
+#include "runtime/sched/default_spread.h"
+#include "stdlib/embedded.h"
+
+namespace policy::engine {
+
+/// What the engine owns and its plans share.
+struct Engine::State {
+  rt::Profile profile;
+  EngineOptions options;
+  driver::Compilation compilation;
+  std::vector<const driver::CompiledFile*> files;
+  std::vector<PluginSpec> plugins;
+  KernelSource kernels;
+
+  State(rt::Profile p, EngineOptions o)
+      : profile(std::move(p)), options(std::move(o)), kernels(options.jit_opt_level, options.hot_after) {}
+
+  /// Compiles stdlib file `path` once; its index, or nullopt after diagnostics.
+  std::optional<size_t> Stdlib(std::string_view path, std::map<std::string_view, size_t>& by_path, DiagnosticSink& diags) {
+    if (auto it = by_path.find(path); it != by_path.end()) return it->second;
+    for (const stdlib::EmbeddedPolicy& e : stdlib::Sources()) {
+      if (e.path != path) continue;
+      auto source = std::make_shared<const Source>(std::string(e.path), std::string(e.text));
+      const driver::CompiledFile* file = compilation.Add(std::move(source), diags, &profile.params);
+      if (file == nullptr) return std::nullopt;
+      files.push_back(file);
+      return by_path[path] = files.size() - 1;
+    }
+    return std::nullopt;
+  }
+
+  /// The profile's built-ins in filter order (a plugin's filter and score
+  /// may come from different stdlib files).
+  bool AddBuiltins(DiagnosticSink& diags) {
+    std::map<std::string_view, size_t> by_path;
+    for (const rt::PluginSetting& setting : profile.plugins) {
+      const rt::InTreePlugin* known = rt::FindInTreePlugin(setting.name);
+      if (known == nullptr || !known->implemented) continue;
+      std::string_view filter_file = setting.filter ? known->filter_file : std::string_view();
+      std::string_view score_file = setting.score ? profile.ScoreFile(*known) : std::string_view();
+      auto push = [&](std::string_view path, bool filters, bool scores) {
+        std::optional<size_t> file = Stdlib(path, by_path, diags);
+        if (file) plugins.push_back({setting.name, *file, 0, setting.weight, filters, scores});
+        return file.has_value();
+      };
+      bool ok = true;
+      if (!filter_file.empty() && filter_file == score_file) {
+        ok = push(filter_file, true, true);
+      } else {
+        if (!filter_file.empty()) ok = ok && push(filter_file, true, false);
+        if (!score_file.empty()) ok = ok && push(score_file, false, true);
+      }
+      if (!ok) return false;
+    }
+    return true;
+  }
+
+  /// Each policy of each file a plugin, with the policy's weight.
+  bool AddPolicies(std::vector<std::shared_ptr<const Source>> sources, DiagnosticSink& diags) {
+    bool ok = true;
+    for (std::shared_ptr<const Source>& source : sources) {
+      const driver::CompiledFile* file = compilation.Add(std::move(source), diags, &profile.params);
+      if (file == nullptr) {
+        ok = false;
+        continue;
+      }
+      files.push_back(file);
+      for (size_t f = 0; f < file->program.functions.size(); ++f) {
+        const ir::Function& fn = file->program.functions[f];
+        plugins.push_back({fn.name, files.size() - 1, f, fn.weight, true, true});
+      }
+    }
+    return ok;
+  }
+};
+
+PodPlan::~PodPlan() = default;
+
+size_t PodPlan::NativePlugins() const {
+  size_t n = 0;
+  for (const rt::Plugin& p : plugins_) n += p.kernels != nullptr;
+  return n;
+}
+
+Engine::Engine(std::shared_ptr<State> state) : state_(std::move(state)) {}
+Engine::~Engine() = default;
+
+std::unique_ptr<Engine> Engine::Create(rt::Profile profile, std::vector<std::shared_ptr<const Source>> policies,
+                                       EngineOptions options, DiagnosticSink& diags) {
+  auto state = std::make_shared<State>(std::move(profile), std::move(options));
+  if (!state->AddBuiltins(diags) || !state->AddPolicies(std::move(policies), diags)) return nullptr;
+  return std::unique_ptr<Engine>(new Engine(std::move(state)));
+}
+
+const rt::Profile& Engine::Profile() const { return state_->profile; }
+const EngineOptions& Engine::Options() const { return state_->options; }
+const std::vector<PluginSpec>& Engine::Plugins() const { return state_->plugins; }
+const std::vector<const driver::CompiledFile*>& Engine::Files() const { return state_->files; }
+size_t Engine::CachedTemplates() const { return state_->kernels.CachedTemplates(); }
+void Engine::DrainCompilations() { state_->kernels.Drain(); }
+bool Engine::HasJit() { return KernelSource::Available(); }
+
+std::unique_ptr<PodPlan> Engine::Plan(k8s::Pod pod, const Cluster& cluster, std::string* trace) {
+  std::unique_ptr<PodPlan> plan(new PodPlan());
+  plan->engine_ = state_;
+  plan->pod_ = std::move(pod);
+  // kube-scheduler's default spread constraints (the system's or the
+  // profile's list) become the pod's own before anything reads it.
+  const rt::Profile& profile = state_->profile;
+  for (const rt::PluginSetting& p : profile.plugins) {
+    if (p.name != "PodTopologySpread" || !(p.filter || p.score)) continue;
+    rt::ApplyDefaultSpread(plan->pod_, cluster.Table(), profile.spread_defaults ? &*profile.spread_defaults : nullptr);
+  }
+  Fill(*plan, cluster, trace);
+  return plan;
+}
+
+void Engine::Fill(PodPlan& plan, const Cluster& cluster, std::string* trace) {
+  State& s = *state_;
+  passes::PassOptions pass_options;
+  pass_options.pod = &plan.pod_;
+  pass_options.table = &cluster.Dictionary();
+  pass_options.print_after = s.options.print_after;
+  pass_options.time = s.options.time_passes;
+  if (s.options.disabled_passes.contains("all")) {
+    for (std::string_view name : passes::PassNames()) pass_options.disabled.insert(std::string(name));
+  } else {
+    pass_options.disabled = s.options.disabled_passes;
+  }
+  plan.programs_.clear();
+  for (const driver::CompiledFile* file : s.files) {
+    plan.programs_.push_back(std::make_unique<ir::Program>(s.compilation.Optimize(file->program, pass_options, trace)));
+  }
+  plan.version_ = cluster.Table().DictionaryVersion();
+
+  Backend backend = s.options.backend;
+  if (backend == Backend::kAuto) {
+    backend = cluster.Table().NodeCount() >= s.options.jit_from_nodes ? Backend::kJit : Backend::kInterp;
+  }
+  plan.tiered_ = backend == Backend::kTiered;
+  plan.plugins_.clear();
+  plan.kernels_.assign(s.plugins.size(), nullptr);
+  for (size_t i = 0; i < s.plugins.size(); ++i) {
+    const PluginSpec& spec = s.plugins[i];
+    const ir::Program& program = *plan.programs_[spec.file];
+    if (backend == Backend::kJit) plan.kernels_[i] = s.kernels.Compile(program, spec.function);
+    if (backend == Backend::kTiered) plan.kernels_[i] = s.kernels.Tiered(program, spec.function);
+    plan.plugins_.push_back({spec.name, &program, spec.function, spec.weight, spec.filter, spec.score,
+                             plan.kernels_[i].get()});
+  }
+}
+
+const rt::Decision& Engine::Decide(PodPlan& plan, const Cluster& cluster, rt::DecideOptions options) {
+  if (plan.version_ != cluster.Table().DictionaryVersion()) Fill(plan, cluster, nullptr);
+  if (plan.tiered_) {  // the kernels the tiering thread has finished since
+    for (size_t i = 0; i < plan.plugins_.size(); ++i) {
+      rt::Plugin& plugin = plan.plugins_[i];
+      if (plugin.kernels != nullptr) continue;
+      plan.kernels_[i] = state_->kernels.Tiered(*plugin.program, plugin.function);
+      plugin.kernels = plan.kernels_[i].get();
+    }
+  }
+  options.verify_kernels = options.verify_kernels || state_->options.verify_kernels;
+  return decider_.Decide(plan.plugins_, plan.pod_, cluster.Table(), options);
+}
+
+rt::Placement Engine::Explain(const PodPlan& plan, const Cluster& cluster, const rt::Decision& decision,
+                              std::span<const rt::RowId> rows) const {
+  if (rows.empty()) rows = cluster.Table().LiveRows();
+  return rt::Explain(plan.plugins_, plan.pod_, cluster.Table(), decision, rows);
+}
+
+}  // namespace policy::engine

@@ -1,0 +1,151 @@
+#pragma once
+/// The library API: an Engine made from a scheduling profile and policy
+/// files decides where a pod fits on a Cluster and explains why.
+///
+///   auto cluster = engine::Cluster::Load(snapshot, diags);
+///   auto engine = engine::Engine::Create(rt::DefaultProfile(), {policy}, {}, diags);
+///   auto plan = engine->Plan(pod, *cluster);          // specialized to the pod, bound to the table
+///   const rt::Decision& d = engine->Decide(*plan, *cluster);   // feasible rows, scores, selection
+///   rt::Placement words = engine->Explain(*plan, *cluster, d, rows);  // reasons for the rows asked
+///
+/// The engine owns every source, type, compiled program and kernel it
+/// makes, the kernel cache and the tiering thread; a PodPlan shares that
+/// ownership, so nothing it points into can go first. One decision path:
+/// Explain adds words to a Decide, it never decides again.
+///
+/// Threads: Create once; Plan may be called from several threads; Decide
+/// uses the engine's one Decider (its buffers and filter statistics), so
+/// one thread decides at a time.
+
+#include <memory>
+#include <set>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "compiler/k8s/objects.h"
+#include "compiler/support/diagnostic.h"
+#include "runtime/engine/cluster.h"
+#include "runtime/sched/decide.h"
+#include "runtime/sched/explain.h"
+#include "runtime/sched/plugin.h"
+#include "runtime/sched/profile.h"
+
+namespace policy::driver {
+struct CompiledFile;
+}
+
+namespace policy::engine {
+
+/// Which back end evaluates the plugins.
+enum class Backend : uint8_t {
+  kInterp,  ///< the reference interpreter for every plugin
+  kJit,     ///< native kernels for every plugin the back end compiles (compiled when the pod is planned)
+  kAuto,    ///< kJit for clusters of at least EngineOptions::jit_from_nodes nodes, else kInterp
+  kTiered,  ///< a template's first pods interpreted while its kernels compile on a background thread
+};
+
+struct EngineOptions {
+  Backend backend = Backend::kInterp;
+  int jit_opt_level = 2;  ///< LLVM's optimization level, 0..3
+  /// kAuto compiles from this many nodes: compiling a profile takes about
+  /// 150 ms, interpreting it about 0.65 us per node, and one pod is placed.
+  size_t jit_from_nodes = 250000;
+  /// kTiered: pods of a template seen before its compilation is queued.
+  size_t hot_after = 1;
+  std::set<std::string> disabled_passes;  ///< pass names, or `all`
+  std::set<std::string> print_after;      ///< pass names, or `all`: IR dumps into Plan's trace
+  bool time_passes = false;               ///< pass timings into Plan's trace
+  /// Differential testing: kernels are checked against the interpreter on
+  /// every row they decide (rt::DecideOptions::verify_kernels).
+  bool verify_kernels = false;
+};
+
+/// A plugin of the engine before any pod: which compiled file and function.
+struct PluginSpec {
+  std::string name;
+  size_t file = 0;  ///< index into Engine::Files()
+  size_t function = 0;
+  int64_t weight = 1;
+  bool filter = true;
+  bool score = true;
+};
+
+class Engine;
+
+/// The engine's plugins specialized to one pod and bound to a cluster's
+/// dictionaries, with their kernels. Keeps what it points into alive.
+class PodPlan {
+ public:
+  ~PodPlan();
+  /// The pod as planned: kube-scheduler's default spread constraints added
+  /// when the profile's PodTopologySpread gives them.
+  const k8s::Pod& Pod() const { return pod_; }
+  const std::vector<rt::Plugin>& Plugins() const { return plugins_; }
+  /// The specialized, bound program of engine file `file`.
+  const ir::Program& Program(size_t file) const { return *programs_[file]; }
+  /// How many plugins run native kernels.
+  size_t NativePlugins() const;
+
+ private:
+  friend class Engine;
+  PodPlan() = default;
+  std::shared_ptr<void> engine_;  // the engine's compiled files and types
+  k8s::Pod pod_;
+  std::vector<std::unique_ptr<ir::Program>> programs_;
+  std::vector<rt::Plugin> plugins_;
+  std::vector<std::shared_ptr<const codegen::CompiledFunction>> kernels_;  // by plugin, may be null
+  uint64_t version_ = 0;  // the cluster dictionaries' version the programs are bound to
+  bool tiered_ = false;
+};
+
+class Engine {
+ public:
+  /// Compiles `profile`'s built-in plugins (the stdlib) with its args and
+  /// every policy of `policies` (each policy a plugin, after the built-ins,
+  /// weight from the policy); null with diagnostics on any error.
+  static std::unique_ptr<Engine> Create(rt::Profile profile, std::vector<std::shared_ptr<const Source>> policies,
+                                        EngineOptions options, DiagnosticSink& diags);
+  ~Engine();
+  Engine(const Engine&) = delete;
+  Engine& operator=(const Engine&) = delete;
+
+  const rt::Profile& Profile() const;
+  const EngineOptions& Options() const;
+  /// The plugins in filter order.
+  const std::vector<PluginSpec>& Plugins() const;
+  /// The compiled files (as lowered), stdlib files first.
+  const std::vector<const driver::CompiledFile*>& Files() const;
+
+  /// Prepares `pod` for `cluster`: every file specialized to the pod and
+  /// bound to the cluster's dictionaries, kernels as the back end says.
+  /// Pass dumps and timings (EngineOptions) go to `trace` when given.
+  std::unique_ptr<PodPlan> Plan(k8s::Pod pod, const Cluster& cluster, std::string* trace = nullptr);
+  /// The decision for the plan's pod on `cluster` now: feasible rows,
+  /// scores, selection; valid until the next Decide. A plan bound to older
+  /// dictionaries is planned again first; a tiered plan takes the kernels
+  /// that are ready.
+  const rt::Decision& Decide(PodPlan& plan, const Cluster& cluster, rt::DecideOptions options = {});
+  /// Words for `rows` of `decision` (made by Decide on this plan and
+  /// cluster with DecideOptions::plugin_scores); every live row when
+  /// `rows` is empty.
+  rt::Placement Explain(const PodPlan& plan, const Cluster& cluster, const rt::Decision& decision,
+                        std::span<const rt::RowId> rows = {}) const;
+
+  /// Kernel templates loaded now (the cache).
+  size_t CachedTemplates() const;
+  /// Waits for the tiering thread's queued compilations (tests, benchmarks).
+  void DrainCompilations();
+  /// Whether this build has the LLVM back end.
+  static bool HasJit();
+
+ private:
+  struct State;
+  explicit Engine(std::shared_ptr<State> state);
+  void Fill(PodPlan& plan, const Cluster& cluster, std::string* trace);
+
+  std::shared_ptr<State> state_;
+  rt::Decider decider_;
+};
+
+}  // namespace policy::engine

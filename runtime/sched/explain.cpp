@@ -1,0 +1,94 @@
+#include "runtime/sched/explain.h"
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "runtime/sched/plugin_context.h"
+
+namespace policy::rt {
+namespace {
+
+// `0/3 nodes are available: 1 Insufficient cpu, 2 node(s) had ...`: counts of
+// the first failing plugin's reasons, sorted as strings (sort.Strings).
+std::string Summary(const Placement& p) {
+  size_t n = p.nodes.size();
+  if (p.feasible > 0) return fmt::format("{}/{} nodes are available.", p.feasible, n);
+  std::map<std::string, size_t> counts;
+  for (const NodeResult& node : p.nodes) {
+    for (size_t i = 0; i < node.first_failing_reasons; ++i) ++counts[node.reasons[i].reason];
+  }
+  std::vector<std::string> parts;
+  for (const auto& [reason, count] : counts) parts.push_back(fmt::format("{} {}", count, reason));
+  std::sort(parts.begin(), parts.end());
+  return fmt::format("0/{} nodes are available: {}.", n, fmt::join(parts, ", "));
+}
+
+// Every failing plugin's reasons on an infeasible row, in plugin order: a
+// plugin's node-level prefilter excludes the node first (and its filters do
+// not run there), then the filters.
+void Reasons(const std::vector<Plugin>& plugins, PluginContext& context, RowId row, NodeResult& node) {
+  std::vector<bool> excluded(plugins.size(), false);
+  for (size_t i = 0; i < plugins.size(); ++i) {
+    if (!context.Filters(i) || !context.NodePrefilters(i)) continue;
+    if (std::optional<FilterFailure> f = context.Interp(i).Prefilter(plugins[i].function, row, true)) {
+      node.reasons.push_back({plugins[i].name, std::move(f->reason), std::move(f->detail)});
+      excluded[i] = true;
+    }
+  }
+  node.first_failing_reasons = node.reasons.size();
+  for (size_t i = 0; i < plugins.size(); ++i) {
+    if (!context.Filters(i) || excluded[i]) continue;
+    bool first = node.reasons.empty();
+    for (FilterFailure& f : context.Interp(i).Filter(plugins[i].function, row)) {
+      node.reasons.push_back({plugins[i].name, std::move(f.reason), std::move(f.detail)});
+    }
+    if (first) node.first_failing_reasons = node.reasons.size();
+  }
+}
+
+}  // namespace
+
+Placement Explain(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table,
+                  const Decision& decision, std::span<const RowId> rows) {
+  Placement p;
+  p.feasible = decision.feasible.size();
+  PluginContext context(plugins, pod, table);
+  std::optional<std::pair<size_t, FilterFailure>> rejected;
+  if (decision.rejected_by) rejected = context.PodRejection();
+  p.nodes.reserve(rows.size());
+  for (RowId row : rows) {
+    NodeResult node;
+    node.row = row;
+    node.name = std::string(table.NodeName(row));
+    auto at = std::lower_bound(decision.feasible.begin(), decision.feasible.end(), row);
+    if (at != decision.feasible.end() && *at == row) {  // feasible: the decision's scores
+      size_t k = static_cast<size_t>(at - decision.feasible.begin());
+      node.feasible = true;
+      node.score = decision.score[k];
+      for (size_t i = 0; i < decision.plugin_scores.size(); ++i) {
+        if (!decision.plugin_scores[i].empty()) node.scores.emplace_back(plugins[i].name, decision.plugin_scores[i][k]);
+      }
+      if (decision.selected == k) p.selected = p.nodes.size();
+    } else if (rejected) {  // PreFilter rejected the pod: its reason alone, everywhere
+      node.reasons.push_back({plugins[rejected->first].name, rejected->second.reason, rejected->second.detail});
+      node.first_failing_reasons = 1;
+    } else {
+      Reasons(plugins, context, row, node);
+      if (node.reasons.empty()) {
+        std::fprintf(stderr, "policyc: internal error: node %s was rejected but no filter rejects it in the interpreter\n",
+                     node.name.c_str());
+        std::abort();
+      }
+    }
+    p.nodes.push_back(std::move(node));
+  }
+  p.summary = rejected ? fmt::format("0/{} nodes are available: {}.", p.nodes.size(), rejected->second.reason)
+                       : Summary(p);
+  return p;
+}
+
+}  // namespace policy::rt

@@ -1,0 +1,56 @@
+#pragma once
+/// Explaining a decision: words for the rows a person asks about (DESIGN.md
+/// idea 5). The decision (decide.h) says which nodes are feasible, their
+/// scores and the selection; explaining adds, per infeasible node, every
+/// failing plugin's reasons and details, rendered by re-evaluating its
+/// filters in the interpreter, and kube-scheduler's FitError summary. It
+/// never decides again: a node's feasibility and score come from the
+/// decision.
+
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "compiler/k8s/objects.h"
+#include "runtime/columnar/node_table.h"
+#include "runtime/sched/decide.h"
+#include "runtime/sched/plugin.h"
+
+namespace policy::rt {
+
+struct NodeReason {
+  std::string plugin;
+  std::string reason;
+  std::string detail;
+};
+
+struct NodeResult {
+  RowId row = 0;
+  std::string name;
+  bool feasible = false;
+  std::vector<NodeReason> reasons;   ///< every failing plugin's reasons, in plugin order
+  size_t first_failing_reasons = 0;  ///< how many leading reasons come from the first failing plugin
+  int64_t score = 0;                 ///< weighted sum (feasible nodes)
+  std::vector<std::pair<std::string, int64_t>> scores;  ///< normalized, per applied score plugin
+};
+
+struct Placement {
+  std::vector<NodeResult> nodes;  ///< the explained rows, in the order asked
+  size_t feasible = 0;            ///< feasible nodes of the whole table
+  std::optional<size_t> selected;  ///< index into nodes, when the selected node was asked about
+  /// kube-scheduler's FitError first sentence (`0/N nodes are available:
+  /// ...`, counting the first failing plugin's reasons of every node
+  /// explained), or `K/N nodes are available.`
+  std::string summary;
+};
+
+/// Words for `rows` (live rows of `table`) of `decision`, which `plugins`
+/// made for `pod` on `table` with DecideOptions::plugin_scores. The summary
+/// counts the rows explained: explain every live row for kube-scheduler's.
+/// A row the decision rejected that no filter rejects in the interpreter is
+/// a compiler bug: it aborts.
+Placement Explain(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table,
+                  const Decision& decision, std::span<const RowId> rows);
+
+}  // namespace policy::rt

@@ -1,0 +1,70 @@
+#include "runtime/sched/normalize.h"
+
+#include <algorithm>
+#include <cstdint>
+#include <vector>
+
+namespace policy::rt {
+
+// kube-scheduler's NormalizeScore variants over the feasible nodes' raw scores.
+void Normalize(sema::Normalize kind, std::span<int64_t> scores) {
+  if (kind == sema::Normalize::kNone || scores.empty()) return;
+  if (kind == sema::Normalize::kSpread) {  // podtopologyspread NormalizeScore
+    int64_t min = INT64_MAX, max = 0;
+    for (int64_t s : scores) {
+      if (s < 0) continue;  // an ignored node
+      min = std::min(min, s);
+      max = std::max(max, s);
+    }
+    for (int64_t& s : scores) {
+      if (s < 0) s = 0;
+      else s = max == 0 ? 100 : 100 * (max + min - s) / max;
+    }
+    return;
+  }
+  int64_t max = scores[0], min = scores[0];
+  for (int64_t s : scores) {  // one pass, no branch
+    max = std::max(max, s);
+    min = std::min(min, s);
+  }
+  if (kind == sema::Normalize::kMinMax) {  // interpodaffinity NormalizeScore: float64, truncated
+    for (int64_t& s : scores) {
+      s = max == min ? 0 : static_cast<int64_t>(100.0 * (static_cast<double>(s - min) / static_cast<double>(max - min)));
+    }
+    return;
+  }
+  // helper.DefaultNormalizeScore(100, reverse): a zero maximum leaves zeros
+  // (or all 100 when reversed).
+  bool reverse = kind == sema::Normalize::kReverse;
+  if (max == 0) {
+    if (reverse) std::fill(scores.begin(), scores.end(), 100);
+    return;
+  }
+  if (min >= 0 && static_cast<size_t>(max) < scores.size()) {
+    // Few distinct raw values (counts, weights), many rows: a table of the
+    // answers, one load per row.
+    std::vector<int64_t> answer(static_cast<size_t>(max) + 1);
+    for (int64_t s = 0; s <= max; ++s) answer[static_cast<size_t>(s)] = reverse ? 100 - 100 * s / max : 100 * s / max;
+    for (int64_t& s : scores) s = answer[static_cast<size_t>(s)];
+    return;
+  }
+  if (min >= 0 && max <= (int64_t{1} << 50)) {
+    // 100 * s / max for 0 <= s <= max without a division per row: the
+    // quotient (0..100) estimated with a reciprocal, then made exact by its
+    // remainder (100 * s fits in 64 bits here).
+    double inverse = 100.0 / static_cast<double>(max);
+    for (int64_t& s : scores) {
+      int64_t q = static_cast<int64_t>(static_cast<double>(s) * inverse);
+      int64_t r = 100 * s - q * max;
+      q += (r >= max ? 1 : 0) - (r < 0 ? 1 : 0);
+      s = reverse ? 100 - q : q;
+    }
+    return;
+  }
+  for (int64_t& s : scores) {
+    s = 100 * s / max;
+    if (reverse) s = 100 - s;
+  }
+}
+
+}  // namespace policy::rt

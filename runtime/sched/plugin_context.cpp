@@ -1,0 +1,41 @@
+#include "runtime/sched/plugin_context.h"
+
+namespace policy::rt {
+
+PluginContext::PluginContext(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table)
+    : plugins_(plugins), pod_(pod), table_(table), cluster_(pod, table), pod_view_(pod),
+      applies_(plugins.size(), -1), node_prefilters_(plugins.size(), false) {
+  for (size_t i = 0; i < plugins.size(); ++i) {
+    const Plugin& plugin = plugins[i];
+    for (const ir::Filter& pre : plugin.program->functions[plugin.function].prefilters) {
+      if (plugin.program->reads_node[pre.condition] != 0) node_prefilters_[i] = true;
+    }
+  }
+}
+
+Interpreter& PluginContext::Interp(size_t i) {
+  const Plugin& plugin = plugins_[i];
+  std::unique_ptr<Interpreter>& slot = interpreters_[plugin.program];
+  if (!slot) slot = std::make_unique<Interpreter>(*plugin.program, pod_, table_, &cluster_, &pod_view_);
+  return *slot;
+}
+
+bool PluginContext::Applies(size_t i) {
+  if (applies_[i] < 0) {
+    const Plugin& plugin = plugins_[i];
+    bool has_when = plugin.program->functions[plugin.function].when.has_value();
+    applies_[i] = !has_when || Interp(i).Applies(plugin.function) ? 1 : 0;
+  }
+  return applies_[i] == 1;
+}
+
+std::optional<std::pair<size_t, FilterFailure>> PluginContext::PodRejection() {
+  for (size_t i = 0; i < plugins_.size(); ++i) {
+    const Plugin& plugin = plugins_[i];
+    if (plugin.program->functions[plugin.function].prefilters.empty() || !Filters(i)) continue;
+    if (std::optional<FilterFailure> f = Interp(i).Prefilter(plugin.function, 0, false)) return std::pair(i, std::move(*f));
+  }
+  return std::nullopt;
+}
+
+}  // namespace policy::rt

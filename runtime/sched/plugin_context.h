@@ -1,0 +1,50 @@
+#pragma once
+/// What evaluating a pod's plugins shares, for deciding and for explaining
+/// alike: the pod's fields (PodView), its cluster-wide counts (ClusterView),
+/// one interpreter per program (made on first use), whether each plugin
+/// applies to the pod, and which plugins have prefilters that read the node.
+
+#include <map>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "compiler/k8s/objects.h"
+#include "runtime/columnar/node_table.h"
+#include "runtime/interp/interpreter.h"
+#include "runtime/sched/plugin.h"
+
+namespace policy::rt {
+
+class PluginContext {
+ public:
+  /// `plugins`, `pod` and `table` must outlive the context.
+  PluginContext(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table);
+
+  /// The interpreter of plugin `i`'s program, for this pod.
+  Interpreter& Interp(size_t i);
+  /// Whether plugin `i` applies to the pod (its `when`).
+  bool Applies(size_t i);
+  /// Whether plugin `i` filters this pod: it applies and its filters are on.
+  bool Filters(size_t i) { return plugins_[i].filter && Applies(i); }
+  /// Whether some prefilter of plugin `i` reads the node (PreFilter that
+  /// narrows nodes rather than rejecting the pod).
+  bool NodePrefilters(size_t i) const { return node_prefilters_[i]; }
+  /// kube-scheduler's PreFilter of the pod: the first filtering plugin whose
+  /// pod-level prefilter rejects the pod, with its failure; that rejects
+  /// every node.
+  std::optional<std::pair<size_t, FilterFailure>> PodRejection();
+  ClusterView& Cluster() { return cluster_; }
+
+ private:
+  const std::vector<Plugin>& plugins_;
+  const k8s::Pod& pod_;
+  const NodeTable& table_;
+  ClusterView cluster_;
+  passes::PodView pod_view_;
+  std::map<const ir::Program*, std::unique_ptr<Interpreter>> interpreters_;
+  std::vector<int8_t> applies_;  // -1: not asked yet
+  std::vector<bool> node_prefilters_;
+};
+
+}  // namespace policy::rt

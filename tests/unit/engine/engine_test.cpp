@@ -1,0 +1,157 @@
+// The engine API: owned lifetimes, one decision path with words added for
+// the rows asked, plans that follow the cluster, tiering.
+
+#include <doctest/doctest.h>
+
+#include <algorithm>
+#include <memory>
+#include <string>
+
+#include "runtime/engine/engine.h"
+
+using namespace policy;
+
+namespace {
+
+k8s::Node Node(const std::string& name, int64_t cpu, k8s::StringMap labels = {}) {
+  k8s::Node n;
+  n.name = name;
+  n.labels = std::move(labels);
+  n.allocatable = {{"cpu", k8s::Quantity::FromUnits(cpu)}, {"memory", *k8s::Quantity::Parse("16Gi")},
+                   {"pods", k8s::Quantity::FromUnits(110)}};
+  return n;
+}
+
+k8s::Pod PodAsking(int64_t cpu) {
+  k8s::Pod pod;
+  pod.name = "p";
+  pod.namespace_name = "default";
+  k8s::Container c;
+  c.requests = {{"cpu", k8s::Quantity::FromUnits(cpu)}};
+  pod.containers = {c};
+  return pod;
+}
+
+std::unique_ptr<engine::Engine> DefaultEngine(engine::Backend backend = engine::Backend::kInterp) {
+  DiagnosticSink diags;
+  engine::EngineOptions options;
+  options.backend = backend;
+  std::unique_ptr<engine::Engine> e = engine::Engine::Create(rt::DefaultProfile(), {}, options, diags);
+  REQUIRE_MESSAGE(e != nullptr, RenderAll(diags));
+  return e;
+}
+
+std::vector<std::string> Names(const engine::Cluster& cluster, const std::vector<rt::RowId>& rows) {
+  std::vector<std::string> names;
+  for (rt::RowId row : rows) names.emplace_back(cluster.Table().NodeName(row));
+  return names;
+}
+
+}  // namespace
+
+TEST_CASE("a diagnostic keeps the policy source it points into alive after the engine is refused") {
+  DiagnosticSink diags;
+  {
+    // The only owner of the text is the engine being made, and it is refused.
+    auto source = std::make_shared<const Source>("typo.policy", "policy P\n  filter node.lables['zone'] == 'a'\n");
+    std::unique_ptr<engine::Engine> e = engine::Engine::Create(rt::Profile{}, {std::move(source)}, {}, diags);
+    CHECK(e == nullptr);
+  }
+  REQUIRE(diags.HasErrors());
+  std::string rendered = RenderAll(diags);
+  CHECK(rendered.find("typo.policy:2:") != std::string::npos);
+  CHECK(rendered.find("filter node.lables['zone'] == 'a'") != std::string::npos);  // the source line, still readable
+}
+
+TEST_CASE("explaining adds words to the decision - never a second decision") {
+  engine::Cluster cluster;
+  cluster.AddNode(Node("small", 4));
+  cluster.AddNode(Node("big", 8));
+  std::unique_ptr<engine::Engine> e = DefaultEngine();
+  std::unique_ptr<engine::PodPlan> plan = e->Plan(PodAsking(6), cluster);
+  const rt::Decision& d = e->Decide(*plan, cluster, {.plugin_scores = true});
+  REQUIRE(Names(cluster, d.feasible) == std::vector<std::string>{"big"});
+  REQUIRE(d.selected == 0u);
+
+  rt::Placement all = e->Explain(*plan, cluster, d);
+  REQUIRE(all.nodes.size() == 2);
+  CHECK(all.feasible == 1);
+  CHECK(all.summary == "1/2 nodes are available.");
+  CHECK_FALSE(all.nodes[0].feasible);
+  REQUIRE(all.nodes[0].reasons.size() == 1);
+  CHECK(all.nodes[0].reasons[0].plugin == "NodeResourcesFit");
+  CHECK(all.nodes[0].reasons[0].reason == "Insufficient cpu");
+  CHECK(all.nodes[1].feasible);
+  CHECK(all.nodes[1].score == d.score[0]);
+  CHECK_FALSE(all.nodes[1].scores.empty());  // per plugin, from the decision
+  CHECK(all.selected == 1u);
+
+  // Words for one row only: the selected node is not among them.
+  rt::RowId small = *cluster.Table().FindNode("small");
+  rt::Placement one = e->Explain(*plan, cluster, d, std::vector<rt::RowId>{small});
+  REQUIRE(one.nodes.size() == 1);
+  CHECK(one.nodes[0].name == "small");
+  CHECK_FALSE(one.selected.has_value());
+}
+
+TEST_CASE("nowhere: kube-scheduler's summary counts the first failing plugin of every node") {
+  engine::Cluster cluster;
+  cluster.AddNode(Node("a", 2));
+  k8s::Node cordoned = Node("b", 2);
+  cordoned.unschedulable = true;
+  cluster.AddNode(cordoned);
+  std::unique_ptr<engine::Engine> e = DefaultEngine();
+  std::unique_ptr<engine::PodPlan> plan = e->Plan(PodAsking(3), cluster);
+  const rt::Decision& d = e->Decide(*plan, cluster, {.plugin_scores = true});
+  CHECK(d.feasible.empty());
+  rt::Placement p = e->Explain(*plan, cluster, d);
+  CHECK(p.summary == "0/2 nodes are available: 1 Insufficient cpu, 1 node(s) were unschedulable.");
+  // Every failing plugin is named on the node, not only the first.
+  REQUIRE(p.nodes[1].reasons.size() == 2);
+  CHECK(p.nodes[1].first_failing_reasons == 1);
+}
+
+TEST_CASE("a plan follows the cluster: nodes added and changed after planning are decided on") {
+  engine::Cluster cluster;
+  cluster.AddNode(Node("a", 4, {{"zone", "x"}}));
+  std::unique_ptr<engine::Engine> e = DefaultEngine();
+  k8s::Pod pod = PodAsking(6);
+  std::unique_ptr<engine::PodPlan> plan = e->Plan(pod, cluster);
+  CHECK(e->Decide(*plan, cluster).feasible.empty());
+  // A node with a label value the plan's programs were not bound to.
+  cluster.AddNode(Node("b", 16, {{"zone", "y"}}));
+  CHECK(Names(cluster, e->Decide(*plan, cluster).feasible) == std::vector<std::string>{"b"});
+  REQUIRE(cluster.UpdateNode(Node("a", 32, {{"zone", "x"}})));
+  CHECK(Names(cluster, e->Decide(*plan, cluster).feasible) == std::vector<std::string>{"a", "b"});
+  // A pod bound there takes its cpu.
+  k8s::Pod bound = PodAsking(30);
+  bound.name = "hog";
+  bound.node_name = "a";
+  bound.phase = k8s::PodPhase::kRunning;
+  CHECK(cluster.BindPod(bound) == rt::BindResult::kBound);
+  CHECK(Names(cluster, e->Decide(*plan, cluster).feasible) == std::vector<std::string>{"b"});
+  CHECK(cluster.UnbindPod("default", "hog"));
+  CHECK(cluster.RemoveNode("b"));
+  CHECK(Names(cluster, e->Decide(*plan, cluster).feasible) == std::vector<std::string>{"a"});
+}
+
+TEST_CASE("tiered: the first decisions are interpreted - then the kernels give the same decision") {
+  if (!engine::Engine::HasJit()) return;
+  engine::Cluster cluster;
+  for (int i = 0; i < 50; ++i) cluster.AddNode(Node("n" + std::to_string(i), 1 + i % 9, {{"zone", i % 2 ? "a" : "b"}}));
+  k8s::Pod pod = PodAsking(3);
+  std::unique_ptr<engine::Engine> interp = DefaultEngine();
+  std::unique_ptr<engine::PodPlan> interp_plan = interp->Plan(pod, cluster);
+  rt::Decision want = interp->Decide(*interp_plan, cluster);
+  REQUIRE_FALSE(want.feasible.empty());
+
+  std::unique_ptr<engine::Engine> tiered = DefaultEngine(engine::Backend::kTiered);
+  std::unique_ptr<engine::PodPlan> plan = tiered->Plan(pod, cluster);
+  CHECK(plan->NativePlugins() == 0);  // queued, not waited for
+  tiered->DrainCompilations();
+  rt::Decision got = tiered->Decide(*plan, cluster, {.verify_kernels = true});
+  CHECK(plan->NativePlugins() > 0);
+  CHECK(got.feasible == want.feasible);
+  CHECK(got.score == want.score);
+  CHECK(got.selected == want.selected);
+}
