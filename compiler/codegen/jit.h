@@ -1,6 +1,12 @@
 #pragma once
-/// The LLVM back end: compiles a policy function's specialized, bound IR
-/// into native filter and score kernels (kernel_abi.h) with ORC LLJIT.
+/// The LLVM back end's entry point: compiles a policy function's
+/// specialized, bound IR into native filter and score kernels (kernel_abi.h)
+/// with ORC LLJIT, through the kernel cache.
+///
+/// The back end's files: kernel_emitter (IR -> LLVM IR), arith_emitter (the
+/// IR's integer arithmetic), jit_session (the LLJIT and code ownership),
+/// template_key and kernel_cache (the cache), tiered_jit (background
+/// compilation), this (the Jit that ties them together).
 ///
 /// What compiles: integer, quantity and boolean arithmetic with the IR's
 /// semantics (saturating, division by zero is 0, none compares unequal),
@@ -13,8 +19,9 @@
 /// the interpreter. Messages are never compiled: the
 /// interpreter renders them for the nodes a person asks about.
 ///
-/// No LLVM header leaks out of this one: the rest of policyc sees kernels as
-/// C function pointers.
+/// No LLVM header leaks out of the headers the rest of policyc includes
+/// (this, tiered_jit.h, compiled_function.h, kernel_abi.h): it sees kernels
+/// as C function pointers.
 
 #include <cstdint>
 #include <memory>
@@ -26,14 +33,6 @@
 #include "compiler/ir/ir.h"
 
 namespace policy::codegen {
-
-/// The filters of several functions (a profile's plugins) in one kernel.
-struct FusedFilters {
-  PolicyFusedPassKernel pass = nullptr;
-  /// Per function, in the kernel's order: its column slots (fill a
-  /// PolicyColumns for each, as for its own kernels).
-  std::vector<CompiledFunction> slots;
-};
 
 struct JitOptions {
   int opt_level = 2;  ///< 0..3
@@ -60,11 +59,6 @@ class Jit {
   /// compile. The kernels stay valid while the pointer is held (and the Jit
   /// lives).
   std::shared_ptr<const CompiledFunction> Compile(const ir::Program& program, size_t f, std::string* why);
-  /// The filters of `functions` (program, function), in order, fused into
-  /// one pass kernel; null (with the reason) when one of them does not
-  /// compile. Not cached; its code is freed when the last holder lets go.
-  std::shared_ptr<const FusedFilters> CompileFilters(const std::vector<std::pair<const ir::Program*, size_t>>& functions,
-                                                     std::string* why);
   /// Templates whose code is loaded now.
   size_t CachedTemplates() const;
   /// The cache key of function `f`: what its kernels compute (no spans, no
@@ -78,35 +72,6 @@ class Jit {
  private:
   struct Impl;
   std::unique_ptr<Impl> impl_;
-};
-
-/// When a template is hot enough to compile.
-struct TieringOptions {
-  /// Pods of a template seen before its compilation is queued (1: the first
-  /// pod queues it); a template seen fewer times stays interpreted.
-  size_t hot_after = 1;
-};
-
-/// Tiering: a template's first pods run in the interpreter while its kernels
-/// compile on a background thread; later pods of the template get them. A
-/// pod never waits for LLVM.
-class TieredJit {
- public:
-  explicit TieredJit(JitOptions options = {}, TieringOptions tiering = {});
-  ~TieredJit();  ///< finishes the compilation under way, drops the queue
-  TieredJit(const TieredJit&) = delete;
-  TieredJit& operator=(const TieredJit&) = delete;
-
-  /// The kernels of function `f` of `program` when they are ready; else null
-  /// (evaluate it in the interpreter), with its compilation queued the first
-  /// time. A function the back end does not compile stays null.
-  std::shared_ptr<const CompiledFunction> Get(const ir::Program& program, size_t f);
-  /// Waits until every queued compilation is done (tests, benchmarks).
-  void Drain();
-
- private:
-  struct State;
-  std::unique_ptr<State> state_;
 };
 
 }  // namespace policy::codegen

@@ -32,10 +32,6 @@ typedef void (*PolicyFilterKernel)(const PolicyColumns* columns, const uint32_t*
 /* For rows[0..n): writes the rows where every filter passes to passing[0..m), in order, and
  * returns m (passing must not overlap rows). */
 typedef uint64_t (*PolicyPassKernel)(const PolicyColumns* columns, const uint32_t* rows, uint64_t n, uint32_t* passing);
-/* Several functions' filters fused: columns[i] are function i's columns; a row passes when
- * every filter of every function does (evaluation stops at the first function that fails). */
-typedef uint64_t (*PolicyFusedPassKernel)(const PolicyColumns* const* columns, const uint32_t* rows, uint64_t n,
-                                          uint32_t* passing);
 /* For rows[0..n): out[k] = the raw value of the score on rows[k]. */
 typedef void (*PolicyScoreKernel)(const PolicyColumns* columns, const uint32_t* rows, uint64_t n, int64_t* out);
 

@@ -4,6 +4,7 @@
 #include <string>
 
 #include "compiler/codegen/jit.h"
+#include "compiler/codegen/tiered_jit.h"
 #include "runtime/engine/kernel_source.h"
 
 namespace policy::engine {

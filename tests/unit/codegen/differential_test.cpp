@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "compiler/codegen/jit.h"
+#include "compiler/codegen/tiered_jit.h"
 #include "runtime/engine/engine.h"
 #include "runtime/interp/interpreter.h"
 #include "runtime/sched/decide.h"
@@ -366,7 +367,7 @@ TEST_CASE("Decide: native kernels on 1 or 4 threads give the interpreter's decis
 TEST_CASE("the kernel cache: one compile per template - LRU eviction frees code nobody holds") {
   Generator gen(5);
   engine::Cluster cluster(gen.Table());
-    const rt::NodeTable& table = cluster.Table();
+  const rt::NodeTable& table = cluster.Table();
   k8s::Pod pod;
   pod.name = "p";
   std::vector<std::unique_ptr<Bound>> bound;
@@ -401,7 +402,7 @@ TEST_CASE("the kernel cache: one compile per template - LRU eviction frees code 
 TEST_CASE("tiering: the first pods of a template are interpreted while it compiles - later ones get kernels") {
   Generator gen(77);
   engine::Cluster cluster(gen.Table());
-    const rt::NodeTable& table = cluster.Table();
+  const rt::NodeTable& table = cluster.Table();
   k8s::Pod pod;
   pod.name = "p";
   Bound bound(gen.Policy(), pod, cluster);
@@ -420,7 +421,6 @@ TEST_CASE("tiering: the first pods of a template are interpreted while it compil
 TEST_CASE("tiering: a template compiles once it is hot (hot_after pods)") {
   Generator gen(78);
   engine::Cluster cluster(gen.Table());
-    const rt::NodeTable& table = cluster.Table();
   k8s::Pod pod;
   pod.name = "p";
   Bound bound(gen.Policy(), pod, cluster);

@@ -1,0 +1,49 @@
+#pragma once
+/// The LLVM side of the JIT: the native target, module preparation
+/// (verify, target the host CPU, optimize) and the ORC LLJIT session that
+/// loads modules and owns their code. Code is freed when the Code that owns
+/// its ResourceTracker goes.
+
+#include <memory>
+#include <string>
+
+#include <llvm/ExecutionEngine/Orc/LLJIT.h>
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+#include <llvm/Target/TargetMachine.h>
+
+namespace policy::codegen {
+
+/// Compiled code, freed (its ResourceTracker removed) when the last holder
+/// of what owns it lets go.
+struct Code {
+  llvm::orc::ResourceTrackerSP tracker;
+  Code() = default;
+  Code(const Code&) = delete;
+  Code& operator=(const Code&) = delete;
+  ~Code();
+};
+
+/// The host's target machine (made once, for every session).
+llvm::TargetMachine* HostMachine();
+
+/// Verifies `module` and optimizes it for the host at `opt_level` (0..3);
+/// false with the reason when the back end made invalid LLVM IR (a bug).
+/// `gathers`: let vectorized code use gather instructions.
+bool PrepareModule(llvm::Module& module, int opt_level, bool gathers, std::string* why);
+
+class JitSession {
+ public:
+  JitSession();
+  /// Loads `module` under a new tracker owned by `code`; false with the reason.
+  bool Load(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context, Code& code,
+            std::string* why);
+  /// The address of a loaded symbol; null with the reason.
+  void* Lookup(const std::string& name, std::string* why);
+
+ private:
+  bool Start(std::string* why);
+  std::unique_ptr<llvm::orc::LLJIT> jit_;
+};
+
+}  // namespace policy::codegen

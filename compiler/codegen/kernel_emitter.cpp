@@ -1,0 +1,568 @@
+// IR -> LLVM IR kernels (kernel_emitter.h).
+
+#include "compiler/codegen/kernel_emitter.h"
+
+#include <fmt/format.h>
+
+#include <map>
+#include <optional>
+
+#include <llvm/IR/IRBuilder.h>
+
+#include "compiler/codegen/arith_emitter.h"
+
+namespace policy::codegen {
+namespace {
+
+using namespace ir;
+using sema::FieldId;
+
+/// A value of one row: `v` (i64 or i1) and, for optional types, `none` (i1).
+struct Val {
+  llvm::Value* v = nullptr;
+  llvm::Value* none = nullptr;
+};
+
+/// Thrown (and caught in Compile) when the IR uses what this back end does not compile.
+struct Unsupported {
+  std::string what;
+};
+
+class KernelEmitter {
+ public:
+  KernelEmitter(llvm::LLVMContext& context, llvm::Module& module, const Program& program, const Function& function,
+                CompiledFunction& out)
+      : cx_(context), module_(module), b_(context), program_(program), fn_(function), out_(out) {
+    i1_ = b_.getInt1Ty();
+    i8_ = b_.getInt8Ty();
+    i32_ = b_.getInt32Ty();
+    i64_ = b_.getInt64Ty();
+    ptr_ = b_.getPtrTy();
+  }
+
+  /// What a kernel computes per row: bit f of failed[k] set when filter f
+  /// fails (kFilter), the rows passing every filter (kPass), or the value of
+  /// score `score` (kScore).
+  enum class Kind { kFilter, kPass, kScore };
+
+  /// Emits kernel `name` of `kind`.
+
+  void EmitKernel(const std::string& name, Kind kind, size_t score = 0) {
+    // void kernel(const PolicyColumns* columns, const uint32_t* rows, uint64_t n, T* out),
+    // or for kPass: uint64_t kernel(..., uint32_t* passing), the count of passing rows.
+    bool pass = kind == Kind::kPass;
+    auto* type = llvm::FunctionType::get(pass ? i64_ : b_.getVoidTy(), {ptr_, ptr_, i64_, ptr_}, false);
+    auto* f = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, module_);
+    for (unsigned i : {0u, 1u, 3u}) f->addParamAttr(i, llvm::Attribute::NoAlias);
+    f->addParamAttr(0, llvm::Attribute::ReadOnly);
+    f->addParamAttr(1, llvm::Attribute::ReadOnly);
+    f->addFnAttr(llvm::Attribute::NoUnwind);
+    auto* entry = llvm::BasicBlock::Create(cx_, "entry", f);
+    b_.SetInsertPoint(entry);
+    // Loop-invariant column pointers, loaded once.
+    LoadColumns(f->getArg(0));
+    if (!Divides()) {
+      Rows rows = EmitRows(kind, score, false, f->getArg(1), f->getArg(2), f->getArg(3));
+      if (pass) b_.CreateRet(rows.count);
+      else b_.CreateRetVoid();
+      return;
+    }
+    // Divisions: first every row with the fast ones (doubles, made exact by
+    // the remainder; no branch, so the loop vectorizes). When a row needed
+    // what they cannot do exactly (a quotient of 2^50 or more), every row
+    // again with integer division; that pass overwrites the first's output.
+    Rows fast = EmitRows(kind, score, true, f->getArg(1), f->getArg(2), f->getArg(3));
+    auto* exact = llvm::BasicBlock::Create(cx_, "exact", f);
+    auto* done = llvm::BasicBlock::Create(cx_, "done", f);
+    b_.CreateCondBr(fast.slow, exact, done);
+    b_.SetInsertPoint(exact);
+    Rows again = EmitRows(kind, score, false, f->getArg(1), f->getArg(2), f->getArg(3));
+    llvm::BasicBlock* again_end = b_.GetInsertBlock();
+    b_.CreateBr(done);
+    b_.SetInsertPoint(done);
+    if (pass) {
+      llvm::PHINode* count = b_.CreatePHI(i64_, 2);
+      count->addIncoming(fast.count, fast.end);
+      count->addIncoming(again.count, again_end);
+      b_.CreateRet(count);
+    } else {
+      b_.CreateRetVoid();
+    }
+  }
+
+ private:
+  /// A loop over the rows: the block it ends in, the rows it kept (kPass)
+  /// and whether a fast division could not answer exactly on some row.
+  struct Rows {
+    llvm::BasicBlock* end = nullptr;
+    llvm::Value* count = nullptr;
+    llvm::Value* slow = nullptr;
+  };
+
+  /// `for k in [0, n)` from the current block, the kernel's work per row;
+  /// the builder is left in the loop's exit block.
+  Rows EmitRows(Kind kind, size_t score, bool fast, llvm::Value* rows, llvm::Value* n, llvm::Value* out) {
+    llvm::Function* f = b_.GetInsertBlock()->getParent();
+    llvm::BasicBlock* before = b_.GetInsertBlock();
+    auto* loop = llvm::BasicBlock::Create(cx_, "row", f);
+    auto* exit = llvm::BasicBlock::Create(cx_, "rows.done", f);
+    b_.CreateCondBr(b_.CreateICmpEQ(n, b_.getInt64(0)), exit, loop);
+    b_.SetInsertPoint(loop);
+    llvm::PHINode* k = b_.CreatePHI(i64_, 2, "k");
+    k->addIncoming(b_.getInt64(0), before);
+    llvm::PHINode* m = b_.CreatePHI(i64_, 2, "m");  // kPass: rows written so far
+    m->addIncoming(b_.getInt64(0), before);
+    llvm::PHINode* slow = b_.CreatePHI(i1_, 2, "slow");
+    slow->addIncoming(b_.getFalse(), before);
+    arith_.SetFast(fast, slow);
+    row_ = b_.CreateZExt(b_.CreateLoad(i32_, b_.CreateGEP(i32_, rows, k)), i64_, "rownum");
+    memo_.clear();
+    slots_.clear();
+    llvm::Value* m_next = m;
+    if (kind == Kind::kScore) {
+      Val v = Eval(fn_.scores[score].value);
+      b_.CreateStore(v.v, b_.CreateGEP(i64_, out, k));
+    } else {
+      llvm::Value* mask = b_.getInt64(0);
+      llvm::Value* all = b_.getTrue();
+      for (size_t i = 0; i < fn_.filters.size(); ++i) {
+        llvm::Value* ok = Bool(Eval(fn_.filters[i].condition));
+        llvm::Value* bit = b_.CreateShl(b_.CreateZExt(b_.CreateNot(ok), i64_), b_.getInt64(i));
+        mask = b_.CreateOr(mask, bit);
+        all = b_.CreateAnd(all, ok);
+      }
+      if (kind == Kind::kPass) {  // write the row, keep it when every filter passed (no branch)
+        b_.CreateStore(b_.CreateTrunc(row_, i32_), b_.CreateGEP(i32_, out, m));
+        m_next = b_.CreateAdd(m, b_.CreateZExt(all, i64_));
+      } else {
+        b_.CreateStore(mask, b_.CreateGEP(i64_, out, k));
+      }
+    }
+    llvm::Value* slow_next = arith_.Slow();
+    arith_.SetFast(false, nullptr);
+    llvm::Value* next = b_.CreateAdd(k, b_.getInt64(1));
+    llvm::BasicBlock* latch = b_.GetInsertBlock();
+    k->addIncoming(next, latch);
+    m->addIncoming(m_next, latch);
+    slow->addIncoming(slow_next, latch);
+    b_.CreateCondBr(b_.CreateICmpULT(next, n), loop, exit);
+    b_.SetInsertPoint(exit);
+    llvm::PHINode* count = b_.CreatePHI(i64_, 2);
+    count->addIncoming(b_.getInt64(0), before);
+    count->addIncoming(m_next, latch);
+    llvm::PHINode* any_slow = b_.CreatePHI(i1_, 2);
+    any_slow->addIncoming(b_.getFalse(), before);
+    any_slow->addIncoming(slow_next, latch);
+    return {exit, count, any_slow};
+  }
+
+  /// Whether the program divides by a value that is not a constant (then
+  /// the kernels get a fast pass and an exact one).
+  bool Divides() const {
+    for (const Node& node : program_.nodes) {
+      if (const auto* a = std::get_if<Arith>(&node); a && (a->op == ArithOp::kDiv || a->op == ArithOp::kMod)) {
+        if (!std::holds_alternative<IntConst>(program_.nodes[a->rhs])) return true;
+      }
+      if (const auto* c = std::get_if<CallBuiltin>(&node); c && c->builtin == sema::BuiltinId::kMulDiv) return true;
+    }
+    return false;
+  }
+
+ public:
+  /// Loads the loop-invariant column pointers of `columns` here (the entry).
+  void LoadColumns(llvm::Value* columns) {
+    labels_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 0), "labels");
+    resources_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 1), "resources");
+    taint_bits_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 2), "taint_bits");
+    taint_words_ = b_.CreateLoad(i64_, b_.CreateStructGEP(ColumnsType(), columns, 3), "taint_words");
+    unschedulable_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 4), "unschedulable");
+    pod_count_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 5), "pod_count");
+    label_ints_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 6), "label_ints");
+    label_is_int_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 7), "label_is_int");
+    label_quantities_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 8), "label_quantities");
+    label_is_quantity_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 9), "label_is_quantity");
+    cluster_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 10), "cluster");
+    label_columns_.clear();
+    resource_columns_.clear();
+  }
+
+  llvm::StructType* ColumnsType() {
+    if (columns_type_ == nullptr) {
+      columns_type_ = llvm::StructType::get(cx_, {ptr_, ptr_, ptr_, i64_, ptr_, ptr_, ptr_, ptr_, ptr_, ptr_, ptr_});
+    }
+    return columns_type_;
+  }
+
+  [[noreturn]] void Fail(std::string what) { throw Unsupported{std::move(what)}; }
+
+  bool Optional(NodeId id) const { return program_.types[id]->kind == sema::TypeKind::kOptional; }
+  sema::TypeRef Unwrapped(NodeId id) const {
+    sema::TypeRef t = program_.types[id];
+    return t->kind == sema::TypeKind::kOptional ? t->element : t;
+  }
+
+  llvm::Value* Bool(const Val& v) {
+    if (v.v->getType() != i1_) Fail("a non-boolean condition");
+    return v.none != nullptr ? b_.CreateAnd(v.v, b_.CreateNot(v.none)) : v.v;
+  }
+  llvm::Value* Int(const Val& v) {
+    if (v.v->getType() == i1_) return b_.CreateZExt(v.v, i64_);
+    return v.v;
+  }
+  llvm::Value* NoneOf(const Val& v) { return v.none != nullptr ? v.none : b_.getFalse(); }
+
+  Val Eval(NodeId id) {
+    if (auto it = memo_.find(id); it != memo_.end()) return it->second;
+    Val v = EvalFresh(id);
+    memo_[id] = v;
+    return v;
+  }
+
+  Val EvalFresh(NodeId id) {
+    const Node& node = program_.nodes[id];
+    bool optional = Optional(id);
+    auto wrap = [&](llvm::Value* v) { return Val{v, optional ? b_.getFalse() : nullptr}; };
+    if (const auto* n = std::get_if<BoolConst>(&node)) return wrap(b_.getInt1(n->value));
+    if (const auto* n = std::get_if<IntConst>(&node)) return wrap(b_.getInt64(n->value));
+    if (std::holds_alternative<NoneConst>(node)) return Val{b_.getInt64(0), b_.getTrue()};
+    if (const auto* n = std::get_if<Not>(&node)) return wrap(b_.CreateNot(Bool(Eval(n->operand))));
+    if (const auto* n = std::get_if<And>(&node)) return wrap(b_.CreateAnd(Bool(Eval(n->lhs)), Bool(Eval(n->rhs))));
+    if (const auto* n = std::get_if<Or>(&node)) return wrap(b_.CreateOr(Bool(Eval(n->lhs)), Bool(Eval(n->rhs))));
+    if (const auto* n = std::get_if<Negate>(&node)) {
+      Val a = Eval(n->operand);
+      return Val{arith_.Sub(b_.getInt64(0), Int(a)), a.none};
+    }
+    if (const auto* n = std::get_if<Arith>(&node)) {
+      if (Optional(n->lhs) || Optional(n->rhs)) Fail("arithmetic on an optional value");
+      llvm::Value* lhs = Int(Eval(n->lhs));
+      llvm::Value* rhs = Int(Eval(n->rhs));
+      return wrap(arith_.Binary(n->op, lhs, rhs));
+    }
+    if (const auto* n = std::get_if<IntToQuantity>(&node)) {
+      Val a = Eval(n->operand);
+      return Val{arith_.Mul(Int(a), b_.getInt64(1000)), a.none};
+    }
+    if (const auto* n = std::get_if<Compare>(&node)) return wrap(EvalCompare(*n));
+    if (const auto* n = std::get_if<Select>(&node)) {
+      llvm::Value* c = Bool(Eval(n->condition));
+      Val t = Eval(n->then_value), e = Eval(n->else_value);
+      if (t.v->getType() != e.v->getType()) t.v = Int(t), e.v = Int(e);
+      Val out{b_.CreateSelect(c, t.v, e.v), nullptr};
+      if (optional) out.none = b_.CreateSelect(c, NoneOf(t), NoneOf(e));
+      return out;
+    }
+    if (const auto* n = std::get_if<Coalesce>(&node)) {
+      Val a = Eval(n->value), f = Eval(n->fallback);
+      if (a.v->getType() != f.v->getType()) a.v = Int(a), f.v = Int(f);
+      llvm::Value* none = NoneOf(a);
+      Val out{b_.CreateSelect(none, f.v, a.v), nullptr};
+      if (optional) out.none = b_.CreateAnd(none, NoneOf(f));
+      return out;
+    }
+    if (const auto* n = std::get_if<Local>(&node)) {
+      const Slot& slot = fn_.slots[n->slot];
+      if (slot.kind != Slot::Kind::kLet || !slot.value) Fail("a loop variable");
+      if (auto it = slots_.find(n->slot); it != slots_.end()) return it->second;
+      Val v = Eval(*slot.value);
+      slots_[n->slot] = v;
+      return v;
+    }
+    if (const auto* n = std::get_if<LoadField>(&node)) {
+      if (!std::holds_alternative<NodeRoot>(program_.nodes[n->object])) Fail("a field of a record other than the node");
+      if (n->field == FieldId::kNodePods) {
+        return wrap(b_.CreateZExt(b_.CreateLoad(i32_, b_.CreateGEP(i32_, pod_count_, row_)), i64_));
+      }
+      if (n->field == FieldId::kNodeUnschedulable) {
+        return wrap(b_.CreateICmpNE(b_.CreateLoad(i8_, b_.CreateGEP(i8_, unschedulable_, row_)), b_.getInt8(0)));
+      }
+      Fail("a node field other than pods and unschedulable");
+    }
+    if (const auto* n = std::get_if<Index>(&node)) return wrap(EvalResource(*n));
+    if (const auto* n = std::get_if<LabelIn>(&node)) {
+      llvm::Value* domain = LabelDomain(n->key);
+      llvm::Value* in = b_.getFalse();
+      for (uint32_t d : n->domains) in = b_.CreateOr(in, b_.CreateICmpEQ(domain, b_.getInt32(d)));
+      return wrap(in);
+    }
+    if (const auto* n = std::get_if<TaintScan>(&node)) return wrap(EvalTaints(*n));
+    if (const auto* n = std::get_if<CallBuiltin>(&node);
+        n && sema::Builtins()[static_cast<size_t>(n->builtin)].reads == sema::BuiltinReads::kCluster) {
+      for (NodeId a : n->args) {
+        if (program_.reads_node[a]) Fail("a cluster builtin whose arguments read the node");
+      }
+      size_t slot = 0;
+      while (slot < out_.cluster.size() && out_.cluster[slot] != id) ++slot;
+      if (slot == out_.cluster.size()) out_.cluster.push_back(id);
+      llvm::Value* values = b_.CreateLoad(ptr_, b_.CreateGEP(ptr_, cluster_, b_.getInt64(slot)));
+      llvm::Value* v = b_.CreateLoad(i64_, b_.CreateGEP(i64_, values, row_));
+      return wrap(Unwrapped(id)->kind == sema::TypeKind::kBool ? b_.CreateICmpNE(v, b_.getInt64(0)) : v);
+    }
+    if (const auto* n = std::get_if<CallBuiltin>(&node)) {
+      if (n->builtin == sema::BuiltinId::kToInt || n->builtin == sema::BuiltinId::kToQuantity) {  // of a node label
+        const auto* index = std::get_if<Index>(&program_.nodes[n->args[0]]);
+        const auto* load = index ? std::get_if<LoadField>(&program_.nodes[index->object]) : nullptr;
+        const auto* key = index ? std::get_if<StringConst>(&program_.nodes[index->key]) : nullptr;
+        if (load == nullptr || key == nullptr || load->field != FieldId::kNodeLabels) {
+          Fail("`.int()` or `.quantity()` of a value other than a node label");
+        }
+        return LabelNumber(key->value, n->builtin == sema::BuiltinId::kToQuantity);
+      }
+      return wrap(EvalCall(*n));
+    }
+    Fail(fmt::format("IR node kind {}", node.index()));
+  }
+
+  llvm::Value* EvalCompare(const Compare& c) {
+    Val a = Eval(c.lhs), b = Eval(c.rhs);
+    if (Unwrapped(c.lhs)->kind == sema::TypeKind::kString || Unwrapped(c.rhs)->kind == sema::TypeKind::kString) {
+      Fail("a string comparison");
+    }
+    llvm::Value* x = Int(a);
+    llvm::Value* y = Int(b);
+    llvm::Value* an = NoneOf(a);
+    llvm::Value* bn = NoneOf(b);
+    llvm::Value* any_none = b_.CreateOr(an, bn);
+    llvm::Value* both_none = b_.CreateAnd(an, bn);
+    switch (c.op) {
+      case CompareOp::kEq: return b_.CreateSelect(any_none, both_none, b_.CreateICmpEQ(x, y));
+      case CompareOp::kNe: return b_.CreateNot(b_.CreateSelect(any_none, both_none, b_.CreateICmpEQ(x, y)));
+      case CompareOp::kLt: return b_.CreateAnd(b_.CreateNot(any_none), b_.CreateICmpSLT(x, y));
+      case CompareOp::kLe: return b_.CreateAnd(b_.CreateNot(any_none), b_.CreateICmpSLE(x, y));
+      case CompareOp::kGt: return b_.CreateAnd(b_.CreateNot(any_none), b_.CreateICmpSGT(x, y));
+      case CompareOp::kGe: return b_.CreateAnd(b_.CreateNot(any_none), b_.CreateICmpSGE(x, y));
+    }
+    return b_.getFalse();
+  }
+
+  // node.allocatable/requested/scoringRequested[NAME], in milli-units.
+  llvm::Value* EvalResource(const Index& index) {
+    const auto* load = std::get_if<LoadField>(&program_.nodes[index.object]);
+    const auto* name = std::get_if<StringConst>(&program_.nodes[index.key]);
+    if (load == nullptr || name == nullptr || !std::holds_alternative<NodeRoot>(program_.nodes[load->object])) {
+      Fail("an index other than a node resource by a constant name");
+    }
+    ResourceSlot slot{name->value, ResourceSlot::Kind::kAllocatable};
+    switch (load->field) {
+      case FieldId::kNodeAllocatable: break;
+      case FieldId::kNodeRequested: slot.kind = ResourceSlot::Kind::kRequested; break;
+      case FieldId::kNodeScoringRequested: slot.kind = ResourceSlot::Kind::kScoringRequested; break;
+      default: Fail("an index into a node map");
+    }
+    llvm::Value* column = ResourceColumn(slot);  // never null (zeros when no node has the resource)
+    return b_.CreateLoad(i64_, b_.CreateGEP(i64_, column, row_));  // milli-units already
+  }
+
+  llvm::Value* ResourceColumn(const ResourceSlot& slot) {
+    size_t index = 0;
+    while (index < out_.resources.size() && !(out_.resources[index] == slot)) ++index;
+    if (index == out_.resources.size()) out_.resources.push_back(slot);
+    if (auto it = resource_columns_.find(index); it != resource_columns_.end()) return it->second;
+    llvm::IRBuilderBase::InsertPointGuard guard(b_);
+    b_.SetInsertPoint(&*llvm::cast<llvm::Instruction>(resources_)->getNextNode());
+    llvm::Value* column = b_.CreateLoad(ptr_, b_.CreateGEP(ptr_, resources_, b_.getInt64(index)), "res." + slot.name);
+    return resource_columns_[index] = column;
+  }
+
+  // node.labels[K].int() / .quantity(): the domain's parsed value, none when
+  // the node lacks the label or it does not parse.
+  Val LabelNumber(const std::string& key, bool quantity) {
+    llvm::Value* domain = b_.CreateZExt(LabelDomain(key), i64_);
+    size_t index = LabelSlot(key);
+    llvm::Value* ints = b_.CreateLoad(ptr_, b_.CreateGEP(ptr_, quantity ? label_quantities_ : label_ints_, b_.getInt64(index)));
+    llvm::Value* flags = b_.CreateLoad(ptr_, b_.CreateGEP(ptr_, quantity ? label_is_quantity_ : label_is_int_, b_.getInt64(index)));
+    // Domain 0 (absent) reads entry 0, which is never an integer.
+    llvm::Value* is_int = b_.CreateICmpNE(b_.CreateLoad(i8_, b_.CreateGEP(i8_, flags, domain)), b_.getInt8(0));
+    llvm::Value* value = b_.CreateLoad(i64_, b_.CreateGEP(i64_, ints, domain));
+    llvm::Value* none = b_.CreateOr(b_.CreateICmpEQ(domain, b_.getInt64(0)), b_.CreateNot(is_int));
+    return Val{b_.CreateSelect(none, b_.getInt64(0), value), none};
+  }
+
+  size_t LabelSlot(const std::string& key) {
+    size_t index = 0;
+    while (index < out_.labels.size() && out_.labels[index] != key) ++index;
+    if (index == out_.labels.size()) out_.labels.push_back(key);
+    return index;
+  }
+
+  llvm::Value* LabelDomain(const std::string& key) {
+    size_t index = LabelSlot(key);
+    llvm::Value* column;
+    if (auto it = label_columns_.find(index); it != label_columns_.end()) {
+      column = it->second;
+    } else {
+      llvm::IRBuilderBase::InsertPointGuard guard(b_);
+      b_.SetInsertPoint(&*llvm::cast<llvm::Instruction>(labels_)->getNextNode());
+      column = b_.CreateLoad(ptr_, b_.CreateGEP(ptr_, labels_, b_.getInt64(index)), "label." + key);
+      label_columns_[index] = column;
+    }
+    return b_.CreateLoad(i32_, b_.CreateGEP(i32_, column, row_));  // never null (zeros: absent everywhere)
+  }
+
+  // The row's taint words masked by the scan's set: any / all / count.
+  llvm::Value* EvalTaints(const TaintScan& scan) {
+    if (scan.kind == LoopKind::kFirst || scan.kind == LoopKind::kSum) Fail("a taints_first scan");
+    uint32_t words = scan.taints.empty() ? 0 : scan.taints.back() / 64 + 1;
+    std::vector<uint64_t> mask(words, 0);
+    for (uint32_t t : scan.taints) mask[t / 64] |= uint64_t{1} << (t % 64);
+    llvm::Value* base = b_.CreateGEP(i64_, taint_bits_, b_.CreateMul(row_, taint_words_));
+    llvm::Value* any = b_.getFalse();
+    llvm::Value* outside = b_.getFalse();
+    llvm::Value* count = b_.getInt64(0);
+    // Words of the set (the table has at least this many: the program is bound to it).
+    for (uint32_t w = 0; w < words; ++w) {
+      llvm::Value* bits = b_.CreateLoad(i64_, b_.CreateGEP(i64_, base, b_.getInt64(w)));
+      llvm::Value* in = b_.CreateAnd(bits, b_.getInt64(mask[w]));
+      any = b_.CreateOr(any, b_.CreateICmpNE(in, b_.getInt64(0)));
+      outside = b_.CreateOr(outside, b_.CreateICmpNE(b_.CreateAnd(bits, b_.getInt64(~mask[w])), b_.getInt64(0)));
+      count = b_.CreateAdd(count, b_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, in));
+    }
+    if (scan.kind == LoopKind::kAny) return any;
+    if (scan.kind == LoopKind::kCount) return count;
+    // all: no taint outside the set, in these words or any later word of the row.
+    llvm::Function* f = b_.GetInsertBlock()->getParent();
+    llvm::BasicBlock* before = b_.GetInsertBlock();
+    auto* loop = llvm::BasicBlock::Create(cx_, "taint.rest", f);
+    auto* after = llvm::BasicBlock::Create(cx_, "taint.done", f);
+    llvm::Value* start = b_.getInt64(words);
+    b_.CreateCondBr(b_.CreateICmpULT(start, taint_words_), loop, after);
+    b_.SetInsertPoint(loop);
+    llvm::PHINode* w = b_.CreatePHI(i64_, 2);
+    llvm::PHINode* acc = b_.CreatePHI(i64_, 2);
+    w->addIncoming(start, before);
+    acc->addIncoming(b_.getInt64(0), before);
+    llvm::Value* word = b_.CreateLoad(i64_, b_.CreateGEP(i64_, base, w));
+    llvm::Value* acc2 = b_.CreateOr(acc, word);
+    llvm::Value* w2 = b_.CreateAdd(w, b_.getInt64(1));
+    w->addIncoming(w2, loop);
+    acc->addIncoming(acc2, loop);
+    b_.CreateCondBr(b_.CreateICmpULT(w2, taint_words_), loop, after);
+    b_.SetInsertPoint(after);
+    llvm::PHINode* rest = b_.CreatePHI(i64_, 2);
+    rest->addIncoming(b_.getInt64(0), before);
+    rest->addIncoming(acc2, loop);
+    return b_.CreateAnd(b_.CreateNot(outside), b_.CreateICmpEQ(rest, b_.getInt64(0)));
+  }
+
+  llvm::Value* EvalCall(const CallBuiltin& call) {
+    auto arg = [&](size_t i) {
+      if (Optional(call.args[i])) Fail("an optional builtin argument");
+      return Int(Eval(call.args[i]));
+    };
+    switch (call.builtin) {
+      case sema::BuiltinId::kMax: {
+        llvm::Value *a = arg(0), *b = arg(1);
+        return b_.CreateSelect(b_.CreateICmpSGT(a, b), a, b);
+      }
+      case sema::BuiltinId::kMin: {
+        llvm::Value *a = arg(0), *b = arg(1);
+        return b_.CreateSelect(b_.CreateICmpSLT(a, b), a, b);
+      }
+      case sema::BuiltinId::kMulDiv: {  // a * b / c rounded down, 0 when c is 0
+        llvm::Value* a = arg(0);
+        llvm::Value* b = arg(1);
+        llvm::Value* c = arg(2);
+        return arith_.MulDiv(a, b, c);
+      }
+      case sema::BuiltinId::kUnits: {  // ceil for positive remainders, as the interpreter
+        llvm::Value* v = arg(0);
+        llvm::Value* q = b_.CreateSDiv(v, b_.getInt64(1000));
+        llvm::Value* r = b_.CreateSRem(v, b_.getInt64(1000));
+        return b_.CreateAdd(q, b_.CreateZExt(b_.CreateICmpSGT(r, b_.getInt64(0)), i64_));
+      }
+      case sema::BuiltinId::kMillis: return arg(0);
+      case sema::BuiltinId::kInterpolate: {  // over constant points (a profile's shape): a chain of selects
+        auto ints = [&](NodeId id) {
+          const auto* list = std::get_if<MakeList>(&program_.nodes[id]);
+          if (list == nullptr) Fail("`interpolate` over points that are not constants");
+          std::vector<int64_t> out;
+          for (NodeId e : list->elements) {
+            const auto* c = std::get_if<IntConst>(&program_.nodes[e]);
+            if (c == nullptr) Fail("`interpolate` over points that are not constants");
+            out.push_back(c->value);
+          }
+          return out;
+        };
+        std::vector<int64_t> xs = ints(call.args[0]), ys = ints(call.args[1]);
+        size_t n = std::min(xs.size(), ys.size());
+        llvm::Value* x = arg(2);
+        if (n == 0) return b_.getInt64(0);
+        // The first point with x <= xs[i] decides: fold from the last point down.
+        llvm::Value* result = b_.getInt64(ys[n - 1]);
+        for (size_t i = n; i-- > 0;) {
+          llvm::Value* value;
+          if (i == 0) {
+            value = b_.getInt64(ys[0]);
+          } else if (xs[i] == xs[i - 1]) {
+            value = b_.getInt64(ys[i]);
+          } else {
+            llvm::Value* t = b_.CreateMul(b_.getInt64(ys[i] - ys[i - 1]), b_.CreateSub(x, b_.getInt64(xs[i - 1])));
+            value = b_.CreateAdd(b_.getInt64(ys[i - 1]), b_.CreateSDiv(t, b_.getInt64(xs[i] - xs[i - 1])));
+          }
+          result = b_.CreateSelect(b_.CreateICmpSLE(x, b_.getInt64(xs[i])), value, result);
+        }
+        return result;
+      }
+      default: Fail(fmt::format("the builtin `{}`", sema::Builtins()[static_cast<size_t>(call.builtin)].name));
+    }
+  }
+
+  llvm::LLVMContext& cx_;
+  llvm::Module& module_;
+  llvm::IRBuilder<> b_;
+  ArithEmitter arith_{b_};
+  const Program& program_;
+  const Function& fn_;
+  CompiledFunction& out_;
+  llvm::Type *i1_, *i8_, *i32_, *i64_;
+  llvm::PointerType* ptr_;
+  llvm::StructType* columns_type_ = nullptr;
+  llvm::Value *labels_ = nullptr, *resources_ = nullptr, *taint_bits_ = nullptr, *taint_words_ = nullptr;
+  llvm::Value *unschedulable_ = nullptr, *pod_count_ = nullptr, *row_ = nullptr;
+  llvm::Value *label_ints_ = nullptr, *label_is_int_ = nullptr;
+  llvm::Value *label_quantities_ = nullptr, *label_is_quantity_ = nullptr, *cluster_ = nullptr;
+  std::map<size_t, llvm::Value*> label_columns_, resource_columns_;
+  std::map<NodeId, Val> memo_;
+  std::map<SlotId, Val> slots_;
+};
+
+// Whether the function is one the kernels can run: no `filter for` over a
+// node collection, and prefilters and `when` left to the interpreter.
+std::optional<std::string> Shape(const Function& f) {
+  for (const Filter& x : f.filters) {
+    if (x.each_collection) return "a `filter for` over a node collection";
+  }
+  if (f.filters.size() > 64) return "more than 64 filters";
+  return std::nullopt;
+}
+
+}  // namespace
+
+bool EmitKernels(llvm::LLVMContext& context, llvm::Module& module, const Program& program, size_t f,
+                 CompiledFunction& out, const std::string& prefix, std::string* why) {
+  const Function& fn = program.functions[f];
+  if (std::optional<std::string> shape = Shape(fn)) {
+    *why = *shape;
+    return false;
+  }
+  try {
+    bool always = true;  // every filter is constant true (NodeName for a pod without nodeName): no kernel
+    for (const Filter& x : fn.filters) {
+      const auto* b = std::get_if<BoolConst>(&program.nodes[x.condition]);
+      always = always && b != nullptr && b->value;
+    }
+    if (!always) {
+      KernelEmitter(context, module, program, fn, out).EmitKernel(prefix + "filter", KernelEmitter::Kind::kFilter);
+      KernelEmitter(context, module, program, fn, out).EmitKernel(prefix + "pass", KernelEmitter::Kind::kPass);
+      out.filters = fn.filters.size();
+    }
+    for (size_t s = 0; s < fn.scores.size(); ++s) {
+      KernelEmitter(context, module, program, fn, out).EmitKernel(fmt::format("{}score{}", prefix, s), KernelEmitter::Kind::kScore, s);
+    }
+  } catch (const Unsupported& u) {
+    *why = u.what;
+    return false;
+  }
+  return true;
+}
+
+}  // namespace policy::codegen

@@ -1,0 +1,32 @@
+#pragma once
+/// Lowering a policy function's specialized, bound IR to LLVM IR kernels
+/// over the kernel ABI (kernel_abi.h): `PREFIXfilter`, `PREFIXpass` and one
+/// `PREFIXscoreN` per score rule.
+///
+/// Algorithm: one LLVM function per kernel, a loop over the given rows whose
+/// body evaluates the IR straight-line (every IR node is pure and total, so
+/// `and`, `or` and `if` evaluate both sides and select: no branches in the
+/// hot loop, and LLVM vectorizes what it can). Values are i64 (ints,
+/// quantities in milli-units) or i1 (bools), with an i1 "is none" beside
+/// them for optional types. Arithmetic is arith_emitter.h's. Each IR node
+/// and `let` is computed once per row. Kernels with divisions by a value
+/// run a fast pass first and an exact one only when a row needs it.
+
+#include <string>
+
+#include <llvm/IR/LLVMContext.h>
+#include <llvm/IR/Module.h>
+
+#include "compiler/codegen/compiled_function.h"
+#include "compiler/ir/ir.h"
+
+namespace policy::codegen {
+
+/// Emits the kernels of function `f` into `module` (not yet verified or
+/// optimized) and fills `out`'s column slots and filter count; false with
+/// the reason in `why` when the function uses what this back end does not
+/// compile (it then stays with the interpreter).
+bool EmitKernels(llvm::LLVMContext& context, llvm::Module& module, const ir::Program& program, size_t f,
+                 CompiledFunction& out, const std::string& prefix, std::string* why);
+
+}  // namespace policy::codegen
