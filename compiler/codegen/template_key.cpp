@@ -5,7 +5,7 @@
 #include <type_traits>
 #include <vector>
 
-#include "compiler/passes/rewriter.h"
+#include "compiler/ir/traits.h"
 
 namespace policy::codegen {
 namespace {
@@ -23,6 +23,9 @@ class Hasher {
     Add(s.size());
     for (char c : s) Add(static_cast<uint8_t>(c));
   }
+  // The payload sink of ir::VisitPayload.
+  void Int(uint64_t v) { Add(v); }
+  void Text(std::string_view s) { Add(s); }
   void Add(sema::TypeRef t) {  // what codegen depends on: the kinds, through optionals and elements
     for (int depth = 0; t != nullptr && depth < 4; ++depth, t = t->element) Add(static_cast<uint64_t>(t->kind) + 1);
     Add(uint64_t{0});
@@ -44,7 +47,7 @@ class Hasher {
 // The kernel cache's key: a hash of what the kernels compute, nothing else
 // (no spans, no messages, no names), so pods of one template share their
 // kernels: the nodes the filters, scores and lets reach, with their fields,
-// operands and types' kinds.
+// operands and types' kinds (ir/traits.h).
 std::string TemplateKey(const Program& program, size_t f) {
   const Function& fn = program.functions[f];
   std::vector<uint8_t> seen(program.nodes.size(), 0);
@@ -60,46 +63,16 @@ std::string TemplateKey(const Program& program, size_t f) {
     stack.pop_back();
     if (seen[id]) continue;
     seen[id] = 1;
-    passes::ForEachOperand(program.nodes[id], [&](NodeId operand) { stack.push_back(operand); });
+    VisitOperands(program.nodes[id], [&](NodeId operand) { stack.push_back(operand); });
   }
   for (NodeId id = 0; id < program.nodes.size(); ++id) {
     if (!seen[id]) continue;
     const Node& node = program.nodes[id];
     h.Add(id);
-    h.Add(node.index());
     h.Add(program.types[id]);
     h.Add(program.reads_node[id]);
-    std::visit(
-        [&](const auto& n) {
-          using T = std::decay_t<decltype(n)>;
-          if constexpr (std::is_same_v<T, BoolConst>) h.Add(n.value);
-          if constexpr (std::is_same_v<T, IntConst>) h.Add(static_cast<uint64_t>(n.value));
-          if constexpr (std::is_same_v<T, StringConst>) h.Add(n.value);
-          if constexpr (std::is_same_v<T, LoadField>) h.Add(static_cast<uint64_t>(n.field));
-          if constexpr (std::is_same_v<T, Local>) h.Add(n.slot);
-          if constexpr (std::is_same_v<T, Arith>) h.Add(static_cast<uint64_t>(n.op));
-          if constexpr (std::is_same_v<T, Compare>) h.Add(static_cast<uint64_t>(n.op));
-          if constexpr (std::is_same_v<T, Loop>) {
-            h.Add(static_cast<uint64_t>(n.kind));
-            h.Add(n.first);
-            h.Add(n.second ? *n.second + 1 : 0);
-            h.Add(n.body.has_value());
-          }
-          if constexpr (std::is_same_v<T, MakeList>) h.Add(n.is_set);
-          if constexpr (std::is_same_v<T, CallBuiltin>) h.Add(static_cast<uint64_t>(n.builtin));
-          if constexpr (std::is_same_v<T, LabelIn>) {
-            h.Add(n.key);
-            h.Add(n.domains.size());
-            for (uint32_t d : n.domains) h.Add(d);
-          }
-          if constexpr (std::is_same_v<T, TaintScan>) {
-            h.Add(static_cast<uint64_t>(n.kind));
-            h.Add(n.taints.size());
-            for (uint32_t t : n.taints) h.Add(t);
-          }
-        },
-        node);
-    passes::ForEachOperand(node, [&](NodeId operand) { h.Add(operand); });
+    VisitPayload(node, h);
+    VisitOperands(node, [&](NodeId operand) { h.Add(operand); });
   }
   h.Add(fn.filters.size());
   for (const Filter& x : fn.filters) h.Add(x.condition);

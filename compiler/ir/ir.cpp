@@ -1,5 +1,7 @@
 #include "compiler/ir/ir.h"
 
+#include "compiler/ir/traits.h"
+
 #include <fmt/format.h>
 
 namespace policy::ir {
@@ -16,31 +18,9 @@ namespace {
 
 // Operands of a node, for the verifier.
 std::vector<NodeId> Operands(const Node& node) {
-  return std::visit(
-      [](const auto& n) -> std::vector<NodeId> {
-        using T = std::decay_t<decltype(n)>;
-        if constexpr (std::is_same_v<T, LoadField>) return {n.object};
-        if constexpr (std::is_same_v<T, Index>) return {n.object, n.key};
-        if constexpr (std::is_same_v<T, Not> || std::is_same_v<T, Negate> || std::is_same_v<T, IntToQuantity>) {
-          return {n.operand};
-        }
-        if constexpr (std::is_same_v<T, Arith> || std::is_same_v<T, Compare> || std::is_same_v<T, And> ||
-                      std::is_same_v<T, Or>) {
-          return {n.lhs, n.rhs};
-        }
-        if constexpr (std::is_same_v<T, Member>) return {n.element, n.collection};
-        if constexpr (std::is_same_v<T, Coalesce>) return {n.value, n.fallback};
-        if constexpr (std::is_same_v<T, Select>) return {n.condition, n.then_value, n.else_value};
-        if constexpr (std::is_same_v<T, Loop>) {
-          std::vector<NodeId> ids = {n.collection};
-          if (n.body) ids.push_back(*n.body);
-          return ids;
-        }
-        if constexpr (std::is_same_v<T, MakeList>) return n.elements;
-        if constexpr (std::is_same_v<T, CallBuiltin>) return n.args;
-        return {};
-      },
-      node);
+  std::vector<NodeId> ids;
+  VisitOperands(node, [&](NodeId id) { ids.push_back(id); });
+  return ids;
 }
 
 }  // namespace

@@ -13,6 +13,7 @@
 #include <fmt/format.h>
 
 #include "compiler/ir/ir.h"
+#include "compiler/ir/traits.h"
 
 namespace policy::ir {
 namespace {
@@ -297,6 +298,28 @@ class Reader {
     return ids;
   }
 
+  // A node of the first kind among Ts whose mnemonic is `op`, its operands
+  // read as %refs (as many as the kind has); nullopt when none is `op`.
+  template <typename T, typename... Ts>
+  std::optional<Node> MnemonicAndOperands(std::string_view op) {
+    if (op == kMnemonic<T>) {
+      T node{};
+      bool ok = true;
+      ForOperandsOf(node, [&](NodeId& id) {
+        std::optional<NodeId> r = ok ? Ref() : std::nullopt;
+        ok = ok && r.has_value();
+        id = r.value_or(0);
+      });
+      if (!ok) return std::nullopt;
+      return node;
+    }
+    if constexpr (sizeof...(Ts) > 0) {
+      return MnemonicAndOperands<Ts...>(op);
+    } else {
+      return std::nullopt;
+    }
+  }
+
   std::optional<Node> Operation() {
     std::string_view op = Word();
     auto refs = [&](size_t n) -> std::optional<std::vector<NodeId>> {
@@ -308,17 +331,17 @@ class Reader {
       }
       return out;
     };
-    if (op == "none") return NoneConst{};
+    if (op == kMnemonic<NoneConst>) return NoneConst{};
     if (op == "true") return BoolConst{true};
     if (op == "false") return BoolConst{false};
-    if (op == "pod") return PodRoot{};
-    if (op == "node") return NodeRoot{};
-    if (op == "const") {
+    if (op == kMnemonic<PodRoot>) return PodRoot{};
+    if (op == kMnemonic<NodeRoot>) return NodeRoot{};
+    if (op == kMnemonic<IntConst>) {  // (and StringConst)
       if (std::optional<std::string> s = Quoted()) return StringConst{*s};
       if (std::optional<int64_t> n = Number()) return IntConst{*n};
       return std::nullopt;
     }
-    if (op == "load") {
+    if (op == kMnemonic<LoadField>) {
       std::string_view field = Word();
       auto r = refs(1);
       if (!r) return std::nullopt;
@@ -330,47 +353,24 @@ class Reader {
       Fail(fmt::format("unknown field `{}`", field));
       return std::nullopt;
     }
-    if (op == "local") {
+    if (op == kMnemonic<Local>) {
       std::optional<SlotId> s = SlotRef();
       if (!s) return std::nullopt;
       return Local{*s};
     }
-    static const std::map<std::string_view, ArithOp> kArith = {
-        {"add", ArithOp::kAdd}, {"sub", ArithOp::kSub}, {"mul", ArithOp::kMul}, {"div", ArithOp::kDiv}, {"mod", ArithOp::kMod}};
-    static const std::map<std::string_view, CompareOp> kCompare = {{"eq", CompareOp::kEq}, {"ne", CompareOp::kNe},
-                                                                  {"lt", CompareOp::kLt}, {"le", CompareOp::kLe},
-                                                                  {"gt", CompareOp::kGt}, {"ge", CompareOp::kGe}};
-    if (auto a = kArith.find(op); a != kArith.end()) {
+    if (std::optional<ArithOp> a = FromName<ArithOp>(kArithNames, op)) {
       auto r = refs(2);
       if (!r) return std::nullopt;
-      return Arith{a->second, (*r)[0], (*r)[1]};
+      return Arith{*a, (*r)[0], (*r)[1]};
     }
-    if (auto c = kCompare.find(op); c != kCompare.end()) {
+    if (std::optional<CompareOp> c = FromName<CompareOp>(kCompareNames, op)) {
       auto r = refs(2);
       if (!r) return std::nullopt;
-      return Compare{c->second, (*r)[0], (*r)[1]};
+      return Compare{*c, (*r)[0], (*r)[1]};
     }
-    if (op == "index" || op == "member" || op == "and" || op == "or" || op == "coalesce") {
-      auto r = refs(2);
-      if (!r) return std::nullopt;
-      NodeId a = (*r)[0], b = (*r)[1];
-      if (op == "index") return Index{a, b};
-      if (op == "member") return Member{a, b};
-      if (op == "and") return And{a, b};
-      if (op == "or") return Or{a, b};
-      return Coalesce{a, b};
-    }
-    if (op == "not" || op == "neg" || op == "to_quantity") {
-      auto r = refs(1);
-      if (!r) return std::nullopt;
-      if (op == "not") return Not{(*r)[0]};
-      if (op == "neg") return Negate{(*r)[0]};
-      return IntToQuantity{(*r)[0]};
-    }
-    if (op == "select") {
-      auto r = refs(3);
-      if (!r) return std::nullopt;
-      return Select{(*r)[0], (*r)[1], (*r)[2]};
+    // The kinds written as the mnemonic and their operands.
+    if (std::optional<Node> n = MnemonicAndOperands<Index, Member, And, Or, Coalesce, Not, Negate, IntToQuantity, Select>(op)) {
+      return n;
     }
     if (op == "list" || op == "set") {
       if (!Eat("[")) return std::nullopt;
@@ -383,22 +383,19 @@ class Reader {
       }
       return list;
     }
-    if (op == "label_in") {
+    if (op == kMnemonic<LabelIn>) {
       std::optional<std::string> key = Quoted();
       std::optional<std::vector<uint32_t>> ids = Ids();
       if (!key || !ids) return std::nullopt;
       return LabelIn{*key, *ids};
     }
-    if (op.starts_with("taints_")) {
-      static const std::map<std::string_view, LoopKind> kScans = {
-          {"taints_any", LoopKind::kAny}, {"taints_all", LoopKind::kAll}, {"taints_count", LoopKind::kCount},
-          {"taints_first", LoopKind::kFirst}};
-      auto kind = kScans.find(op);
+    if (op.starts_with(kTaintScanPrefix)) {
+      std::optional<LoopKind> kind = FromName<LoopKind>(kLoopNames, op.substr(kTaintScanPrefix.size()));
       std::optional<std::vector<uint32_t>> ids = Ids();
-      if (kind == kScans.end() || !ids) return std::nullopt;
-      return TaintScan{kind->second, *ids};
+      if (!kind || *kind == LoopKind::kSum || !ids) return std::nullopt;
+      return TaintScan{*kind, *ids};
     }
-    if (op == "call") {
+    if (op == kMnemonic<CallBuiltin>) {
       std::string_view name = Word();
       const sema::Builtin* builtin = nullptr;
       for (const sema::Builtin& b : sema::Builtins()) {
@@ -414,11 +411,8 @@ class Reader {
       }
       return call;
     }
-    static const std::map<std::string_view, LoopKind> kLoops = {{"any", LoopKind::kAny},     {"all", LoopKind::kAll},
-                                                               {"sum", LoopKind::kSum},     {"count", LoopKind::kCount},
-                                                               {"first", LoopKind::kFirst}};
-    if (auto l = kLoops.find(op); l != kLoops.end()) {
-      Loop loop{l->second, 0, 0, std::nullopt, std::nullopt};
+    if (std::optional<LoopKind> kind = FromName<LoopKind>(kLoopNames, op)) {
+      Loop loop{*kind, 0, 0, std::nullopt, std::nullopt};
       std::optional<SlotId> first = SlotRef();
       if (!first) return std::nullopt;
       loop.first = *first;

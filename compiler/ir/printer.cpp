@@ -4,6 +4,7 @@
 #include <fmt/format.h>
 
 #include "compiler/ir/ir.h"
+#include "compiler/ir/traits.h"
 #include "compiler/support/json_writer.h"
 
 namespace policy::ir {
@@ -21,36 +22,28 @@ std::string FieldName(sema::FieldId field) {
 std::string Ref(NodeId id) { return fmt::format("%{}", id); }
 
 struct Printer {
-  std::string operator()(const NoneConst&) const { return "none"; }
+  std::string operator()(const NoneConst&) const { return std::string(kMnemonic<NoneConst>); }
   std::string operator()(const BoolConst& n) const { return n.value ? "true" : "false"; }
-  std::string operator()(const IntConst& n) const { return fmt::format("const {}", n.value); }
-  std::string operator()(const StringConst& n) const { return "const " + JsonQuote(n.value); }
-  std::string operator()(const PodRoot&) const { return "pod"; }
-  std::string operator()(const NodeRoot&) const { return "node"; }
-  std::string operator()(const LoadField& n) const { return fmt::format("load {} {}", FieldName(n.field), Ref(n.object)); }
-  std::string operator()(const Index& n) const { return fmt::format("index {} {}", Ref(n.object), Ref(n.key)); }
-  std::string operator()(const Local& n) const { return fmt::format("local ${}", n.slot); }
-  std::string operator()(const Not& n) const { return "not " + Ref(n.operand); }
-  std::string operator()(const Negate& n) const { return "neg " + Ref(n.operand); }
-  std::string operator()(const Arith& n) const {
-    static constexpr const char* kOps[] = {"add", "sub", "mul", "div", "mod"};
-    return fmt::format("{} {} {}", kOps[static_cast<int>(n.op)], Ref(n.lhs), Ref(n.rhs));
+  std::string operator()(const IntConst& n) const { return fmt::format("{} {}", kMnemonic<IntConst>, n.value); }
+  std::string operator()(const StringConst& n) const { return fmt::format("{} {}", kMnemonic<StringConst>, JsonQuote(n.value)); }
+  std::string operator()(const PodRoot&) const { return std::string(kMnemonic<PodRoot>); }
+  std::string operator()(const NodeRoot&) const { return std::string(kMnemonic<NodeRoot>); }
+  std::string operator()(const LoadField& n) const {
+    return fmt::format("{} {} {}", kMnemonic<LoadField>, FieldName(n.field), Ref(n.object));
   }
-  std::string operator()(const Compare& n) const {
-    static constexpr const char* kOps[] = {"eq", "ne", "lt", "le", "gt", "ge"};
-    return fmt::format("{} {} {}", kOps[static_cast<int>(n.op)], Ref(n.lhs), Ref(n.rhs));
+  std::string operator()(const Local& n) const { return fmt::format("{} ${}", kMnemonic<Local>, n.slot); }
+  std::string operator()(const Arith& n) const { return fmt::format("{} {} {}", Name(n.op), Ref(n.lhs), Ref(n.rhs)); }
+  std::string operator()(const Compare& n) const { return fmt::format("{} {} {}", Name(n.op), Ref(n.lhs), Ref(n.rhs)); }
+  // The kinds whose printed form is the mnemonic and the operands.
+  template <typename T>
+    requires(!kMnemonic<T>.empty())
+  std::string operator()(const T& n) const {
+    std::string out(kMnemonic<T>);
+    ForOperandsOf(n, [&](NodeId id) { out += " " + Ref(id); });
+    return out;
   }
-  std::string operator()(const Member& n) const { return fmt::format("member {} {}", Ref(n.element), Ref(n.collection)); }
-  std::string operator()(const And& n) const { return fmt::format("and {} {}", Ref(n.lhs), Ref(n.rhs)); }
-  std::string operator()(const Or& n) const { return fmt::format("or {} {}", Ref(n.lhs), Ref(n.rhs)); }
-  std::string operator()(const Coalesce& n) const { return fmt::format("coalesce {} {}", Ref(n.value), Ref(n.fallback)); }
-  std::string operator()(const Select& n) const {
-    return fmt::format("select {} {} {}", Ref(n.condition), Ref(n.then_value), Ref(n.else_value));
-  }
-  std::string operator()(const IntToQuantity& n) const { return "to_quantity " + Ref(n.operand); }
   std::string operator()(const Loop& n) const {
-    static constexpr const char* kKinds[] = {"any", "all", "sum", "count", "first"};
-    std::string out = fmt::format("{} ${}", kKinds[static_cast<int>(n.kind)], n.first);
+    std::string out = fmt::format("{} ${}", Name(n.kind), n.first);
     if (n.second) out += fmt::format(", ${}", *n.second);
     out += " in " + Ref(n.collection);
     if (n.body) out += ": " + Ref(*n.body);
@@ -62,11 +55,10 @@ struct Printer {
     return fmt::format("{} [{}]", n.is_set ? "set" : "list", fmt::join(refs, ", "));
   }
   std::string operator()(const LabelIn& n) const {
-    return fmt::format("label_in {} [{}]", JsonQuote(n.key), fmt::join(n.domains, ", "));
+    return fmt::format("{} {} [{}]", kMnemonic<LabelIn>, JsonQuote(n.key), fmt::join(n.domains, ", "));
   }
   std::string operator()(const TaintScan& n) const {
-    static constexpr const char* kKinds[] = {"any", "all", "sum", "count", "first"};
-    return fmt::format("taints_{} [{}]", kKinds[static_cast<int>(n.kind)], fmt::join(n.taints, ", "));
+    return fmt::format("{}{} [{}]", kTaintScanPrefix, Name(n.kind), fmt::join(n.taints, ", "));
   }
   std::string operator()(const CallBuiltin& n) const {
     static constexpr std::string_view kNames[] = {
@@ -76,7 +68,7 @@ struct Printer {
     };
     std::vector<std::string> refs;
     for (NodeId e : n.args) refs.push_back(Ref(e));
-    return fmt::format("call {}({})", kNames[static_cast<size_t>(n.builtin)], fmt::join(refs, ", "));
+    return fmt::format("{} {}({})", kMnemonic<CallBuiltin>, kNames[static_cast<size_t>(n.builtin)], fmt::join(refs, ", "));
   }
 };
 

@@ -10,6 +10,7 @@
 
 #include <fmt/format.h>
 
+#include "compiler/ir/traits.h"
 #include "compiler/passes/pass.h"
 #include "compiler/passes/rewriter.h"
 
@@ -18,30 +19,18 @@ namespace {
 
 using namespace ir;
 
-// A string that is equal for structurally equal nodes (operands already renamed).
+// A string that is equal for structurally equal nodes (operands already
+// renamed): owner, type, payload (ir/traits.h), operands.
 std::string Key(const Node& node, sema::TypeRef type, size_t owner) {
-  std::string key = fmt::format("{}|{}|{}|", owner, static_cast<const void*>(type), node.index());
-  std::visit(
-      [&](const auto& n) {
-        using T = std::decay_t<decltype(n)>;
-        if constexpr (std::is_same_v<T, BoolConst>) key += n.value ? "t" : "f";
-        if constexpr (std::is_same_v<T, IntConst>) key += fmt::format("{}", n.value);
-        if constexpr (std::is_same_v<T, StringConst>) key += fmt::format("{}:{}", n.value.size(), n.value);
-        if constexpr (std::is_same_v<T, LoadField>) key += fmt::format("{}", static_cast<int>(n.field));
-        if constexpr (std::is_same_v<T, Local>) key += fmt::format("{}", n.slot);
-        if constexpr (std::is_same_v<T, Arith>) key += fmt::format("{}", static_cast<int>(n.op));
-        if constexpr (std::is_same_v<T, Compare>) key += fmt::format("{}", static_cast<int>(n.op));
-        if constexpr (std::is_same_v<T, Loop>) {
-          key += fmt::format("{},{},{},{}", static_cast<int>(n.kind), n.first, n.second ? static_cast<int64_t>(*n.second) : -1,
-                             n.body.has_value());
-        }
-        if constexpr (std::is_same_v<T, MakeList>) key += n.is_set ? "s" : "l";
-        if constexpr (std::is_same_v<T, CallBuiltin>) key += fmt::format("{}", static_cast<int>(n.builtin));
-        if constexpr (std::is_same_v<T, LabelIn>) key += fmt::format("{}:{}[{}]", n.key.size(), n.key, fmt::join(n.domains, ","));
-        if constexpr (std::is_same_v<T, TaintScan>) key += fmt::format("{}[{}]", static_cast<int>(n.kind), fmt::join(n.taints, ","));
-      },
-      node);
-  ForEachOperand(node, [&](NodeId id) { key += fmt::format(",{}", id); });
+  struct Sink {
+    std::string& key;
+    void Int(uint64_t v) { key += fmt::format("{},", v); }
+    void Text(std::string_view s) { key += fmt::format("{}:{},", s.size(), s); }
+  };
+  std::string key = fmt::format("{}|{}|", owner, static_cast<const void*>(type));
+  VisitPayload(node, Sink{key});
+  key += '|';
+  VisitOperands(node, [&](NodeId id) { key += fmt::format("{},", id); });
   return key;
 }
 

@@ -13,8 +13,7 @@
 #include <charconv>
 #include <limits>
 
-#include "compiler/k8s/quantity.h"
-#include "compiler/support/decimal.h"
+#include "compiler/ir/scalar.h"
 #include "compiler/passes/pass.h"
 #include "compiler/passes/rewriter.h"
 
@@ -23,11 +22,6 @@ namespace {
 
 using namespace ir;
 
-int64_t Saturate(__int128 v) {
-  if (v > std::numeric_limits<int64_t>::max()) return std::numeric_limits<int64_t>::max();
-  if (v < std::numeric_limits<int64_t>::min()) return std::numeric_limits<int64_t>::min();
-  return static_cast<int64_t>(v);
-}
 
 bool IsConst(const Node& n) {
   return std::holds_alternative<NoneConst>(n) || std::holds_alternative<BoolConst>(n) ||
@@ -112,19 +106,10 @@ class FoldPass final : public Pass {
     if (const auto* n = std::get_if<Not>(&node)) {
       if (auto b = as_bool(n->operand)) return BoolConst{!*b};
     } else if (const auto* n = std::get_if<Negate>(&node)) {
-      if (auto i = as_int(n->operand)) return IntConst{Saturate(-static_cast<__int128>(*i))};
+      if (auto i = as_int(n->operand)) return IntConst{scalar::Negate(*i)};
     } else if (const auto* n = std::get_if<Arith>(&node)) {
       auto a = as_int(n->lhs), b = as_int(n->rhs);
-      if (a && b) {
-        __int128 x = *a, y = *b;
-        switch (n->op) {
-          case ArithOp::kAdd: return IntConst{Saturate(x + y)};
-          case ArithOp::kSub: return IntConst{Saturate(x - y)};
-          case ArithOp::kMul: return IntConst{Saturate(x * y)};
-          case ArithOp::kDiv: return IntConst{y == 0 ? 0 : Saturate(x / y)};
-          case ArithOp::kMod: return IntConst{y == 0 ? 0 : Saturate(x % y)};
-        }
-      }
+      if (a && b) return IntConst{scalar::Arith(n->op, *a, *b)};
       // Identities: x + 0, 0 + x, x - 0, x * 1, 1 * x, x / 1, where x has the result's type.
       auto same = [&](NodeId id) { return out.types[id] == type; };
       if (n->op == ArithOp::kAdd && a == 0 && same(n->rhs)) return Forward(n->rhs);
@@ -177,7 +162,7 @@ class FoldPass final : public Pass {
       return Forward(list->elements[static_cast<size_t>(*i)]);
     } else if (const auto* n = std::get_if<IntToQuantity>(&node)) {
       if (std::holds_alternative<NoneConst>(at(n->operand))) return NoneConst{};
-      if (auto i = as_int(n->operand)) return IntConst{Saturate(static_cast<__int128>(*i) * 1000)};
+      if (auto i = as_int(n->operand)) return IntConst{scalar::IntToQuantity(*i)};
     } else if (const auto* n = std::get_if<CallBuiltin>(&node)) {
       return FoldCall(*n, out);
     }
@@ -202,25 +187,13 @@ class FoldPass final : public Pass {
   }
 
   static bool CompareConsts(CompareOp op, const Node& a, const Node& b) {
-    bool a_none = std::holds_alternative<NoneConst>(a), b_none = std::holds_alternative<NoneConst>(b);
-    auto equal = [&]() {
-      if (a_none || b_none) return a_none && b_none;
-      if (const auto* s = std::get_if<StringConst>(&a)) {
-        const auto* t = std::get_if<StringConst>(&b);
-        return t != nullptr && s->value == t->value;
-      }
-      return Int(a) == Int(b);
-    };
-    if (op == CompareOp::kEq) return equal();
-    if (op == CompareOp::kNe) return !equal();
-    if (a_none || b_none) return false;
-    int64_t x = Int(a), y = Int(b);
-    switch (op) {
-      case CompareOp::kLt: return x < y;
-      case CompareOp::kLe: return x <= y;
-      case CompareOp::kGt: return x > y;
-      default: return x >= y;
-    }
+    return scalar::Compare(op, AsScalar(a), AsScalar(b));
+  }
+
+  static scalar::Scalar AsScalar(const Node& n) {
+    if (std::holds_alternative<NoneConst>(n)) return {};
+    if (const auto* s = std::get_if<StringConst>(&n)) return {scalar::Scalar::Kind::kString, 0, s->value};
+    return {scalar::Scalar::Kind::kNumber, Int(n), {}};
   }
 
   static int64_t Int(const Node& n) {
@@ -239,47 +212,27 @@ class FoldPass final : public Pass {
       if (!IsConst(out.nodes[a])) return std::nullopt;
     }
     auto arg = [&](size_t i) -> const Node& { return out.nodes[call.args[i]]; };
-    auto text = [&](size_t i) -> const std::string* {
+    auto text = [&](size_t i) -> std::optional<std::string_view> {
       const auto* s = std::get_if<StringConst>(&arg(i));
-      return s ? &s->value : nullptr;
+      if (s == nullptr) return std::nullopt;
+      return std::string_view(s->value);
     };
     switch (call.builtin) {
       case sema::BuiltinId::kMax: return IntConst{std::max(Int(arg(0)), Int(arg(1)))};
       case sema::BuiltinId::kMin: return IntConst{std::min(Int(arg(0)), Int(arg(1)))};
-      case sema::BuiltinId::kMulDiv: {
-        __int128 c = Int(arg(2));
-        if (c == 0) return IntConst{0};
-        __int128 q = static_cast<__int128>(Int(arg(0))) * Int(arg(1));
-        __int128 r = q / c;
-        if (q % c != 0 && ((q < 0) != (c < 0))) --r;
-        return IntConst{Saturate(r)};
-      }
-      case sema::BuiltinId::kUnits: {
-        int64_t v = Int(arg(0));
-        return IntConst{v / 1000 + (v % 1000 > 0 ? 1 : 0)};
-      }
+      case sema::BuiltinId::kMulDiv: return IntConst{scalar::MulDiv(Int(arg(0)), Int(arg(1)), Int(arg(2)))};
+      case sema::BuiltinId::kUnits: return IntConst{scalar::Units(Int(arg(0)))};
       case sema::BuiltinId::kMillis: return IntConst{Int(arg(0))};
-      case sema::BuiltinId::kToInt: {
-        const std::string* s = text(0);
-        std::optional<int64_t> v = s ? ParseDecimalInt(*s) : std::nullopt;
+      case sema::BuiltinId::kToInt:
+      case sema::BuiltinId::kToQuantity: {
+        std::optional<std::string_view> s = text(0);
+        std::optional<int64_t> v;
+        if (s) v = call.builtin == sema::BuiltinId::kToInt ? scalar::ToInt(*s) : scalar::ToQuantity(*s);
         if (!v) return NoneConst{};
         return IntConst{*v};
       }
-      case sema::BuiltinId::kToQuantity: {
-        const std::string* s = text(0);
-        if (s == nullptr) return NoneConst{};
-        std::optional<k8s::Quantity> q = k8s::Quantity::Parse(*s);
-        if (!q) return NoneConst{};
-        return IntConst{q->MilliValue()};
-      }
-      case sema::BuiltinId::kStartsWith:
-      case sema::BuiltinId::kContains: {
-        const std::string* s = text(0);
-        const std::string* part = text(1);
-        if (s == nullptr || part == nullptr) return BoolConst{false};
-        return BoolConst{call.builtin == sema::BuiltinId::kStartsWith ? s->starts_with(*part)
-                                                                      : s->find(*part) != std::string::npos};
-      }
+      case sema::BuiltinId::kStartsWith: return BoolConst{scalar::StartsWith(text(0), text(1))};
+      case sema::BuiltinId::kContains: return BoolConst{scalar::Contains(text(0), text(1))};
       default: return std::nullopt;  // `has` reads a map
     }
   }

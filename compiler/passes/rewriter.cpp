@@ -1,40 +1,10 @@
 #include "compiler/passes/rewriter.h"
 
+#include "compiler/ir/traits.h"
+
 namespace policy::passes {
 
 namespace {
-
-template <typename F>
-void VisitOperands(ir::Node& node, F&& f) {
-  std::visit(
-      [&](auto& n) {
-        using T = std::decay_t<decltype(n)>;
-        if constexpr (std::is_same_v<T, ir::LoadField>) f(n.object);
-        if constexpr (std::is_same_v<T, ir::Index>) f(n.object), f(n.key);
-        if constexpr (std::is_same_v<T, ir::Not> || std::is_same_v<T, ir::Negate> ||
-                      std::is_same_v<T, ir::IntToQuantity>) {
-          f(n.operand);
-        }
-        if constexpr (std::is_same_v<T, ir::Arith> || std::is_same_v<T, ir::Compare> || std::is_same_v<T, ir::And> ||
-                      std::is_same_v<T, ir::Or>) {
-          f(n.lhs), f(n.rhs);
-        }
-        if constexpr (std::is_same_v<T, ir::Member>) f(n.element), f(n.collection);
-        if constexpr (std::is_same_v<T, ir::Coalesce>) f(n.value), f(n.fallback);
-        if constexpr (std::is_same_v<T, ir::Select>) f(n.condition), f(n.then_value), f(n.else_value);
-        if constexpr (std::is_same_v<T, ir::Loop>) {
-          f(n.collection);
-          if (n.body) f(*n.body);
-        }
-        if constexpr (std::is_same_v<T, ir::MakeList>) {
-          for (ir::NodeId& e : n.elements) f(e);
-        }
-        if constexpr (std::is_same_v<T, ir::CallBuiltin>) {
-          for (ir::NodeId& a : n.args) f(a);
-        }
-      },
-      node);
-}
 
 void RenameMessage(ir::Message& m, const std::vector<ir::NodeId>& map) {
   for (ir::Message::Part& p : m.parts) {
@@ -52,7 +22,7 @@ void RenameFilter(ir::Filter& f, const std::vector<ir::NodeId>& map) {
 }  // namespace
 
 ir::Node MapOperands(ir::Node node, const std::function<ir::NodeId(ir::NodeId)>& f) {
-  VisitOperands(node, [&](ir::NodeId& id) { id = f(id); });
+  ir::VisitOperands(node, [&](ir::NodeId& id) { id = f(id); });
   return node;
 }
 
@@ -72,13 +42,12 @@ std::vector<size_t> Owners(const ir::Program& program) {
 }
 
 ir::Node RenameOperands(ir::Node node, const std::vector<ir::NodeId>& map) {
-  VisitOperands(node, [&](ir::NodeId& id) { id = map[id]; });
+  ir::VisitOperands(node, [&](ir::NodeId& id) { id = map[id]; });
   return node;
 }
 
 void ForEachOperand(const ir::Node& node, const std::function<void(ir::NodeId)>& f) {
-  ir::Node copy = node;
-  VisitOperands(copy, [&](ir::NodeId& id) { f(id); });
+  ir::VisitOperands(node, [&](ir::NodeId id) { f(id); });
 }
 
 ir::Program Rebuild(const ir::Program& old,

@@ -4,14 +4,20 @@
 #include <algorithm>
 #include <charconv>
 
+#include "compiler/ir/scalar.h"
 #include "compiler/k8s/quantity.h"
-#include "compiler/support/decimal.h"
 #include "runtime/interp/interpreter.h"
 
 namespace policy::rt {
 namespace {
 
 using sema::FieldId;
+
+// A string value, or nothing for none.
+std::optional<std::string_view> StringOf(const Value& v) {
+  if (v.IsNone()) return std::nullopt;
+  return std::string_view(v.s);
+}
 
 // A pod-side value (compiler/passes' view of the pod) as an interpreter value.
 Value FromPod(const passes::PodRef& r) {
@@ -186,48 +192,27 @@ Value Interpreter::Builtin(const ir::CallBuiltin& call) {
   switch (call.builtin) {
     case sema::BuiltinId::kMax: return Value::Int(std::max(args[0].i, args[1].i));
     case sema::BuiltinId::kMin: return Value::Int(std::min(args[0].i, args[1].i));
-    case sema::BuiltinId::kMulDiv: {
-      if (args[2].i == 0) return Value::Int(0);
-      __int128 q = static_cast<__int128>(args[0].i) * args[1].i;
-      __int128 r = q / args[2].i;
-      if ((q % args[2].i != 0) && ((q < 0) != (args[2].i < 0))) --r;  // round down
-      return Value::Int(r > INT64_MAX ? INT64_MAX : r < INT64_MIN ? INT64_MIN : static_cast<int64_t>(r));
-    }
+    case sema::BuiltinId::kMulDiv: return Value::Int(ir::scalar::MulDiv(args[0].i, args[1].i, args[2].i));
     case sema::BuiltinId::kInterpolate: {
-      // kube-scheduler's helper.BuildBrokenLinearFunction.
-      const std::vector<Value>& xs = *args[0].list;
-      const std::vector<Value>& ys = *args[1].list;
-      size_t n = std::min(xs.size(), ys.size());
-      int64_t x = args[2].i;
-      if (n == 0) return Value::Int(0);
-      for (size_t i = 0; i < n; ++i) {
-        if (x > xs[i].i) continue;
-        if (i == 0) return Value::Int(ys[0].i);
-        int64_t dx = xs[i].i - xs[i - 1].i;
-        if (dx == 0) return Value::Int(ys[i].i);
-        return Value::Int(ys[i - 1].i + (ys[i].i - ys[i - 1].i) * (x - xs[i - 1].i) / dx);
-      }
-      return Value::Int(ys[n - 1].i);
+      std::vector<int64_t> xs, ys;
+      for (const Value& v : *args[0].list) xs.push_back(v.i);
+      for (const Value& v : *args[1].list) ys.push_back(v.i);
+      return Value::Int(ir::scalar::Interpolate(xs.data(), ys.data(), std::min(xs.size(), ys.size()), args[2].i));
     }
     case sema::BuiltinId::kLen:
       if (args[0].kind == Value::Kind::kList) return Value::Int(static_cast<int64_t>(args[0].list->size()));
       return Value::Int(static_cast<int64_t>(Elements(args[0]).size()));
-    case sema::BuiltinId::kToInt: {
-      if (args[0].IsNone()) return Value::None();
-      std::optional<int64_t> v = ParseDecimalInt(args[0].s);
-      return v ? Value::Int(*v) : Value::None();
-    }
+    case sema::BuiltinId::kToInt:
     case sema::BuiltinId::kToQuantity: {
       if (args[0].IsNone()) return Value::None();
-      std::optional<k8s::Quantity> q = k8s::Quantity::Parse(args[0].s);
-      return q ? Value::Int(q->MilliValue()) : Value::None();
+      std::optional<int64_t> v = call.builtin == sema::BuiltinId::kToInt ? ir::scalar::ToInt(args[0].s)
+                                                                        : ir::scalar::ToQuantity(args[0].s);
+      return v ? Value::Int(*v) : Value::None();
     }
-    case sema::BuiltinId::kUnits: return Value::Int(args[0].i / 1000 + (args[0].i % 1000 > 0 ? 1 : 0));
+    case sema::BuiltinId::kUnits: return Value::Int(ir::scalar::Units(args[0].i));
     case sema::BuiltinId::kMillis: return Value::Int(args[0].i);
-    case sema::BuiltinId::kStartsWith:
-      return Value::Bool(!args[0].IsNone() && !args[1].IsNone() && args[0].s.starts_with(args[1].s));
-    case sema::BuiltinId::kContains:
-      return Value::Bool(!args[0].IsNone() && !args[1].IsNone() && args[0].s.find(args[1].s) != std::string::npos);
+    case sema::BuiltinId::kStartsWith: return Value::Bool(ir::scalar::StartsWith(StringOf(args[0]), StringOf(args[1])));
+    case sema::BuiltinId::kContains: return Value::Bool(ir::scalar::Contains(StringOf(args[0]), StringOf(args[1])));
     case sema::BuiltinId::kHas: return Value::Bool(Contains(args[0], args[1]));
     default: return ClusterBuiltin(call.builtin, args);
   }

@@ -8,6 +8,7 @@
 
 #include <fmt/format.h>
 
+#include "compiler/ir/scalar.h"
 #include "compiler/passes/pod_values.h"
 #include "compiler/k8s/quantity.h"
 
@@ -16,20 +17,11 @@ namespace {
 
 using sema::FieldId;
 
-int64_t Saturate(__int128 v) {
-  if (v > std::numeric_limits<int64_t>::max()) return std::numeric_limits<int64_t>::max();
-  if (v < std::numeric_limits<int64_t>::min()) return std::numeric_limits<int64_t>::min();
-  return static_cast<int64_t>(v);
-}
-
-}  // namespace
-
-namespace {
-
-bool Equal(const Value& a, const Value& b) {
-  if (a.IsNone() || b.IsNone()) return a.IsNone() && b.IsNone();
-  if (a.kind == Value::Kind::kString) return b.kind == Value::Kind::kString && a.s == b.s;
-  return a.i == b.i;
+// A scalar value as the IR's comparison rules read it (compiler/ir/scalar.h).
+ir::scalar::Scalar AsScalar(const Value& v) {
+  if (v.IsNone()) return {};
+  if (v.kind == Value::Kind::kString) return {ir::scalar::Scalar::Kind::kString, 0, v.s};
+  return {ir::scalar::Scalar::Kind::kNumber, v.i, {}};
 }
 
 }  // namespace
@@ -184,28 +176,14 @@ Value Interpreter::Eval(ir::NodeId id) {
           return *slot;
         }
         if constexpr (std::is_same_v<T, ir::Not>) return Value::Bool(!Eval(n.operand).Truthy());
-        if constexpr (std::is_same_v<T, ir::Negate>) return Value::Int(Saturate(-static_cast<__int128>(Eval(n.operand).i)));
+        if constexpr (std::is_same_v<T, ir::Negate>) return Value::Int(ir::scalar::Negate(Eval(n.operand).i));
         if constexpr (std::is_same_v<T, ir::Arith>) {
-          __int128 a = Eval(n.lhs).i, b = Eval(n.rhs).i;
-          switch (n.op) {
-            case ir::ArithOp::kAdd: return Value::Int(Saturate(a + b));
-            case ir::ArithOp::kSub: return Value::Int(Saturate(a - b));
-            case ir::ArithOp::kMul: return Value::Int(Saturate(a * b));
-            case ir::ArithOp::kDiv: return Value::Int(b == 0 ? 0 : Saturate(a / b));
-            case ir::ArithOp::kMod: return Value::Int(b == 0 ? 0 : Saturate(a % b));
-          }
+          int64_t a = Eval(n.lhs).i;
+          return Value::Int(ir::scalar::Arith(n.op, a, Eval(n.rhs).i));
         }
         if constexpr (std::is_same_v<T, ir::Compare>) {
           Value a = Eval(n.lhs), b = Eval(n.rhs);
-          if (n.op == ir::CompareOp::kEq) return Value::Bool(Equal(a, b));
-          if (n.op == ir::CompareOp::kNe) return Value::Bool(!Equal(a, b));
-          if (a.IsNone() || b.IsNone()) return Value::Bool(false);
-          switch (n.op) {
-            case ir::CompareOp::kLt: return Value::Bool(a.i < b.i);
-            case ir::CompareOp::kLe: return Value::Bool(a.i <= b.i);
-            case ir::CompareOp::kGt: return Value::Bool(a.i > b.i);
-            default: return Value::Bool(a.i >= b.i);
-          }
+          return Value::Bool(ir::scalar::Compare(n.op, AsScalar(a), AsScalar(b)));
         }
         if constexpr (std::is_same_v<T, ir::Member>) return Value::Bool(Contains(Eval(n.collection), Eval(n.element)));
         if constexpr (std::is_same_v<T, ir::And>) return Value::Bool(Eval(n.lhs).Truthy() && Eval(n.rhs).Truthy());
@@ -219,7 +197,7 @@ Value Interpreter::Eval(ir::NodeId id) {
         }
         if constexpr (std::is_same_v<T, ir::IntToQuantity>) {
           Value v = Eval(n.operand);
-          return v.IsNone() ? v : Value::Int(Saturate(static_cast<__int128>(v.i) * 1000));
+          return v.IsNone() ? v : Value::Int(ir::scalar::IntToQuantity(v.i));
         }
         if constexpr (std::is_same_v<T, ir::Loop>) return EvalLoop(n);
         if constexpr (std::is_same_v<T, ir::MakeList>) {
@@ -252,7 +230,7 @@ Value Interpreter::EvalLoop(const ir::Loop& loop) {
       case ir::LoopKind::kAll:
         if (!body.Truthy()) return Value::Bool(false);
         break;
-      case ir::LoopKind::kSum: sum = Saturate(static_cast<__int128>(sum) + body.i); break;
+      case ir::LoopKind::kSum: sum = ir::scalar::Arith(ir::ArithOp::kAdd, sum, body.i); break;
       case ir::LoopKind::kCount: count += body.Truthy(); break;
       case ir::LoopKind::kFirst:
         if (body.Truthy()) return first;
