@@ -31,13 +31,15 @@ def fields():
 
 def builtins():
     text = open(os.path.join(ROOT, "stdlib/builtins.def"), encoding="utf-8").read()
-    rows = re.findall(r'BUILTIN\((\w+),\s*"(\w+)",\s*(\w+),\s*(\d+),\s*(\d+),\s*(\w+),\s*"((?:[^"\\]|\\.)*)"\)', text)
-    out = ["| builtin | kind | meaning |", "| --- | --- | --- |"]
-    for _, name, kind, _arity, _cost, reads, doc in rows:
+    rows = re.findall(r'BUILTIN\((\w+),\s*"(\w+)",\s*(\w+),\s*(\d+),\s*(\d+),\s*(\w+),\s*([\w |]+),\s*"((?:[^"\\]|\\.)*)"\)', text)
+    out = ["| builtin | kind | evaluated by | meaning |", "| --- | --- | --- | --- |"]
+    names = {"kFold": "folding", "kInterp": "interpreter", "kJit": "JIT"}
+    for _, name, kind, _arity, _cost, reads, backends, doc in rows:
         what = 'function' if kind == 'kFunction' else 'method'
         if reads == 'kCluster':
             what += ', cluster'
-        out.append(f"| `{name}` | {what} | {doc} |")
+        by = ", ".join(names[b.strip()] for b in backends.split("|"))
+        out.append(f"| `{name}` | {what} | {by} | {doc} |")
     return "\n".join(out)
 
 

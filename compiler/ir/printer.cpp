@@ -62,7 +62,7 @@ struct Printer {
   }
   std::string operator()(const CallBuiltin& n) const {
     static constexpr std::string_view kNames[] = {
-#define BUILTIN(id, name, kind, arity, cost, reads, doc) name,
+#define BUILTIN(id, name, kind, arity, cost, reads, backends, doc) name,
 #include "stdlib/builtins.def"
 #undef BUILTIN
     };

@@ -4,7 +4,8 @@ namespace policy::sema {
 
 const std::vector<Builtin>& Builtins() {
   static const std::vector<Builtin> kTable = {
-#define BUILTIN(id, name, kind, arity, cost, reads, doc) {BuiltinId::id, name, BuiltinKind::kind, arity, cost, BuiltinReads::reads, doc},
+#define BUILTIN(id, name, kind, arity, cost, reads, backends, doc) \
+  {BuiltinId::id, name, BuiltinKind::kind, arity, cost, BuiltinReads::reads, static_cast<uint8_t>(backends), doc},
 #include "stdlib/builtins.def"
 #undef BUILTIN
   };
