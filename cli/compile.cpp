@@ -119,9 +119,9 @@ int RunCompile(const std::vector<std::string>& argv) {
       fmt::print(stderr, "policyc compile: {} is IR; there is no syntax tree to emit\n", path);
       return kExitBadInput;
     }
-    std::optional<ir::Program> program = compilation.ParseIr(source->Text(), &error);
+    Expected<ir::Program> program = compilation.ParseIr(source->Text());
     if (!program) {
-      fmt::print(stderr, "policyc compile: {}:{}\n", path, error);
+      fmt::print(stderr, "policyc compile: {}:{}\n", path, program.error().message);
       return kExitBadInput;
     }
     if (emit == "ir-opt") {
@@ -157,12 +157,12 @@ int RunCompile(const std::vector<std::string>& argv) {
   }
   codegen::Jit jit(codegen::JitOptions{static_cast<int>(*level)});
   for (size_t f = 0; f < optimized.functions.size(); ++f) {
-    std::string why;
-    std::optional<std::string> text = jit.EmitText(optimized, f, emit == "asm", &why);
+    Expected<std::string> text = jit.EmitText(optimized, f, emit == "asm");
     if (text) {
       fmt::print("; policy {}\n{}", optimized.functions[f].name, *text);
     } else {
-      fmt::print("; policy {}: not compiled (the interpreter runs it): {}\n", optimized.functions[f].name, why);
+      fmt::print("; policy {}: not compiled (the interpreter runs it): {}\n", optimized.functions[f].name,
+                 text.error().message);
     }
   }
   return kExitOk;

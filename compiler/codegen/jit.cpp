@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include <type_traits>
+
 #include <llvm/IR/LegacyPassManager.h>
 #include <llvm/Support/raw_ostream.h>
 
@@ -25,11 +27,11 @@ struct Jit::Impl {
   explicit Impl(JitOptions o) : options(o), cache(o.cache_capacity) {}
 
   // Builds and prepares the module of function `f`; fills `out`'s slots.
-  std::unique_ptr<llvm::Module> Build(llvm::LLVMContext& context, const Program& program, size_t f,
-                                      CompiledFunction& out, const std::string& prefix, std::string* why) {
+  Expected<std::unique_ptr<llvm::Module>> Build(llvm::LLVMContext& context, const Program& program, size_t f,
+                                                CompiledFunction& out, const std::string& prefix) {
     auto module = std::make_unique<llvm::Module>("policy", context);
-    if (!EmitKernels(context, *module, program, f, out, prefix, why)) return nullptr;
-    if (!PrepareModule(*module, options.opt_level, options.gathers, why)) return nullptr;
+    if (Status emitted = EmitKernels(context, *module, program, f, out, prefix); !emitted) return emitted.error();
+    if (Status prepared = PrepareModule(*module, options.opt_level, options.gathers); !prepared) return prepared.error();
     return module;
   }
 };
@@ -38,7 +40,7 @@ Jit::Jit(JitOptions options) : impl_(std::make_unique<Impl>(options)) {}
 
 Jit::~Jit() = default;
 
-std::shared_ptr<const CompiledFunction> Jit::Compile(const Program& program, size_t f, std::string* why) {
+Expected<std::shared_ptr<const CompiledFunction>> Jit::Compile(const Program& program, size_t f) {
   std::string key = impl_->options.cache ? codegen::TemplateKey(program, f) : std::string();
   if (impl_->options.cache) {
     if (std::shared_ptr<CachedKernels> entry = impl_->cache.Find(key)) {
@@ -49,17 +51,22 @@ std::shared_ptr<const CompiledFunction> Jit::Compile(const Program& program, siz
   auto entry = std::make_shared<CachedKernels>();
   CompiledFunction& out = entry->kernels;
   std::string prefix = fmt::format("k{}_", impl_->next_module++);
-  std::unique_ptr<llvm::Module> module = impl_->Build(*context, program, f, out, prefix, why);
-  if (!module || !impl_->session.Load(std::move(module), std::move(context), *entry, why)) return nullptr;
+  Expected<std::unique_ptr<llvm::Module>> module = impl_->Build(*context, program, f, out, prefix);
+  if (!module) return module.error();
+  if (Status loaded = impl_->session.Load(std::move(*module), std::move(context), *entry); !loaded) return loaded.error();
+  auto symbol = [&](const std::string& name, auto& kernel) -> Status {
+    Expected<void*> address = impl_->session.Lookup(prefix + name);
+    if (!address) return address.error();
+    kernel = reinterpret_cast<std::remove_reference_t<decltype(kernel)>>(*address);
+    return Ok();
+  };
   if (out.filters > 0) {
-    out.filter = reinterpret_cast<PolicyFilterKernel>(impl_->session.Lookup(prefix + "filter", why));
-    out.pass = reinterpret_cast<PolicyPassKernel>(impl_->session.Lookup(prefix + "pass", why));
-    if (out.filter == nullptr || out.pass == nullptr) return nullptr;
+    if (Status s = symbol("filter", out.filter); !s) return s.error();
+    if (Status s = symbol("pass", out.pass); !s) return s.error();
   }
-  for (size_t s = 0; s < program.functions[f].scores.size(); ++s) {
-    auto* kernel = reinterpret_cast<PolicyScoreKernel>(impl_->session.Lookup(fmt::format("{}score{}", prefix, s), why));
-    if (kernel == nullptr) return nullptr;
-    out.scores.push_back(kernel);
+  out.scores.resize(program.functions[f].scores.size());
+  for (size_t s = 0; s < out.scores.size(); ++s) {
+    if (Status found = symbol(fmt::format("score{}", s), out.scores[s]); !found) return found.error();
   }
   if (impl_->options.cache) impl_->cache.Insert(key, entry);
   return std::shared_ptr<const CompiledFunction>(entry, &entry->kernels);
@@ -69,25 +76,24 @@ size_t Jit::CachedTemplates() const { return impl_->cache.Size(); }
 
 std::string Jit::TemplateKey(const Program& program, size_t f) { return codegen::TemplateKey(program, f); }
 
-std::optional<std::string> Jit::EmitText(const Program& program, size_t f, bool assembly, std::string* why) {
+Expected<std::string> Jit::EmitText(const Program& program, size_t f, bool assembly) {
   llvm::LLVMContext context;
   CompiledFunction out;
-  std::unique_ptr<llvm::Module> module = impl_->Build(context, program, f, out, "", why);
-  if (!module) return std::nullopt;
+  Expected<std::unique_ptr<llvm::Module>> module = impl_->Build(context, program, f, out, "");
+  if (!module) return module.error();
   std::string text;
   llvm::raw_string_ostream os(text);
   if (!assembly) {
-    module->print(os, nullptr);
+    (*module)->print(os, nullptr);
     return text;
   }
   llvm::SmallVector<char, 0> buffer;
   llvm::raw_svector_ostream asm_out(buffer);
   llvm::legacy::PassManager pm;
   if (HostMachine()->addPassesToEmitFile(pm, asm_out, nullptr, llvm::CodeGenFileType::AssemblyFile)) {
-    *why = "this target cannot print assembly";
-    return std::nullopt;
+    return Error{"this target cannot print assembly"};
   }
-  pm.run(*module);
+  pm.run(**module);
   return std::string(buffer.begin(), buffer.end());
 }
 

@@ -31,6 +31,7 @@
 
 #include "compiler/codegen/compiled_function.h"
 #include "compiler/ir/ir.h"
+#include "compiler/support/expected.h"
 
 namespace policy::codegen {
 
@@ -55,10 +56,10 @@ class Jit {
   Jit& operator=(const Jit&) = delete;
 
   /// Compiles function `f` of `program`, or finds its kernels in the cache;
-  /// null (with the reason in `why`) when it uses what the back end does not
-  /// compile. The kernels stay valid while the pointer is held (and the Jit
-  /// lives).
-  std::shared_ptr<const CompiledFunction> Compile(const ir::Program& program, size_t f, std::string* why);
+  /// an Error naming what the back end does not compile (the function then
+  /// stays with the interpreter). The kernels stay valid while the pointer
+  /// is held (and the Jit lives).
+  Expected<std::shared_ptr<const CompiledFunction>> Compile(const ir::Program& program, size_t f);
   /// Templates whose code is loaded now.
   size_t CachedTemplates() const;
   /// The cache key of function `f`: what its kernels compute (no spans, no
@@ -67,7 +68,7 @@ class Jit {
 
   /// The LLVM IR (after optimization) or the host assembly that Compile
   /// would produce, for `policyc compile --emit=llvm|asm`.
-  std::optional<std::string> EmitText(const ir::Program& program, size_t f, bool assembly, std::string* why);
+  Expected<std::string> EmitText(const ir::Program& program, size_t f, bool assembly);
 
  private:
   struct Impl;

@@ -74,47 +74,36 @@ void Optimize(llvm::Module& module, int opt_level, bool gathers) {
 
 }  // namespace
 
-bool PrepareModule(llvm::Module& module, int opt_level, bool gathers, std::string* why) {
+Status PrepareModule(llvm::Module& module, int opt_level, bool gathers) {
   std::string error;
   llvm::raw_string_ostream os(error);
-  if (llvm::verifyModule(module, &os)) {
-    *why = "the back end made invalid LLVM IR (a bug): " + error;
-    return false;
-  }
+  if (llvm::verifyModule(module, &os)) return Error{"the back end made invalid LLVM IR (a bug): " + error};
   Optimize(module, opt_level, gathers);
-  return true;
+  return Ok();
 }
 
 JitSession::JitSession() { InitializeLlvm(); }
 
-bool JitSession::Start(std::string* why) {
-  if (jit_) return true;
+Status JitSession::Start() {
+  if (jit_) return Ok();
   auto made = llvm::orc::LLJITBuilder().create();
-  if (!made) {
-    *why = llvm::toString(made.takeError());
-    return false;
-  }
+  if (!made) return Error{llvm::toString(made.takeError())};
   jit_ = std::move(*made);
-  return true;
+  return Ok();
 }
 
-bool JitSession::Load(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context, Code& code,
-                      std::string* why) {
-  if (!Start(why)) return false;
+Status JitSession::Load(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context, Code& code) {
+  if (Status started = Start(); !started) return started;
   code.tracker = jit_->getMainJITDylib().createResourceTracker();
   if (llvm::Error e = jit_->addIRModule(code.tracker, llvm::orc::ThreadSafeModule(std::move(module), std::move(context)))) {
-    *why = llvm::toString(std::move(e));
-    return false;
+    return Error{llvm::toString(std::move(e))};
   }
-  return true;
+  return Ok();
 }
 
-void* JitSession::Lookup(const std::string& name, std::string* why) {
+Expected<void*> JitSession::Lookup(const std::string& name) {
   auto address = jit_->lookup(name);
-  if (!address) {
-    *why = llvm::toString(address.takeError());
-    return nullptr;
-  }
+  if (!address) return Error{llvm::toString(address.takeError())};
   return address->toPtr<void*>();
 }
 

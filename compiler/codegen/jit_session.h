@@ -12,6 +12,8 @@
 #include <llvm/IR/Module.h>
 #include <llvm/Target/TargetMachine.h>
 
+#include "compiler/support/expected.h"
+
 namespace policy::codegen {
 
 /// Compiled code, freed (its ResourceTracker removed) when the last holder
@@ -28,21 +30,20 @@ struct Code {
 llvm::TargetMachine* HostMachine();
 
 /// Verifies `module` and optimizes it for the host at `opt_level` (0..3);
-/// false with the reason when the back end made invalid LLVM IR (a bug).
-/// `gathers`: let vectorized code use gather instructions.
-bool PrepareModule(llvm::Module& module, int opt_level, bool gathers, std::string* why);
+/// an Error when the back end made invalid LLVM IR (a bug). `gathers`: let
+/// vectorized code use gather instructions.
+Status PrepareModule(llvm::Module& module, int opt_level, bool gathers);
 
 class JitSession {
  public:
   JitSession();
-  /// Loads `module` under a new tracker owned by `code`; false with the reason.
-  bool Load(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context, Code& code,
-            std::string* why);
-  /// The address of a loaded symbol; null with the reason.
-  void* Lookup(const std::string& name, std::string* why);
+  /// Loads `module` under a new tracker owned by `code`.
+  Status Load(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context, Code& code);
+  /// The address of a loaded symbol.
+  Expected<void*> Lookup(const std::string& name);
 
  private:
-  bool Start(std::string* why);
+  Status Start();
   std::unique_ptr<llvm::orc::LLJIT> jit_;
 };
 

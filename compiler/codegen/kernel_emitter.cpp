@@ -537,13 +537,10 @@ std::optional<std::string> Shape(const Function& f) {
 
 }  // namespace
 
-bool EmitKernels(llvm::LLVMContext& context, llvm::Module& module, const Program& program, size_t f,
-                 CompiledFunction& out, const std::string& prefix, std::string* why) {
+Status EmitKernels(llvm::LLVMContext& context, llvm::Module& module, const Program& program, size_t f,
+                   CompiledFunction& out, const std::string& prefix) {
   const Function& fn = program.functions[f];
-  if (std::optional<std::string> shape = Shape(fn)) {
-    *why = *shape;
-    return false;
-  }
+  if (std::optional<std::string> shape = Shape(fn)) return Error{*shape};
   try {
     bool always = true;  // every filter is constant true (NodeName for a pod without nodeName): no kernel
     for (const Filter& x : fn.filters) {
@@ -558,11 +555,10 @@ bool EmitKernels(llvm::LLVMContext& context, llvm::Module& module, const Program
     for (size_t s = 0; s < fn.scores.size(); ++s) {
       KernelEmitter(context, module, program, fn, out).EmitKernel(fmt::format("{}score{}", prefix, s), KernelEmitter::Kind::kScore, s);
     }
-  } catch (const Unsupported& u) {
-    *why = u.what;
-    return false;
+  } catch (const Unsupported& u) {  // the emitter's own; it stops here
+    return Error{u.what};
   }
-  return true;
+  return Ok();
 }
 
 }  // namespace policy::codegen

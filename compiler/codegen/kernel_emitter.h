@@ -19,14 +19,15 @@
 
 #include "compiler/codegen/compiled_function.h"
 #include "compiler/ir/ir.h"
+#include "compiler/support/expected.h"
 
 namespace policy::codegen {
 
 /// Emits the kernels of function `f` into `module` (not yet verified or
-/// optimized) and fills `out`'s column slots and filter count; false with
-/// the reason in `why` when the function uses what this back end does not
-/// compile (it then stays with the interpreter).
-bool EmitKernels(llvm::LLVMContext& context, llvm::Module& module, const ir::Program& program, size_t f,
-                 CompiledFunction& out, const std::string& prefix, std::string* why);
+/// optimized) and fills `out`'s column slots and filter count; an Error
+/// naming what the function uses that this back end does not compile (it
+/// then stays with the interpreter).
+Status EmitKernels(llvm::LLVMContext& context, llvm::Module& module, const ir::Program& program, size_t f,
+                   CompiledFunction& out, const std::string& prefix);
 
 }  // namespace policy::codegen

@@ -42,8 +42,8 @@ struct TieredJit::State {
       busy = true;
       current = job.key;
       lock.unlock();
-      std::string why;
-      std::shared_ptr<const CompiledFunction> kernels = jit.Compile(job.program, job.function, &why);
+      Expected<std::shared_ptr<const CompiledFunction>> compiled = jit.Compile(job.program, job.function);
+      std::shared_ptr<const CompiledFunction> kernels = compiled ? *compiled : nullptr;  // null: stays interpreted
       lock.lock();
       ready[job.key] = std::move(kernels);
       busy = false;

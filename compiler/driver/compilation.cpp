@@ -11,7 +11,7 @@ namespace policy::driver {
 namespace {
 
 // Whether `value` fits a param of `type`.
-bool Fits(const passes::ParamValue& value, sema::TypeRef type) {
+bool Fits(const lower::ParamValue& value, sema::TypeRef type) {
   using sema::TypeKind;
   if (std::holds_alternative<int64_t>(value)) return type->kind == TypeKind::kInt || type->kind == TypeKind::kQuantity;
   if (std::holds_alternative<bool>(value)) return type->kind == TypeKind::kBool;
@@ -22,7 +22,7 @@ bool Fits(const passes::ParamValue& value, sema::TypeRef type) {
   return type->kind == TypeKind::kList && type->element->kind == TypeKind::kInt;
 }
 
-bool CheckParams(const CompiledFile& file, const passes::ParamValues& params, DiagnosticSink& diags) {
+bool CheckParams(const CompiledFile& file, const lower::ParamValues& params, DiagnosticSink& diags) {
   bool ok = true;
   for (const auto& [policy_name, values] : params) {
     for (size_t p = 0; p < file.module.policies.size(); ++p) {
@@ -65,7 +65,7 @@ Compilation::Compilation()
 Compilation::~Compilation() = default;
 
 const CompiledFile* Compilation::Add(std::shared_ptr<const Source> source, DiagnosticSink& diags,
-                                     const passes::ParamValues* params) {
+                                     const lower::ParamValues* params) {
   std::lock_guard lock(types_mutex_);
   std::optional<syntax::Module> module = syntax::ParseAnyPolicyFile(*source, diags);
   if (!module) return nullptr;
@@ -77,7 +77,7 @@ const CompiledFile* Compilation::Add(std::shared_ptr<const Source> source, Diagn
   file->checked = std::move(*checked);
   file->checked.module = &file->module;
   if (params != nullptr && !CheckParams(*file, *params, diags)) return nullptr;
-  file->program = passes::Lower(file->checked, *types_, params);
+  file->program = lower::Lower(file->checked, *types_, params);
   // The verifier is cheap: it runs in every build, and a problem is a compiler bug.
   for (const std::string& problem : ir::Verify(file->program)) VerifierFailed("", problem);
   files_.push_back(std::move(file));
@@ -92,16 +92,15 @@ ir::Program Compilation::Optimize(const ir::Program& program, passes::PassOption
   return copy;
 }
 
-std::optional<ir::Program> Compilation::ParseIr(std::string_view text, std::string* error) {
+Expected<ir::Program> Compilation::ParseIr(std::string_view text) {
   std::lock_guard lock(types_mutex_);
-  std::optional<ir::Program> program = ir::Parse(text, *types_, *schema_, error);
-  if (!program) return std::nullopt;
+  std::string error;
+  std::optional<ir::Program> program = ir::Parse(text, *types_, *schema_, &error);
+  if (!program) return Error{error};
   std::vector<std::string> problems = ir::Verify(*program);
-  if (!problems.empty()) {
-    *error = fmt::format(" the IR is not valid: {}", problems.front());  // after the file name, as a parse error's position
-    return std::nullopt;
-  }
-  return program;
+  // After the file name, as a parse error's position is.
+  if (!problems.empty()) return Error{fmt::format(" the IR is not valid: {}", problems.front())};
+  return std::move(*program);
 }
 
 }  // namespace policy::driver

@@ -17,9 +17,10 @@
 #include <vector>
 
 #include "compiler/ir/ir.h"
-#include "compiler/passes/lower.h"
+#include "compiler/lower/lower.h"
 #include "compiler/passes/pass.h"
 #include "compiler/sema/check.h"
+#include "compiler/support/expected.h"
 #include "compiler/syntax/ast.h"
 
 namespace policy::driver {
@@ -46,15 +47,15 @@ class Compilation {
   /// the param. The IR verifier runs on the result; its problems abort (they
   /// are compiler bugs).
   const CompiledFile* Add(std::shared_ptr<const Source> source, DiagnosticSink& diags,
-                          const passes::ParamValues* params = nullptr);
+                          const lower::ParamValues* params = nullptr);
   /// A copy of `program` after the pass pipeline with `options` (its
   /// `types` is set here). Dumps and timings go to `trace` when given.
   /// Safe to call from several threads (specializing adds types).
   ir::Program Optimize(const ir::Program& program, passes::PassOptions options, std::string* trace = nullptr);
-  /// A program in its printed form (`--emit=ir`), verified; nullopt with
-  /// the problem in `error`, worded to follow the file's name (`:LINE:COL:
-  /// ...` or ` the IR is not valid: ...`).
-  std::optional<ir::Program> ParseIr(std::string_view text, std::string* error);
+  /// A program in its printed form (`--emit=ir`), verified; else an Error
+  /// worded to follow the file's name (`:LINE:COL: ...` or ` the IR is not
+  /// valid: ...`).
+  Expected<ir::Program> ParseIr(std::string_view text);
 
   const std::vector<std::unique_ptr<CompiledFile>>& Files() const { return files_; }
   const sema::TypeTable& Types() const { return *types_; }

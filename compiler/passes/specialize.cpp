@@ -20,11 +20,16 @@
 
 #include "compiler/passes/pass.h"
 #include "compiler/sema/builtins.h"
-#include "compiler/passes/pod_view.h"
+#include "compiler/binding/pod_view.h"
 #include "compiler/passes/rewriter.h"
 
 namespace policy::passes {
 namespace {
+
+using binding::PodRecord;
+using binding::PodRef;
+using binding::PodView;
+using binding::ResourceAmounts;
 
 using namespace ir;
 using sema::FieldId;

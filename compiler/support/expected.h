@@ -15,6 +15,12 @@ struct Error {
 };
 
 template <typename T>
+class [[nodiscard]] Expected;
+
+/// Success or an Error, for operations without a value.
+using Status = Expected<std::monostate>;
+
+template <typename T>
 class [[nodiscard]] Expected {
  public:
   Expected(T value) : state_(std::in_place_index<0>, std::move(value)) {}
@@ -31,5 +37,8 @@ class [[nodiscard]] Expected {
  private:
   std::variant<T, Error> state_;
 };
+
+/// The success of a Status.
+inline Status Ok() { return Status(std::monostate{}); }
 
 }  // namespace policy

@@ -27,8 +27,8 @@ KernelSource::~KernelSource() = default;
 std::shared_ptr<const codegen::CompiledFunction> KernelSource::Compile(const ir::Program& program, size_t f) {
   std::lock_guard lock(impl_->mutex);
   if (!impl_->jit) impl_->jit = std::make_unique<codegen::Jit>(impl_->options);
-  std::string why;  // a function that does not compile stays with the interpreter
-  return impl_->jit->Compile(program, f, &why);
+  Expected<std::shared_ptr<const codegen::CompiledFunction>> compiled = impl_->jit->Compile(program, f);
+  return compiled ? *compiled : nullptr;  // a function that does not compile stays with the interpreter
 }
 
 std::shared_ptr<const codegen::CompiledFunction> KernelSource::Tiered(const ir::Program& program, size_t f) {

@@ -19,9 +19,9 @@ std::optional<std::string_view> StringOf(const Value& v) {
   return std::string_view(v.s);
 }
 
-// A pod-side value (compiler/passes' view of the pod) as an interpreter value.
-Value FromPod(const passes::PodRef& r) {
-  using Kind = passes::PodRef::Kind;
+// A pod-side value (compiler/binding's view of the pod) as an interpreter value.
+Value FromPod(const binding::PodRef& r) {
+  using Kind = binding::PodRef::Kind;
   switch (r.kind) {
     case Kind::kNone: return Value::None();
     case Kind::kBool: return Value::Bool(r.i != 0);
@@ -50,10 +50,10 @@ Value Interpreter::Load(FieldId field, const Value& object) {
   if (object.IsNone()) return Value::None();
   RowId row = static_cast<RowId>(object.i);
   if (object.record == RecordKind::kPodSide) {
-    passes::PodRef record{passes::PodRef::Kind::kRecord};
+    binding::PodRef record{binding::PodRef::Kind::kRecord};
     record.record = object.pod_record;
     record.ptr = object.ptr;
-    std::optional<passes::PodRef> value = pod_view_->Load(field, record);
+    std::optional<binding::PodRef> value = pod_view_->Load(field, record);
     return value ? FromPod(*value) : Value::None();
   }
   switch (field) {

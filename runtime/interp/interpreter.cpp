@@ -9,7 +9,7 @@
 #include <fmt/format.h>
 
 #include "compiler/ir/scalar.h"
-#include "compiler/passes/pod_values.h"
+#include "compiler/binding/pod_values.h"
 #include "compiler/k8s/quantity.h"
 
 namespace policy::rt {
@@ -51,10 +51,10 @@ std::string FormatQuantity(int64_t milli) {
 }
 
 Interpreter::Interpreter(const ir::Program& program, const k8s::Pod& pod, const NodeTable& table, ClusterView* cluster,
-                         const passes::PodView* pod_view)
+                         const binding::PodView* pod_view)
     : program_(program), table_(table), pod_view_(pod_view), pod_(pod), cluster_(cluster) {
   if (pod_view_ == nullptr) {
-    own_pod_view_ = std::make_unique<passes::PodView>(pod);
+    own_pod_view_ = std::make_unique<binding::PodView>(pod);
     pod_view_ = own_pod_view_.get();
   }
   // INVARIANT: a program bound to a table's dictionaries runs only on that table, unchanged.
@@ -164,7 +164,7 @@ Value Interpreter::Eval(ir::NodeId id) {
         if constexpr (std::is_same_v<T, ir::BoolConst>) return Value::Bool(n.value);
         if constexpr (std::is_same_v<T, ir::IntConst>) return Value::Int(n.value);
         if constexpr (std::is_same_v<T, ir::StringConst>) return Value::String(n.value);
-        if constexpr (std::is_same_v<T, ir::PodRoot>) return Value::PodSide(passes::PodRecord::kPod, pod_view_->Root().ptr);
+        if constexpr (std::is_same_v<T, ir::PodRoot>) return Value::PodSide(binding::PodRecord::kPod, pod_view_->Root().ptr);
         if constexpr (std::is_same_v<T, ir::NodeRoot>) return Value::Record(RecordKind::kNode, nullptr, row_);
         if constexpr (std::is_same_v<T, ir::LoadField>) return Load(n.field, Eval(n.object));
         if constexpr (std::is_same_v<T, ir::Index>) return IndexOf(Eval(n.object), Eval(n.key));

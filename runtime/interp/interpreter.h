@@ -14,7 +14,7 @@
 #include "compiler/ir/ir.h"
 #include "compiler/k8s/objects.h"
 #include "runtime/columnar/node_table.h"
-#include "compiler/passes/pod_view.h"
+#include "compiler/binding/pod_view.h"
 #include "runtime/interp/cluster_view.h"
 #include "runtime/interp/value.h"
 
@@ -33,7 +33,7 @@ class Interpreter {
   /// cluster-wide builtins, `pod_view` (likewise) reads the pod's fields;
   /// share both across a pod's plugins.
   Interpreter(const ir::Program& program, const k8s::Pod& pod, const NodeTable& table, ClusterView* cluster = nullptr,
-              const passes::PodView* pod_view = nullptr);
+              const binding::PodView* pod_view = nullptr);
 
   /// Whether function `f` applies to the pod (its `when`, true without one).
   bool Applies(size_t f);
@@ -70,8 +70,8 @@ class Interpreter {
 
   const ir::Program& program_;
   const NodeTable& table_;
-  std::unique_ptr<passes::PodView> own_pod_view_;
-  const passes::PodView* pod_view_;  ///< the pod's fields, as partial evaluation reads them too
+  std::unique_ptr<binding::PodView> own_pod_view_;
+  const binding::PodView* pod_view_;  ///< the pod's fields, as partial evaluation reads them too
   const ir::Function* function_ = nullptr;
   RowId row_ = 0;
   std::vector<std::optional<Value>> slots_;

@@ -15,13 +15,13 @@
 #include <vector>
 
 #include "compiler/k8s/objects.h"
-#include "compiler/passes/pod_values.h"
+#include "compiler/binding/pod_values.h"
 #include "runtime/columnar/node_table.h"
 
 namespace policy::rt {
 
 /// Which record a record value is: one of the pod's (which one: pod_record,
-/// the list compiler/passes keeps), the node, or a taint of the dictionary.
+/// the list compiler/binding keeps), the node, or a taint of the dictionary.
 enum class RecordKind : uint8_t { kPodSide, kNode, kTaint };
 /// Where a map or resources value reads from.
 enum class SourceKind : uint8_t {
@@ -33,7 +33,7 @@ enum class SourceKind : uint8_t {
   kNodeScoringRequested,
 };
 
-using ResourceAmounts = passes::ResourceAmounts;
+using ResourceAmounts = binding::ResourceAmounts;
 
 struct Value {
   enum class Kind : uint8_t { kNone, kBool, kInt, kString, kList, kRecord, kMap, kResources };
@@ -42,7 +42,7 @@ struct Value {
   std::string s;
   std::shared_ptr<const std::vector<Value>> list;
   RecordKind record = RecordKind::kPodSide;
-  passes::PodRecord pod_record = passes::PodRecord::kPod;  ///< kPodSide records
+  binding::PodRecord pod_record = binding::PodRecord::kPod;  ///< kPodSide records
   SourceKind source = SourceKind::kStringMap;
   const void* ptr = nullptr;  ///< the viewed object (pod side)
 
@@ -59,7 +59,7 @@ struct Value {
   static Value Record(RecordKind kind, const void* ptr, int64_t row = 0) {
     Value v; v.kind = Kind::kRecord; v.record = kind; v.ptr = ptr; v.i = row; return v;
   }
-  static Value PodSide(passes::PodRecord which, const void* ptr) {
+  static Value PodSide(binding::PodRecord which, const void* ptr) {
     Value v = Record(RecordKind::kPodSide, ptr);
     v.pod_record = which;
     return v;

@@ -41,7 +41,7 @@ class PluginContext {
   const k8s::Pod& pod_;
   const NodeTable& table_;
   ClusterView cluster_;
-  passes::PodView pod_view_;
+  binding::PodView pod_view_;
   std::map<const ir::Program*, std::unique_ptr<Interpreter>> interpreters_;
   std::vector<int8_t> applies_;  // -1: not asked yet
   std::vector<bool> node_prefilters_;

@@ -26,7 +26,7 @@
 #include <vector>
 
 #include "compiler/k8s/objects.h"
-#include "compiler/passes/lower.h"
+#include "compiler/lower/lower.h"
 #include "compiler/support/diagnostic.h"
 
 namespace policy::rt {
@@ -55,7 +55,7 @@ struct Profile {
   std::string scheduler_name = "default-scheduler";
   std::vector<PluginSetting> plugins;            ///< in filter order
   std::string fit_strategy = "LeastAllocated";   ///< NodeResourcesFit scoringStrategy.type
-  passes::ParamValues params;                    ///< plugin args as the stdlib policies' params
+  lower::ParamValues params;                    ///< plugin args as the stdlib policies' params
   /// PodTopologySpreadArgs: defaultingType List gives these default
   /// constraints (selectors are derived per pod); System (nullopt) gives
   /// kube-scheduler's built-in ones.

@@ -162,6 +162,16 @@ class Generator {
   bool lets_ = true;
 };
 
+// Function 0's kernels, or null with the reason in `why`.
+std::shared_ptr<const codegen::CompiledFunction> Kernels(codegen::Jit& jit, const ir::Program& program, std::string* why) {
+  Expected<std::shared_ptr<const codegen::CompiledFunction>> compiled = jit.Compile(program, 0);
+  if (!compiled) {
+    *why = compiled.error().message;
+    return nullptr;
+  }
+  return *compiled;
+}
+
 // Evaluates `program` on every row with the interpreter and with kernels
 // compiled at `opt_level`; CHECKs they agree. Returns false when the function
 // did not compile.
@@ -169,7 +179,7 @@ bool Agree(const ir::Program& program, const k8s::Pod& pod, const rt::NodeTable&
            const std::string& text) {
   codegen::Jit jit(codegen::JitOptions{opt_level});
   std::string why;
-  std::shared_ptr<const codegen::CompiledFunction> kernels = jit.Compile(program, 0, &why);
+  std::shared_ptr<const codegen::CompiledFunction> kernels = Kernels(jit, program, &why);
   if (!kernels) {
     MESSAGE("not compiled: " << why << "\n" << text);
     return false;
@@ -324,7 +334,7 @@ TEST_CASE("arithmetic at the edges: saturation - division and muldiv agree with 
     // so only single rows show the fast (double) division's own answers.
     codegen::Jit jit;
     std::string why;
-    std::shared_ptr<const codegen::CompiledFunction> kernels = jit.Compile(bound.program(), 0, &why);
+    std::shared_ptr<const codegen::CompiledFunction> kernels = Kernels(jit, bound.program(), &why);
     REQUIRE_MESSAGE(kernels != nullptr, why);
     rt::KernelColumns columns(*kernels, table);
     rt::Interpreter interp(bound.program(), pod, table);
@@ -377,11 +387,11 @@ TEST_CASE("the kernel cache: one compile per template - LRU eviction frees code 
   }
   codegen::Jit jit(codegen::JitOptions{2, true, 2});
   std::string why;
-  auto first = jit.Compile(bound[0]->program(), 0, &why);
-  auto again = jit.Compile(bound[0]->program(), 0, &why);
+  auto first = Kernels(jit, bound[0]->program(), &why);
+  auto again = Kernels(jit, bound[0]->program(), &why);
   CHECK(first.get() == again.get());  // the same template: the cache hit
   for (size_t i = 1; i < 6; ++i) {  // different templates get their own kernels
-    auto kernels = jit.Compile(bound[i]->program(), 0, &why);
+    auto kernels = Kernels(jit, bound[i]->program(), &why);
     REQUIRE(kernels != nullptr);
     CHECK(kernels.get() != first.get());
     std::vector<rt::RowId> rows = {0};
@@ -455,7 +465,7 @@ TEST_CASE("a Decider reused pod after pod reorders filters by what it measured -
         "policy D\n  filter 'gpu' in node.labels\n  score node.labels['gen'].int() ?? 0\n"};
     for (int i = 0; i < 4; ++i) {
       bound.push_back(std::make_unique<Bound>(texts[i], pod, cluster));
-      kernels.push_back(jit.Compile(bound.back()->program(), 0, &why));
+      kernels.push_back(Kernels(jit, bound.back()->program(), &why));
       REQUIRE_MESSAGE(kernels.back() != nullptr, why);
       interp.push_back({fmt::format("P{}", i), &bound.back()->program(), 0, 1, true, true, nullptr});
       native.push_back({fmt::format("P{}", i), &bound.back()->program(), 0, 1, true, true, kernels.back().get()});

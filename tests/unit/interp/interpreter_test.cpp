@@ -238,10 +238,9 @@ TEST_CASE("bound to the table: label tests and taint loops keep their meaning") 
   CHECK(bound.find("Node.labels") == std::string::npos);
   CHECK(bound.find("Node.taints") == std::string::npos);
   // The bound forms print and read back.
-  std::string error;
   driver::Compilation compilation;
-  std::optional<ir::Program> reread = compilation.ParseIr(bound, &error);
-  REQUIRE_MESSAGE(reread.has_value(), error);
+  Expected<ir::Program> reread = compilation.ParseIr(bound);
+  REQUIRE_MESSAGE(reread.ok(), (reread.ok() ? "" : reread.error().message));
   CHECK(ir::Print(*reread) == bound);
 }
 

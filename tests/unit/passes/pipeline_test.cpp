@@ -78,9 +78,8 @@ TEST_CASE("the printed IR reads back to the same program - before and after the 
     if (!c->file) continue;  // every-construct has type errors on purpose
     for (bool optimize : {false, true}) {
       std::string printed = ir::Print(optimize ? c->compilation.Optimize(c->file->program, {}) : c->file->program);
-      std::string error;
-      std::optional<ir::Program> read = c->compilation.ParseIr(printed, &error);
-      REQUIRE_MESSAGE(read.has_value(), error);
+      Expected<ir::Program> read = c->compilation.ParseIr(printed);
+      REQUIRE_MESSAGE(read.ok(), (read.ok() ? "" : read.error().message));
       CHECK(ir::Print(*read) == printed);
       CHECK(ir::Verify(*read).empty());
     }
@@ -89,11 +88,12 @@ TEST_CASE("the printed IR reads back to the same program - before and after the 
 
 TEST_CASE("bad IR text is refused with a line number") {
   driver::Compilation c;
-  std::string error;
-  CHECK_FALSE(c.ParseIr("%0 = const 1 : int\n%2 = const 2 : int\n", &error).has_value());
-  CHECK(error.starts_with("line 2:"));
-  CHECK_FALSE(c.ParseIr("%0 = frobnicate : int\n", &error).has_value());
-  CHECK_FALSE(c.ParseIr("%0 = const 1 : widget\n", &error).has_value());
-  CHECK(error.find("unknown type") != std::string::npos);
-  CHECK_FALSE(c.ParseIr("%0 = add %0 %1 : int\n", &error).has_value());
+  Expected<ir::Program> skipped = c.ParseIr("%0 = const 1 : int\n%2 = const 2 : int\n");
+  REQUIRE_FALSE(skipped.ok());
+  CHECK(skipped.error().message.starts_with("line 2:"));
+  CHECK_FALSE(c.ParseIr("%0 = frobnicate : int\n").ok());
+  Expected<ir::Program> widget = c.ParseIr("%0 = const 1 : widget\n");
+  REQUIRE_FALSE(widget.ok());
+  CHECK(widget.error().message.find("unknown type") != std::string::npos);
+  CHECK_FALSE(c.ParseIr("%0 = add %0 %1 : int\n").ok());
 }

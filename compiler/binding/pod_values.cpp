@@ -1,4 +1,4 @@
-#include "compiler/passes/pod_values.h"
+#include "compiler/binding/pod_values.h"
 
 #include <algorithm>
 #include <limits>
@@ -6,7 +6,7 @@
 #include "compiler/k8s/pod_resources.h"
 #include "compiler/k8s/quantity.h"
 
-namespace policy::passes {
+namespace policy::binding {
 namespace {
 
 int Rank(std::string_view name) { return name == "cpu" ? 0 : name == "memory" ? 1 : name == "ephemeral-storage" ? 2 : 3; }
@@ -37,4 +37,4 @@ ResourceAmounts PodScoringAmounts(const k8s::Pod& pod) {
   return out;
 }
 
-}  // namespace policy::passes
+}  // namespace policy::binding

@@ -13,7 +13,7 @@
 #include "compiler/ir/ir.h"
 #include "compiler/sema/check.h"
 
-namespace policy::passes {
+namespace policy::lower {
 
 /// A value a scheduler profile gives a `param` (plugin args).
 using ParamValue = std::variant<int64_t, bool, std::string, std::vector<int64_t>, std::vector<std::string>>;
@@ -24,4 +24,4 @@ using ParamValues = std::map<std::string, std::map<std::string, ParamValue>>;
 /// (CompileFile checks them against the declared types first).
 ir::Program Lower(const sema::CheckedModule& checked, sema::TypeTable& types, const ParamValues* params = nullptr);
 
-}  // namespace policy::passes
+}  // namespace policy::lower

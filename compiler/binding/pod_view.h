@@ -9,10 +9,10 @@
 #include <vector>
 
 #include "compiler/k8s/objects.h"
-#include "compiler/passes/pod_values.h"
+#include "compiler/binding/pod_values.h"
 #include "compiler/sema/schema.h"
 
-namespace policy::passes {
+namespace policy::binding {
 
 enum class PodRecord : uint8_t {
   kPod,
@@ -71,4 +71,4 @@ class PodView {
   k8s::PodAffinity no_pod_affinity_;
 };
 
-}  // namespace policy::passes
+}  // namespace policy::binding

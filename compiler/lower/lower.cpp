@@ -1,10 +1,10 @@
-#include "compiler/passes/lower.h"
+#include "compiler/lower/lower.h"
 
 #include <map>
 
 #include "compiler/k8s/quantity.h"
 
-namespace policy::passes {
+namespace policy::lower {
 namespace {
 
 using namespace syntax;
@@ -333,4 +333,4 @@ ir::Program Lower(const sema::CheckedModule& checked, sema::TypeTable& types, co
   return Lowerer(checked, types, params).Run();
 }
 
-}  // namespace policy::passes
+}  // namespace policy::lower

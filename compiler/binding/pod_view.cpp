@@ -1,8 +1,8 @@
-#include "compiler/passes/pod_view.h"
+#include "compiler/binding/pod_view.h"
 
 #include "compiler/k8s/selectors.h"
 
-namespace policy::passes {
+namespace policy::binding {
 namespace {
 
 using sema::FieldId;
@@ -141,4 +141,4 @@ std::optional<int64_t> PodView::Size(const PodRef& c) const {
   }
 }
 
-}  // namespace policy::passes
+}  // namespace policy::binding

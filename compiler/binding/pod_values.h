@@ -10,7 +10,7 @@
 
 #include "compiler/k8s/objects.h"
 
-namespace policy::passes {
+namespace policy::binding {
 
 /// Resource name and amount in milli-units, in kube-scheduler's check order
 /// (cpu, memory, ephemeral-storage, then by name).
@@ -22,4 +22,4 @@ ResourceAmounts PodRequestAmounts(const k8s::Pod& pod);
 /// `pod.scoringRequests`: the same with the non-zero cpu and memory defaults.
 ResourceAmounts PodScoringAmounts(const k8s::Pod& pod);
 
-}  // namespace policy::passes
+}  // namespace policy::binding
