@@ -97,24 +97,24 @@ const Decision& Decider::Decide(const std::vector<Plugin>& plugins, const k8s::P
   std::stable_sort(order.begin(), order.end(), [&](size_t x, size_t y) { return rank(x) < rank(y); });
   for (size_t i : order) {
     const Plugin& plugin = plugins[i];
-    Interpreter& interp = context.Interp(i);
+    auto interp = [&]() -> Interpreter& { return context.Interp(i); };  // made only when used
     size_t before = alive.size();
     auto start = std::chrono::steady_clock::now();
-    if (context.NodePrefilters(i)) keep([&](size_t, RowId row) { return !interp.Prefilter(plugin.function, row, true); });
+    if (context.NodePrefilters(i)) keep([&](size_t, RowId row) { return !interp().Prefilter(plugin.function, row, true); });
     const codegen::CompiledFunction* kernels = plugin.kernels;
     if (kernels != nullptr && kernels->pass != nullptr && options.threads <= 1 && !options.verify_kernels) {
       // One pass: the kernel writes the rows that pass, in order.
-      KernelColumns columns(*kernels, table, &interp, plugin.function);
+      KernelColumns columns(*kernels, table, &interp(), plugin.function);
       narrow([&](const RowId* rows, size_t n, RowId* out) { return kernels->pass(columns.get(), rows, n, out); });
     } else if (kernels != nullptr && kernels->filter != nullptr) {
-      KernelColumns columns(*kernels, table, &interp, plugin.function);
+      KernelColumns columns(*kernels, table, &interp(), plugin.function);
       failed_.resize(alive.size());
       Chunked(options.threads, alive.data(), alive.size(), failed_.data(), [&](const RowId* r, size_t n, uint64_t* out) {
         kernels->filter(columns.get(), r, n, out);
       });
       if (options.verify_kernels) {
         for (size_t j = 0; j < alive.size(); ++j) {
-          uint64_t want = interp.FailingFilters(plugin.function, alive[j]);
+          uint64_t want = interp().FailingFilters(plugin.function, alive[j]);
           if (want != failed_[j]) {
             Disagree(plugin, table, alive[j],
                      fmt::format("failing filters (kernel {:#x}, interpreter {:#x})", failed_[j], want));
@@ -123,7 +123,7 @@ const Decision& Decider::Decide(const std::vector<Plugin>& plugins, const k8s::P
       }
       keep([&](size_t j, RowId) { return failed_[j] == 0; });
     } else if (kernels == nullptr) {
-      keep([&](size_t, RowId row) { return interp.FailingFilters(plugin.function, row) == 0; });
+      keep([&](size_t, RowId row) { return interp().FailingFilters(plugin.function, row) == 0; });
     }
     if (before >= 256) {  // enough rows to say something: a moving average over pods
       double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
