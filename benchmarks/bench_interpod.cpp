@@ -194,24 +194,17 @@ void Run(benchmark::State& state, const std::function<int64_t()>& f, const std::
   Report(state, total, baseline);
 }
 
-void BM_AntiRecount(benchmark::State& state) {
+// `f` (the recount itself, or the index's answer, which must agree with it)
+// against the recount.
+void Counted(benchmark::State& state, int64_t (*f)(const World&), int64_t (*recount)(const World&)) {
   World& w = TheWorld();
-  Run(state, [&] { return RecountAnti(w); }, [&] { return RecountAnti(w); });
+  if (f(w) != recount(w)) state.SkipWithError("the index and the recount disagree");
+  Run(state, [&] { return f(w); }, [&] { return recount(w); });
 }
-void BM_AntiIndex(benchmark::State& state) {
-  World& w = TheWorld();
-  if (IndexAnti(w) != RecountAnti(w)) state.SkipWithError("the index and the recount disagree");
-  Run(state, [&] { return IndexAnti(w); }, [&] { return RecountAnti(w); });
-}
-void BM_SpreadRecount(benchmark::State& state) {
-  World& w = TheWorld();
-  Run(state, [&] { return RecountSpread(w); }, [&] { return RecountSpread(w); });
-}
-void BM_SpreadIndex(benchmark::State& state) {
-  World& w = TheWorld();
-  if (IndexSpread(w) != RecountSpread(w)) state.SkipWithError("the index and the recount disagree");
-  Run(state, [&] { return IndexSpread(w); }, [&] { return RecountSpread(w); });
-}
+void BM_AntiRecount(benchmark::State& state) { Counted(state, RecountAnti, RecountAnti); }
+void BM_AntiIndex(benchmark::State& state) { Counted(state, IndexAnti, RecountAnti); }
+void BM_SpreadRecount(benchmark::State& state) { Counted(state, RecountSpread, RecountSpread); }
+void BM_SpreadIndex(benchmark::State& state) { Counted(state, IndexSpread, RecountSpread); }
 
 // The whole plugin's filter, the decision alone (engine::Engine::Decide),
 // in the interpreter or as native kernels (`jit`).

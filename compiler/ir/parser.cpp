@@ -298,6 +298,18 @@ class Reader {
     return ids;
   }
 
+  // %refs, commas between them optional, up to and including `close`.
+  std::optional<std::vector<NodeId>> RefsUntil(std::string_view close) {
+    std::vector<NodeId> refs;
+    while (!Eat(close)) {
+      std::optional<NodeId> r = Ref();
+      if (!r) return std::nullopt;
+      refs.push_back(*r);
+      Eat(",");
+    }
+    return refs;
+  }
+
   // A node of the first kind among Ts whose mnemonic is `op`, its operands
   // read as %refs (as many as the kind has); nullopt when none is `op`.
   template <typename T, typename... Ts>
@@ -373,15 +385,9 @@ class Reader {
       return n;
     }
     if (op == "list" || op == "set") {
-      if (!Eat("[")) return std::nullopt;
-      MakeList list{{}, op == "set"};
-      while (!Eat("]")) {
-        std::optional<NodeId> r = Ref();
-        if (!r) return std::nullopt;
-        list.elements.push_back(*r);
-        Eat(",");
-      }
-      return list;
+      std::optional<std::vector<NodeId>> elements = Eat("[") ? RefsUntil("]") : std::nullopt;
+      if (!elements) return std::nullopt;
+      return MakeList{std::move(*elements), op == "set"};
     }
     if (op == kMnemonic<LabelIn>) {
       std::optional<std::string> key = Quoted();
@@ -401,15 +407,9 @@ class Reader {
       for (const sema::Builtin& b : sema::Builtins()) {
         if (b.name == name) builtin = &b;
       }
-      if (builtin == nullptr || !Eat("(")) return std::nullopt;
-      CallBuiltin call{builtin->id, {}};
-      while (!Eat(")")) {
-        std::optional<NodeId> r = Ref();
-        if (!r) return std::nullopt;
-        call.args.push_back(*r);
-        Eat(",");
-      }
-      return call;
+      std::optional<std::vector<NodeId>> args = builtin != nullptr && Eat("(") ? RefsUntil(")") : std::nullopt;
+      if (!args) return std::nullopt;
+      return CallBuiltin{builtin->id, std::move(*args)};
     }
     if (std::optional<LoopKind> kind = FromName<LoopKind>(kLoopNames, op)) {
       Loop loop{*kind, 0, 0, std::nullopt, std::nullopt};

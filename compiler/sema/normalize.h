@@ -2,6 +2,7 @@
 /// The ways a score rule's raw values are normalized (`normalize` in the
 /// language), shared by sema, the IR and the scheduling core.
 
+#include <array>
 #include <cstdint>
 #include <string_view>
 
@@ -16,16 +17,8 @@ enum class Normalize : uint8_t {
   kSpread,   ///< 100 * (max + min - score) / max; a negative score marks an ignored node: 0, left out of min and max (PodTopologySpread)
 };
 
-/// Names for `normalize`: none, max, reverse, minmax, spread.
-inline std::string_view ToString(Normalize normalize) {
-  switch (normalize) {
-    case Normalize::kNone: return "none";
-    case Normalize::kMax: return "max";
-    case Normalize::kReverse: return "reverse";
-    case Normalize::kMinMax: return "minmax";
-    case Normalize::kSpread: return "spread";
-  }
-  return "none";
-}
+/// Names for `normalize`, by value: none, max, reverse, minmax, spread.
+inline constexpr std::array<std::string_view, 5> kNormalizeNames = {"none", "max", "reverse", "minmax", "spread"};
+inline std::string_view ToString(Normalize normalize) { return kNormalizeNames[static_cast<size_t>(normalize)]; }
 
 }  // namespace policy::sema

@@ -162,6 +162,22 @@ class Generator {
   bool lets_ = true;
 };
 
+// The pod the random policies are specialized to.
+k8s::Pod NamedPod() {
+  k8s::Pod pod;
+  pod.name = "p";
+  return pod;
+}
+
+// The raw value of score 0 of `kernels` on row 0.
+int64_t ScoreOnRow0(const codegen::CompiledFunction& kernels, const rt::NodeTable& table) {
+  rt::RowId row = 0;
+  rt::KernelColumns columns(kernels, table);
+  int64_t out = -1;
+  kernels.scores[0](columns.get(), &row, 1, &out);
+  return out;
+}
+
 // Function 0's kernels, or null with the reason in `why`.
 std::shared_ptr<const codegen::CompiledFunction> Kernels(codegen::Jit& jit, const ir::Program& program, std::string* why) {
   Expected<std::shared_ptr<const codegen::CompiledFunction>> compiled = jit.Compile(program, 0);
@@ -282,8 +298,7 @@ TEST_CASE("random policies: the JIT at O0 and O2 agrees with the interpreter on 
     engine::Cluster cluster(gen.Table());
     const rt::NodeTable& table = cluster.Table();
     std::string text = gen.Policy();
-    k8s::Pod pod;
-    pod.name = "p";
+    k8s::Pod pod = NamedPod();
     Bound bound(text, pod, cluster);
     bool o0 = Agree(bound.program(), pod, table, 0, text);
     bool o2 = Agree(bound.program(), pod, table, 2, text);
@@ -312,8 +327,7 @@ TEST_CASE("arithmetic at the edges: saturation - division and muldiv agree with 
       }
     }
   }
-  k8s::Pod pod;
-  pod.name = "p";
+  k8s::Pod pod = NamedPod();
   for (const char* expression : {"muldiv(x, y, z)", "muldiv(x, 1000000, z)", "x * y", "x + y", "x - y", "-x",
                                  "x / z", "x % z", "(x - y) * 100 / z", "muldiv(x * 1000, y, z * 1000)",
                                  // divisors chosen by selects between constants, 0 and -1 among them
@@ -357,8 +371,7 @@ TEST_CASE("Decide: native kernels on 1 or 4 threads give the interpreter's decis
   for (int round = 0; round < 5; ++round) {
     engine::Cluster cluster(BigTable(static_cast<uint32_t>(round)));
     std::string text = gen.Policy();
-    k8s::Pod pod;
-    pod.name = "p";
+    k8s::Pod pod = NamedPod();
     Bound interp(text, pod, cluster);
     Bound native(text, pod, cluster, engine::Backend::kJit);
     REQUIRE(native.plan->NativePlugins() == 1);
@@ -378,8 +391,7 @@ TEST_CASE("the kernel cache: one compile per template - LRU eviction frees code 
   Generator gen(5);
   engine::Cluster cluster(gen.Table());
   const rt::NodeTable& table = cluster.Table();
-  k8s::Pod pod;
-  pod.name = "p";
+  k8s::Pod pod = NamedPod();
   std::vector<std::unique_ptr<Bound>> bound;
   for (int i = 0; i < 6; ++i) {
     bound.push_back(std::make_unique<Bound>(
@@ -394,27 +406,18 @@ TEST_CASE("the kernel cache: one compile per template - LRU eviction frees code 
     auto kernels = Kernels(jit, bound[i]->program(), &why);
     REQUIRE(kernels != nullptr);
     CHECK(kernels.get() != first.get());
-    std::vector<rt::RowId> rows = {0};
-    rt::KernelColumns columns(*kernels, table);
-    int64_t out = -1;
-    kernels->scores[0](columns.get(), rows.data(), 1, &out);
-    CHECK(out == static_cast<int64_t>(table.PodCount()[0]) * static_cast<int64_t>(i));
+    CHECK(ScoreOnRow0(*kernels, table) == static_cast<int64_t>(table.PodCount()[0]) * static_cast<int64_t>(i));
   }
   // Capacity 2: the unheld templates were evicted; the held one stays and still runs.
   CHECK(jit.CachedTemplates() <= 3);
-  std::vector<rt::RowId> rows = {0};
-  rt::KernelColumns columns(*first, table);
-  int64_t out = -1;
-  first->scores[0](columns.get(), rows.data(), 1, &out);
-  CHECK(out == 0);
+  CHECK(ScoreOnRow0(*first, table) == 0);
 }
 
 TEST_CASE("tiering: the first pods of a template are interpreted while it compiles - later ones get kernels") {
   Generator gen(77);
   engine::Cluster cluster(gen.Table());
   const rt::NodeTable& table = cluster.Table();
-  k8s::Pod pod;
-  pod.name = "p";
+  k8s::Pod pod = NamedPod();
   Bound bound(gen.Policy(), pod, cluster);
   codegen::TieredJit tiered;
   CHECK(tiered.Get(bound.program(), 0) == nullptr);  // queued: interpret this pod
@@ -431,8 +434,7 @@ TEST_CASE("tiering: the first pods of a template are interpreted while it compil
 TEST_CASE("tiering: a template compiles once it is hot (hot_after pods)") {
   Generator gen(78);
   engine::Cluster cluster(gen.Table());
-  k8s::Pod pod;
-  pod.name = "p";
+  k8s::Pod pod = NamedPod();
   Bound bound(gen.Policy(), pod, cluster);
   codegen::TieredJit tiered(codegen::JitOptions{}, codegen::TieringOptions{3});
   for (int pod_number = 1; pod_number <= 3; ++pod_number) {
@@ -449,8 +451,7 @@ TEST_CASE("a Decider reused pod after pod reorders filters by what it measured -
   for (int round = 0; round < 3; ++round) {
     engine::Cluster cluster(BigTable(100 + static_cast<uint32_t>(round)));
     const rt::NodeTable& table = cluster.Table();
-    k8s::Pod pod;
-    pod.name = "p";
+    k8s::Pod pod = NamedPod();
     std::vector<std::unique_ptr<Bound>> bound;
     std::vector<rt::Plugin> interp, native;
     codegen::Jit jit;
