@@ -291,6 +291,15 @@ void NodeTable::SetNamespaceLabels(std::string_view name, k8s::StringMap labels)
   namespaces_[std::string(name)] = std::move(labels);
 }
 
+bool NodeTable::RemoveSelectorOwner(std::string_view kind, std::string_view namespace_name, std::string_view name) {
+  auto it = std::find_if(owners_.begin(), owners_.end(), [&](const k8s::SelectorOwner& o) {
+    return o.kind == kind && o.namespace_name == namespace_name && o.name == name;
+  });
+  if (it == owners_.end()) return false;
+  owners_.erase(it);
+  return true;
+}
+
 const k8s::StringMap& NodeTable::NamespaceLabels(std::string_view name) const {
   static const k8s::StringMap kNone;
   auto it = namespaces_.find(std::string(name));

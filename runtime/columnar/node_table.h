@@ -212,6 +212,11 @@ class NodeTable {
   /// Services, ReplicationControllers, ReplicaSets and StatefulSets of the
   /// snapshot (their selectors; kube-scheduler's default spread).
   void AddSelectorOwner(k8s::SelectorOwner owner) { owners_.push_back(std::move(owner)); }
+  /// Removes the selector owner of that kind, namespace and name; false
+  /// when there is none.
+  bool RemoveSelectorOwner(std::string_view kind, std::string_view namespace_name, std::string_view name);
+  /// Removes a namespace; false when there is none of that name.
+  bool RemoveNamespace(std::string_view name) { return namespaces_.erase(std::string(name)) > 0; }
   const std::vector<k8s::SelectorOwner>& SelectorOwners() const { return owners_; }
   /// Every namespace the snapshot has an object for, with its labels.
   const std::unordered_map<std::string, k8s::StringMap>& Namespaces() const { return namespaces_; }

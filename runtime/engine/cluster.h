@@ -43,9 +43,19 @@ class Cluster {
   }
   /// Adds or replaces a namespace and its labels (namespaceSelector).
   void SetNamespace(std::string_view name, k8s::StringMap labels) { table_->SetNamespaceLabels(name, std::move(labels)); }
-  /// A Service, ReplicationController, ReplicaSet or StatefulSet whose
-  /// selector default spreading reads.
-  void AddSelectorOwner(k8s::SelectorOwner owner) { table_->AddSelectorOwner(std::move(owner)); }
+  /// Removes a namespace; false when there is none of that name.
+  bool RemoveNamespace(std::string_view name) { return table_->RemoveNamespace(name); }
+  /// Adds or replaces a Service, ReplicationController, ReplicaSet or
+  /// StatefulSet (by kind, namespace and name) whose selector default
+  /// spreading reads.
+  void SetSelectorOwner(k8s::SelectorOwner owner) {
+    table_->RemoveSelectorOwner(owner.kind, owner.namespace_name, owner.name);
+    table_->AddSelectorOwner(std::move(owner));
+  }
+  /// Removes one; false when there is none.
+  bool RemoveSelectorOwner(std::string_view kind, std::string_view namespace_name, std::string_view name) {
+    return table_->RemoveSelectorOwner(kind, namespace_name, name);
+  }
 
   // --- reading -------------------------------------------------------------
   const rt::NodeTable& Table() const { return *table_; }

@@ -135,6 +135,33 @@ TEST_CASE("a plan follows the cluster: nodes added and changed after planning ar
   CHECK(Names(cluster, e->Decide(*plan, cluster).feasible) == std::vector<std::string>{"a"});
 }
 
+TEST_CASE("namespace and selector-owner events reach the next plan") {
+  engine::Cluster cluster;
+  cluster.AddNode(Node("a", 8, {{"topology.kubernetes.io/zone", "z1"}, {"kubernetes.io/hostname", "a"}}));
+  std::unique_ptr<engine::Engine> e = DefaultEngine();
+  k8s::Pod pod = PodAsking(1);
+  pod.labels = {{"app", "web"}};
+  CHECK(e->Plan(pod, cluster)->Pod().topology_spread.empty());
+  // A Service selecting the pod: kube-scheduler's default spreading applies.
+  k8s::SelectorOwner service;
+  service.kind = "Service";
+  service.name = "web";
+  service.match_labels = k8s::StringMap{{"app", "web"}};
+  cluster.SetSelectorOwner(service);
+  cluster.SetSelectorOwner(service);  // replaced, not added twice
+  CHECK(cluster.Table().SelectorOwners().size() == 1);
+  CHECK(e->Plan(pod, cluster)->Pod().topology_spread.size() == 2);
+  CHECK(cluster.RemoveSelectorOwner("Service", "default", "web"));
+  CHECK_FALSE(cluster.RemoveSelectorOwner("Service", "default", "web"));
+  CHECK(e->Plan(pod, cluster)->Pod().topology_spread.empty());
+  // Namespaces come and go with their labels.
+  cluster.SetNamespace("team", {{"tier", "gold"}});
+  CHECK(cluster.Table().NamespaceLabels("team").size() == 1);
+  CHECK(cluster.RemoveNamespace("team"));
+  CHECK(cluster.Table().NamespaceLabels("team").empty());
+  CHECK_FALSE(cluster.RemoveNamespace("team"));
+}
+
 TEST_CASE("tiered: the first decisions are interpreted - then the kernels give the same decision") {
   if (!engine::Engine::HasJit()) return;
   engine::Cluster cluster;
