@@ -30,7 +30,9 @@ constexpr const char* kUsage = R"(usage: policyc check --cluster CLUSTER --pod P
        policyc check POLICY.policy...
 
 Places POD (a Pod, or a workload whose template is the pod) on the nodes of
-CLUSTER (`kubectl get nodes,pods -A -o yaml` or `-o json`) with kube-scheduler's
+CLUSTER (`kubectl get nodes,pods -A -o yaml` or `-o json`; --cluster may be
+given several times, and a directory stands for its .yaml, .yml and .json
+files; `-` reads standard input) with kube-scheduler's
 default plugins (or a KubeSchedulerConfiguration profile's), or only those named
 by --plugins, plus every --policy (DSL or YAML form). Prints
 kube-scheduler's summary, the reasons grouped with the nodes they apply to, and
@@ -111,9 +113,9 @@ class CheckRun {
   }
 
   bool ReadInputs() {
-    std::shared_ptr<Source> cluster_source = ReadInput(args_.Get("cluster"), diags_);
-    if (!cluster_source) return Refuse();
-    cluster_ = engine::Cluster::Load(cluster_source, diags_);
+    std::vector<std::shared_ptr<const Source>> snapshot = ReadSnapshot(args_.GetAll("cluster"), diags_);
+    if (snapshot.empty()) return Refuse();
+    cluster_ = engine::Cluster::Load(snapshot, diags_);
     if (!cluster_) return Refuse();
     pod_source_ = ReadInput(args_.Get("pod"), diags_);
     if (!pod_source_) return Refuse();
@@ -209,7 +211,7 @@ class CheckRun {
       std::vector<std::string_view> names;
       for (rt::RowId row : table.LiveRows()) names.push_back(table.NodeName(row));
       std::string_view close = Closest(name, names);
-      fmt::print(stderr, "policyc check: no node named `{}` in {}{}\n", name, args_.Get("cluster"),
+      fmt::print(stderr, "policyc check: no node named `{}` in {}{}\n", name, fmt::join(args_.GetAll("cluster"), ", "),
                  close.empty() ? "" : fmt::format("; did you mean `{}`?", close));
       return false;
     }
@@ -231,7 +233,7 @@ class CheckRun {
 int RunCheck(const std::vector<std::string>& argv) {
   std::variant<Args, int> parsed =
       ParseCommand("check", argv,
-                   {{"cluster"}, {"pod"}, {"plugins"}, {"profile"}, {"policy", true, true}, {"output"},
+                   {{"cluster", true, true}, {"pod"}, {"plugins"}, {"profile"}, {"policy", true, true}, {"output"},
                     {"disable-pass", true, true}, {"node", true, true}, {"all-nodes", false},
                     {"engine"}, {"jit-opt"}, {"verify-jit", false}},
                    kUsage);

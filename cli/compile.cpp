@@ -44,7 +44,7 @@ Errors are reported with file:line:col and exit status 2.
 
 int RunCompile(const std::vector<std::string>& argv) {
   std::string error;
-  std::variant<Args, int> parsed = ParseCommand("compile", argv, {{"emit"}, {"pod"}, {"cluster"}, {"disable-pass", true, true}, {"print-after", true, true}, {"time-passes", false}, {"jit-opt"}}, kUsage);
+  std::variant<Args, int> parsed = ParseCommand("compile", argv, {{"emit"}, {"pod"}, {"cluster", true, true}, {"disable-pass", true, true}, {"print-after", true, true}, {"time-passes", false}, {"jit-opt"}}, kUsage);
   if (const int* status = std::get_if<int>(&parsed)) return *status;
   Args* args = &std::get<Args>(parsed);
   if (args->Positional().size() != 1) {
@@ -105,8 +105,8 @@ int RunCompile(const std::vector<std::string>& argv) {
       fmt::print(stderr, "policyc compile: `--cluster` binds a pod's specialized IR to a table; give `--pod` too\n");
       return kExitBadInput;
     }
-    std::shared_ptr<Source> cluster_source = ReadInput(args->Get("cluster"), diags);
-    if (cluster_source) cluster = engine::Cluster::Load(cluster_source, diags);
+    std::vector<std::shared_ptr<const Source>> snapshot = ReadSnapshot(args->GetAll("cluster"), diags);
+    if (!snapshot.empty()) cluster = engine::Cluster::Load(snapshot, diags);
     if (!cluster) {
       std::fputs(RenderAll(diags).c_str(), stderr);
       return kExitBadInput;

@@ -1,16 +1,76 @@
 #include "cli/input.h"
 
+#include <algorithm>
+#include <filesystem>
+#include <iostream>
+#include <iterator>
+#include <system_error>
+
 #include <fmt/format.h>
 
 namespace policy::cli {
+namespace {
+
+void CannotRead(const std::string& path, const std::string& why, DiagnosticSink& diags) {
+  diags.Report({DiagCode::kIoError, Severity::kError, fmt::format("cannot read `{}`: {}", path, why), {}, {}, {}, {}});
+}
+
+// The .yaml, .yml and .json files directly in `dir`, in name order.
+std::vector<std::string> ManifestFiles(const std::string& dir, std::error_code& code) {
+  std::vector<std::string> files;
+  for (const auto& entry : std::filesystem::directory_iterator(dir, code)) {
+    std::string ext = entry.path().extension().string();
+    if ((ext == ".yaml" || ext == ".yml" || ext == ".json") && entry.is_regular_file(code)) {
+      files.push_back(entry.path().string());
+    }
+  }
+  std::sort(files.begin(), files.end());
+  return files;
+}
+
+}  // namespace
 
 std::shared_ptr<Source> ReadInput(const std::string& path, DiagnosticSink& diags) {
+  if (path == "-") {
+    std::string text(std::istreambuf_iterator<char>(std::cin), {});
+    if (std::cin.bad()) {
+      CannotRead("-", "standard input failed", diags);
+      return nullptr;
+    }
+    return std::make_shared<Source>("<stdin>", std::move(text));
+  }
   std::string error;
   std::unique_ptr<Source> source = Source::FromFile(path, &error);
   if (!source) {
-    diags.Report({DiagCode::kIoError, Severity::kError, fmt::format("cannot read `{}`: {}", path, error), {}, {}, {}, {}});
+    CannotRead(path, error, diags);
+    return nullptr;
   }
   return source;
+}
+
+std::vector<std::shared_ptr<const Source>> ReadSnapshot(const std::vector<std::string>& paths, DiagnosticSink& diags) {
+  std::vector<std::shared_ptr<const Source>> sources;
+  for (const std::string& path : paths) {
+    std::error_code code;
+    std::vector<std::string> files = {path};
+    if (path != "-" && std::filesystem::is_directory(path, code)) {
+      files = ManifestFiles(path, code);
+      if (code) {
+        CannotRead(path, code.message(), diags);
+        return {};
+      }
+      if (files.empty()) {
+        CannotRead(path, "the directory holds no .yaml, .yml or .json file", diags);
+        return {};
+      }
+    }
+    for (const std::string& file : files) {
+      std::shared_ptr<Source> source = ReadInput(file, diags);
+      if (!source) return {};
+      sources.push_back(std::move(source));
+    }
+  }
+  return sources;
 }
 
 }  // namespace policy::cli

@@ -3,13 +3,21 @@
 
 #include <memory>
 #include <string>
+#include <vector>
 
 #include "compiler/support/diagnostic.h"
 
 namespace policy::cli {
 
-/// Reads `path`; on failure reports `cannot read PATH: why` and returns null.
-/// Shared, so diagnostics about it keep it alive.
+/// Reads `path` (`-`: standard input); on failure reports `cannot read
+/// PATH: why` and returns null. Shared, so diagnostics about it keep it
+/// alive.
 std::shared_ptr<Source> ReadInput(const std::string& path, DiagnosticSink& diags);
+
+/// The files of a snapshot given as `paths`, each a file or a directory;
+/// a directory stands for its `.yaml`, `.yml` and `.json` files in name
+/// order, as `kubectl apply -f DIR` reads it (not its subdirectories).
+/// Empty after an I/O diagnostic.
+std::vector<std::shared_ptr<const Source>> ReadSnapshot(const std::vector<std::string>& paths, DiagnosticSink& diags);
 
 }  // namespace policy::cli

@@ -22,8 +22,10 @@ constexpr const char* kUsage = R"(usage: policyc inspect --cluster FILE [--outpu
        policyc inspect --pod FILE [--output text|json]
 
 Loads a cluster snapshot (`kubectl get nodes,pods -A -o yaml` or `-o json`,
-a NodeList, a multi-document YAML stream) or a pod (a Pod or a workload with a
-pod template) and prints what policyc reads from it. Bad input is reported with
+a NodeList, a multi-document YAML stream; --cluster may be given several
+times, and a directory stands for its .yaml, .yml and .json files) or a pod
+(a Pod or a workload with a pod template) and prints what policyc reads from
+it; `-` reads standard input. Bad input is reported with
 file:line:col and exit status 2.
 )";
 
@@ -119,7 +121,7 @@ int Fail(const DiagnosticSink& diags) {
 
 int RunInspect(const std::vector<std::string>& argv) {
   std::string error;
-  std::variant<Args, int> parsed = ParseCommand("inspect", argv, {{"cluster"}, {"pod"}, {"output"}, {"all-labels", false}}, kUsage);
+  std::variant<Args, int> parsed = ParseCommand("inspect", argv, {{"cluster", true, true}, {"pod"}, {"output"}, {"all-labels", false}}, kUsage);
   if (const int* status = std::get_if<int>(&parsed)) return *status;
   Args* args = &std::get<Args>(parsed);
   std::string output = args->Get("output", "text");
@@ -141,12 +143,14 @@ int RunInspect(const std::vector<std::string>& argv) {
     fmt::print("{}", output == "json" ? PodJson(*pod) : PodText(*pod));
     return kExitOk;
   }
-  auto source = ReadInput(args->Get("cluster"), diags);
-  if (!source) return Fail(diags);
-  std::unique_ptr<engine::Cluster> cluster = engine::Cluster::Load(source, diags);
+  std::vector<std::shared_ptr<const Source>> snapshot = ReadSnapshot(args->GetAll("cluster"), diags);
+  if (snapshot.empty()) return Fail(diags);
+  std::unique_ptr<engine::Cluster> cluster = engine::Cluster::Load(snapshot, diags);
   if (!cluster) return Fail(diags);
   if (!diags.All().empty()) std::fputs(RenderAll(diags).c_str(), stderr);  // warnings
-  ClusterSummary summary = Summarize(args->Get("cluster"), cluster->Table(), cluster->Report());
+  std::vector<std::string> paths = args->GetAll("cluster");
+  std::string file = paths.size() == 1 ? paths[0] : fmt::format("{}", fmt::join(paths, ", "));
+  ClusterSummary summary = Summarize(file, cluster->Table(), cluster->Report());
   fmt::print("{}", output == "json" ? RenderJson(summary) : RenderText(summary, args->Has("all-labels") ? SIZE_MAX : 15));
   return kExitOk;
 }

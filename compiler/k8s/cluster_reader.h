@@ -33,6 +33,12 @@ class ClusterVisitor {
 struct ClusterReadStats {
   size_t objects = 0;
   std::map<std::string, size_t> skipped_kinds;  ///< kind -> count
+
+  /// Adds another file's counts.
+  void Add(const ClusterReadStats& other) {
+    objects += other.objects;
+    for (const auto& [kind, count] : other.skipped_kinds) skipped_kinds[kind] += count;
+  }
 };
 
 /// Reads `source` (YAML or JSON); false after any error.

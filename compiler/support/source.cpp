@@ -4,6 +4,7 @@
 #include <cerrno>
 #include <cstdio>
 #include <cstring>
+#include <filesystem>
 
 namespace policy {
 
@@ -13,6 +14,11 @@ Source::Source(std::string name, std::string text)
 }
 
 std::unique_ptr<Source> Source::FromFile(const std::string& path, std::string* error) {
+  std::error_code code;
+  if (std::filesystem::is_directory(path, code)) {
+    *error = "it is a directory";
+    return nullptr;
+  }
   FILE* file = std::fopen(path.c_str(), "rb");
   if (file == nullptr) {
     *error = std::strerror(errno);

@@ -44,7 +44,7 @@ class YamlPolicyReader final : public k8s::ObjectVisitor {
     PolicyDecl policy;
     policy.span = object.GetSpan();
     NodeRef name = object.Get("metadata").Get("name");
-    if (!String(name, "metadata.name", &policy.name)) return;
+    if (!String(name, "metadata.name", &policy.name, object.Get("metadata").Valid() ? object.Get("metadata") : object)) return;
     policy.name_span = name.GetSpan();
     NodeRef spec = object.Get("spec");
     if (!spec.IsMapping()) return Bad(spec.Valid() ? spec : object, "a Policy needs a `spec` mapping");
@@ -57,7 +57,13 @@ class YamlPolicyReader final : public k8s::ObjectVisitor {
     diags_.Error(DiagCode::kBadPolicyYaml, at.GetSpan(), std::move(message));
   }
 
-  bool String(NodeRef node, std::string_view what, std::string* out) {
+  // `within`: where the diagnostic points when `node` is missing (the
+  // mapping that lacks it).
+  bool String(NodeRef node, std::string_view what, std::string* out, NodeRef within = NodeRef()) {
+    if (!node.Valid() && within.Valid()) {
+      Bad(within, fmt::format("`{}` is missing; it must be a non-empty string", what));
+      return false;
+    }
     if (!node.IsScalar() || node.Type() != k8s::ScalarType::kString || node.Text().empty()) {
       Bad(node.Valid() ? node : NodeRef(), fmt::format("`{}` must be a non-empty string", what));
       return false;
@@ -80,9 +86,9 @@ class YamlPolicyReader final : public k8s::ObjectVisitor {
     return span.begin;
   }
 
-  std::optional<ExprId> Expr(NodeRef node, std::string_view what) {
+  std::optional<ExprId> Expr(NodeRef node, std::string_view what, NodeRef within = NodeRef()) {
     std::string text;
-    if (!String(node, what, &text)) return std::nullopt;
+    if (!String(node, what, &text, within)) return std::nullopt;
     return ParseEmbeddedExpr(source_, Base(node), node.Text(), module_, diags_);
   }
 
@@ -148,7 +154,7 @@ class YamlPolicyReader final : public k8s::ObjectVisitor {
       for (uint32_t i = 0; i < list.Size(); ++i) {
         NodeRef item = list.At(i);
         CheckKeys(item, {"rule", "reason", "detail"}, "a prefilter");
-        if (auto rule = Expr(item.Get("rule"), "rule")) {
+        if (auto rule = Expr(item.Get("rule"), "rule", item)) {
           policy.members.push_back(
               PrefilterDecl{*rule, Text(item.Get("reason"), "reason"), Text(item.Get("detail"), "detail"), item.GetSpan()});
         }
@@ -161,7 +167,7 @@ class YamlPolicyReader final : public k8s::ObjectVisitor {
       for (uint32_t i = 0; i < list.Size(); ++i) {
         NodeRef item = list.At(i);
         CheckKeys(item, {"value", "normalize"}, "a score");
-        std::optional<ExprId> value = Expr(item.Get("value"), "value");
+        std::optional<ExprId> value = Expr(item.Get("value"), "value", item);
         if (!value) continue;
         ScoreDecl score{*value, {}, {}, item.GetSpan()};
         if (NodeRef normalize = item.Get("normalize"); normalize.Valid()) {
@@ -185,7 +191,7 @@ class YamlPolicyReader final : public k8s::ObjectVisitor {
       filter.each = parsed->first;
       filter.each_collection = parsed->second;
     }
-    std::optional<ExprId> rule = Expr(item.Get("rule"), "rule");
+    std::optional<ExprId> rule = Expr(item.Get("rule"), "rule", item);
     if (!rule) return;
     filter.condition = *rule;
     filter.reason = Text(item.Get("reason"), "reason");
@@ -206,7 +212,7 @@ class YamlPolicyReader final : public k8s::ObjectVisitor {
       if (!parsed) return;
       decl.params.push_back({std::string(params.KeyAt(i).Text()), *parsed});
     }
-    std::optional<ExprId> body = Expr(def.Get("body"), "body");
+    std::optional<ExprId> body = Expr(def.Get("body"), "body", def);
     if (!body) return;
     decl.body = *body;
     policy.members.push_back(std::move(decl));

@@ -17,7 +17,7 @@ class TableBuilder final : public k8s::ClusterVisitor {
       Duplicate("node", node.name, where, node_spans_);
       return;
     }
-    node_spans_.emplace(node.name, where.begin);
+    node_spans_.emplace(node.name, where);
     ++report_.nodes;
   }
 
@@ -36,7 +36,7 @@ class TableBuilder final : public k8s::ClusterVisitor {
         Duplicate("pod", pod.namespace_name + "/" + pod.name, where, pod_spans_);
         return;
     }
-    pod_spans_.emplace(pod.namespace_name + "/" + pod.name, where.begin);
+    pod_spans_.emplace(pod.namespace_name + "/" + pod.name, where);
   }
 
   void OnSelectorOwner(k8s::SelectorOwner&& owner, Span) override {
@@ -49,7 +49,7 @@ class TableBuilder final : public k8s::ClusterVisitor {
     ++report_.namespaces;
   }
 
-  void Finish(const Source& source) {
+  void Finish() {
     // Pods still waiting name nodes that never came.
     report_.pods_unknown_node = table_.WaitingPodCount();
     report_.pods_bound = table_.BoundPodCount();
@@ -63,39 +63,48 @@ class TableBuilder final : public k8s::ClusterVisitor {
           "the first of them");
       d.help = "dump nodes and pods together: `kubectl get nodes,pods -A -o yaml`";
     }
-    (void)source;
   }
 
  private:
   void Duplicate(std::string_view what, const std::string& name, Span where,
-                 const std::unordered_map<std::string, uint32_t>& spans) {
+                 const std::unordered_map<std::string, Span>& spans) {
     Diagnostic& d = diags_.Error(DiagCode::kDuplicateObject, where, fmt::format("the {} `{}` appears twice", what, name),
                                  "second definition");
     auto first = spans.find(name);
-    if (first != spans.end()) d.secondary.push_back({Span{where.source, first->second, first->second + 1}, "first here"});
+    if (first != spans.end()) d.secondary.push_back({Span{first->second.source, first->second.begin, first->second.begin + 1}, "first here"});
     d.help = "a snapshot holds each object once; remove one of them";
   }
 
   NodeTable& table_;
   DiagnosticSink& diags_;
   LoadReport& report_;
-  std::unordered_map<std::string, uint32_t> node_spans_;  // name -> offset, for duplicate reports
-  std::unordered_map<std::string, uint32_t> pod_spans_;
+  std::unordered_map<std::string, Span> node_spans_;  // name -> where, for duplicate reports
+  std::unordered_map<std::string, Span> pod_spans_;
   Span first_waiting_;
 };
 
 }  // namespace
 
-std::unique_ptr<NodeTable> LoadCluster(const Source& source, DiagnosticSink& diags, LoadReport* report,
-                                       k8s::InputFormat format) {
+std::unique_ptr<NodeTable> LoadCluster(std::span<const Source* const> sources, DiagnosticSink& diags,
+                                       LoadReport* report, k8s::InputFormat format) {
   LoadReport local;
   LoadReport& r = report != nullptr ? *report : local;
   auto table = std::make_unique<NodeTable>();
   TableBuilder builder(*table, diags, r);
-  if (!k8s::ReadCluster(source, builder, diags, &r.read, format)) return nullptr;
-  builder.Finish(source);
+  for (const Source* source : sources) {
+    k8s::ClusterReadStats stats;
+    if (!k8s::ReadCluster(*source, builder, diags, &stats, format)) return nullptr;
+    r.read.Add(stats);
+  }
+  builder.Finish();
   if (diags.HasErrors()) return nullptr;
   return table;
+}
+
+std::unique_ptr<NodeTable> LoadCluster(const Source& source, DiagnosticSink& diags, LoadReport* report,
+                                       k8s::InputFormat format) {
+  const Source* one[] = {&source};
+  return LoadCluster(one, diags, report, format);
 }
 
 }  // namespace policy::rt

@@ -6,6 +6,7 @@
 /// Any error refuses the snapshot: no table is returned.
 
 #include <memory>
+#include <span>
 #include <string>
 
 #include "compiler/k8s/cluster_reader.h"
@@ -27,6 +28,12 @@ struct LoadReport {
   size_t pods_with_pod_affinity = 0;  ///< bound pods with (anti-)affinity terms (InterPodAffinity's symmetry)
 };
 
+/// Loads the objects of every source into one table (a snapshot split over
+/// files: `kubectl cluster-info dump`'s nodes.json and pods.json, a folder
+/// of manifests); an object twice, in one file or two, is an error. On
+/// error returns null with diagnostics in `diags`.
+std::unique_ptr<NodeTable> LoadCluster(std::span<const Source* const> sources, DiagnosticSink& diags,
+                                       LoadReport* report = nullptr, k8s::InputFormat format = k8s::InputFormat::kAuto);
 /// Loads `source`; on error returns null with diagnostics in `diags`.
 std::unique_ptr<NodeTable> LoadCluster(const Source& source, DiagnosticSink& diags, LoadReport* report = nullptr,
                                        k8s::InputFormat format = k8s::InputFormat::kAuto);

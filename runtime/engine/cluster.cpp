@@ -7,8 +7,14 @@ Cluster::Cluster() : Cluster(std::make_unique<rt::NodeTable>()) {}
 Cluster::Cluster(std::unique_ptr<rt::NodeTable> table) : table_(std::move(table)), dictionary_(*table_) {}
 
 std::unique_ptr<Cluster> Cluster::Load(std::shared_ptr<const Source> snapshot, DiagnosticSink& diags) {
+  return Load(std::vector<std::shared_ptr<const Source>>{std::move(snapshot)}, diags);
+}
+
+std::unique_ptr<Cluster> Cluster::Load(const std::vector<std::shared_ptr<const Source>>& files, DiagnosticSink& diags) {
+  std::vector<const Source*> sources;
+  for (const std::shared_ptr<const Source>& f : files) sources.push_back(f.get());
   rt::LoadReport report;
-  std::unique_ptr<rt::NodeTable> table = rt::LoadCluster(*snapshot, diags, &report);
+  std::unique_ptr<rt::NodeTable> table = rt::LoadCluster(sources, diags, &report);
   if (!table) return nullptr;
   std::unique_ptr<Cluster> cluster(new Cluster(std::move(table)));
   cluster->report_ = report;

@@ -7,6 +7,7 @@
 #include <memory>
 #include <optional>
 #include <string_view>
+#include <vector>
 
 #include "compiler/k8s/objects.h"
 #include "compiler/support/diagnostic.h"
@@ -25,6 +26,9 @@ class Cluster {
   /// Loads a snapshot (`kubectl get ... -o yaml|json`); null with
   /// diagnostics when it is not valid (the diagnostics keep it alive).
   static std::unique_ptr<Cluster> Load(std::shared_ptr<const Source> snapshot, DiagnosticSink& diags);
+  /// Loads a snapshot split over several files into one cluster (an object
+  /// in two of them is an error).
+  static std::unique_ptr<Cluster> Load(const std::vector<std::shared_ptr<const Source>>& files, DiagnosticSink& diags);
 
   // --- object events -----------------------------------------------------
   /// Adds a node; nullopt when one of that name exists.
