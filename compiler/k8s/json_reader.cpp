@@ -32,6 +32,7 @@ class JsonReader {
  private:
   bool Fail(simdjson::error_code error);
   uint32_t OffsetOf(const char* p) const { return static_cast<uint32_t>(p - source_.PaddedData()); }
+  size_t Bom() const { return source_.Text().starts_with("\xEF\xBB\xBF") ? 3 : 0; }
   simdjson::error_code Build(od::value value, Document& doc, int depth, uint32_t* out);
   // Takes one object member and adds its key to `doc` as a string scalar.
   simdjson::error_code ReadKey(simdjson::simdjson_result<od::field> member, Document& doc, od::field* field,
@@ -232,7 +233,8 @@ bool JsonReader::Fail(simdjson::error_code error) {
     d.help = "Kubernetes objects nest a few levels deep; this file is not a cluster snapshot";
     return false;
   }
-  if (!FindJsonError(source_.Text(), &offset, &message)) {
+  if (!FindJsonError(source_.Text().substr(Bom()), &offset, &message)) {
+    offset += static_cast<uint32_t>(Bom());
     diags_.Error(DiagCode::kJsonSyntax, Span{&source_, offset, offset + 1}, fmt::format("invalid JSON: {}", message));
     return false;
   }
@@ -244,7 +246,11 @@ bool JsonReader::Fail(simdjson::error_code error) {
 bool JsonReader::Run() {
   od::parser parser;
   od::document doc;
-  if (auto error = parser.iterate(source_.PaddedData(), source_.Size(), source_.Size() + Source::kPadding).get(doc)) {
+  // A UTF-8 byte order mark before the text is skipped (kubectl accepts one;
+  // offsets stay the file's).
+  size_t bom = Bom();
+  if (auto error = parser.iterate(source_.PaddedData() + bom, source_.Size() - bom, source_.Size() - bom + Source::kPadding)
+                       .get(doc)) {
     return Fail(error);
   }
   od::json_type type;

@@ -116,6 +116,11 @@ Diagnostic& DiagnosticSink::Report(Diagnostic diagnostic) {
   return diagnostics_.back();
 }
 
+void DiagnosticSink::AddSecondary(Diagnostic& diagnostic, Span span, std::string label) {
+  KeepAlive(span);
+  diagnostic.secondary.push_back({span, std::move(label)});
+}
+
 void DiagnosticSink::KeepAlive(const Span& span) {
   if (!span.Valid()) return;
   if (!sources_.empty() && sources_.back().get() == span.source) return;

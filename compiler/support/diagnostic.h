@@ -62,6 +62,11 @@ class DiagnosticSink {
   /// Shorthand for an error with a primary span and label.
   Diagnostic& Error(DiagCode code, Span span, std::string message, std::string label = {});
   Diagnostic& Warning(DiagCode code, Span span, std::string message, std::string label = {});
+  /// Adds a secondary label to `diagnostic` (one of this sink's) and keeps
+  /// its source alive; use it for a span into another file than the
+  /// primary's (a label pushed directly is kept alive only through the
+  /// primary's source).
+  void AddSecondary(Diagnostic& diagnostic, Span span, std::string label);
 
   bool HasErrors() const { return error_count_ > 0; }
   size_t ErrorCount() const { return error_count_; }

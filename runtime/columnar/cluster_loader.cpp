@@ -71,7 +71,9 @@ class TableBuilder final : public k8s::ClusterVisitor {
     Diagnostic& d = diags_.Error(DiagCode::kDuplicateObject, where, fmt::format("the {} `{}` appears twice", what, name),
                                  "second definition");
     auto first = spans.find(name);
-    if (first != spans.end()) d.secondary.push_back({Span{first->second.source, first->second.begin, first->second.begin + 1}, "first here"});
+    if (first != spans.end()) {  // perhaps in another file
+      diags_.AddSecondary(d, Span{first->second.source, first->second.begin, first->second.begin + 1}, "first here");
+    }
     d.help = "a snapshot holds each object once; remove one of them";
   }
 

@@ -2,6 +2,8 @@
 
 #include <map>
 
+#include <fmt/format.h>
+
 #include "compiler/driver/compilation.h"
 #include "runtime/engine/kernel_source.h"
 #include "runtime/sched/default_spread.h"
@@ -61,9 +63,11 @@ struct Engine::State {
     return true;
   }
 
-  /// Each policy of each file a plugin, with the policy's weight.
+  /// Each policy of each file a plugin, with the policy's weight. A name
+  /// must be new: two plugins of one name would score twice under one key.
   bool AddPolicies(std::vector<std::shared_ptr<const Source>> sources, DiagnosticSink& diags) {
     bool ok = true;
+    std::map<std::string, Span> policy_names;  // where each policy's name was given
     for (std::shared_ptr<const Source>& source : sources) {
       const driver::CompiledFile* file = compilation.Add(std::move(source), diags, &profile.params);
       if (file == nullptr) {
@@ -73,10 +77,34 @@ struct Engine::State {
       files.push_back(file);
       for (size_t f = 0; f < file->program.functions.size(); ++f) {
         const ir::Function& fn = file->program.functions[f];
+        Span name_span = file->module.policies[f].name_span;  // one function per policy, in order
+        if (!NewName(fn.name, name_span, policy_names, diags)) {
+          ok = false;
+          continue;
+        }
         plugins.push_back({fn.name, files.size() - 1, f, fn.weight, true, true});
       }
     }
     return ok;
+  }
+
+  bool NewName(const std::string& name, Span span, std::map<std::string, Span>& policy_names, DiagnosticSink& diags) {
+    if (auto earlier = policy_names.find(name); earlier != policy_names.end()) {
+      Diagnostic& d = diags.Error(DiagCode::kDuplicateName, span, fmt::format("a second policy named `{}`", name),
+                                  "this one");
+      diags.AddSecondary(d, earlier->second, "the first");  // in another file
+      d.help = "every plugin of a profile needs its own name: rename one of them";
+      return false;
+    }
+    policy_names.emplace(name, span);
+    for (const PluginSpec& p : plugins) {
+      if (p.name != name) continue;
+      Diagnostic& d = diags.Error(DiagCode::kDuplicateName, span,
+                                  fmt::format("the profile already has a plugin named `{}`", name), "a second one");
+      d.help = "rename the policy, or leave the in-tree plugin out (--plugins, or disable it in a --profile)";
+      return false;
+    }
+    return true;
   }
 };
 

@@ -86,8 +86,12 @@ Placement Explain(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const
     }
     p.nodes.push_back(std::move(node));
   }
-  p.summary = rejected ? fmt::format("0/{} nodes are available: {}.", p.nodes.size(), rejected->second.reason)
-                       : Summary(p);
+  if (table.NodeCount() == 0) {
+    p.summary = "no nodes available to schedule pods";  // kube-scheduler's ErrNoNodesAvailable, before any plugin
+  } else {
+    p.summary = rejected ? fmt::format("0/{} nodes are available: {}.", p.nodes.size(), rejected->second.reason)
+                         : Summary(p);
+  }
   return p;
 }
 

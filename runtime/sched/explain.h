@@ -41,7 +41,8 @@ struct Placement {
   std::optional<size_t> selected;  ///< index into nodes, when the selected node was asked about
   /// kube-scheduler's FitError first sentence (`0/N nodes are available:
   /// ...`, counting the first failing plugin's reasons of every node
-  /// explained), or `K/N nodes are available.`
+  /// explained), `K/N nodes are available.`, or, for a cluster without
+  /// nodes, `no nodes available to schedule pods`.
   std::string summary;
 };
 

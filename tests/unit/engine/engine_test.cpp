@@ -63,6 +63,22 @@ TEST_CASE("a diagnostic keeps the policy source it points into alive after the e
   CHECK(rendered.find("filter node.lables['zone'] == 'a'") != std::string::npos);  // the source line, still readable
 }
 
+TEST_CASE("two policies of one name are refused - the diagnostic shows both files after the engine is gone") {
+  DiagnosticSink diags;
+  {
+    auto a = std::make_shared<const Source>("a.policy", "policy Cuda \"a\"\n  filter true\n");
+    auto b = std::make_shared<const Source>("b.policy", "policy Cuda \"b\"\n  filter false\n");
+    CHECK(engine::Engine::Create(rt::Profile{}, {std::move(a), std::move(b)}, {}, diags) == nullptr);
+    // And a policy named as an in-tree plugin of the profile.
+    auto taint = std::make_shared<const Source>("t.policy", "policy TaintToleration \"t\"\n  filter true\n");
+    CHECK(engine::Engine::Create(rt::DefaultProfile(), {std::move(taint)}, {}, diags) == nullptr);
+  }
+  std::string rendered = RenderAll(diags);
+  CHECK(rendered.find("b.policy:1:8: a second policy named `Cuda`") != std::string::npos);
+  CHECK(rendered.find("policy Cuda \"a\"") != std::string::npos);  // the first file's line, still readable
+  CHECK(rendered.find("the profile already has a plugin named `TaintToleration`") != std::string::npos);
+}
+
 TEST_CASE("explaining adds words to the decision - never a second decision") {
   engine::Cluster cluster;
   cluster.AddNode(Node("small", 4));
