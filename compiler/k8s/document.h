@@ -17,6 +17,10 @@
 
 namespace policy::k8s {
 
+/// How deep a document may nest, in YAML and JSON alike (Kubernetes objects
+/// nest a few levels; the limit bounds the readers' time and memory).
+inline constexpr int kMaxNesting = 256;
+
 enum class NodeKind : uint8_t { kScalar, kSequence, kMapping };
 
 /// What a scalar is, resolved as Kubernetes would see it after YAML→JSON.

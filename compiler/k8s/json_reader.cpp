@@ -20,7 +20,7 @@ namespace {
 
 namespace od = simdjson::ondemand;
 
-constexpr int kMaxDepth = 256;
+constexpr int kMaxDepth = kMaxNesting;
 
 class JsonReader {
  public:

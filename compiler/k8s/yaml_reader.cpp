@@ -387,6 +387,13 @@ bool YamlReader::Build(Document& doc, Event& first, uint32_t* out) {
       }
       case YAML_SEQUENCE_START_EVENT:
       case YAML_MAPPING_START_EVENT: {
+        if (stack.size() >= static_cast<size_t>(kMaxNesting)) {
+          uint32_t at = Offset(e.start_mark);
+          Diagnostic& d = diags_.Error(DiagCode::kTooDeep, Span{&source_, at, at + 1},
+                                       fmt::format("the YAML nests deeper than {} levels", kMaxNesting));
+          d.help = "Kubernetes objects nest a few levels deep; this file is not a cluster snapshot";
+          return false;
+        }
         bool map = e.type == YAML_MAPPING_START_EVENT;
         Frame f{doc.AddContainer(map ? NodeKind::kMapping : NodeKind::kSequence, Offset(e.start_mark)),
                 scratch.size(), {}, false, false, {}};

@@ -14,7 +14,15 @@
 //   * def arguments are inlined (they are pure), and `let`s that became
 //     constants are replaced by their value.
 // What is left reads only the node; `fold` then collapses the constants.
+//
+// Unrolling is bounded: a loop is unrolled only while the nodes emitted so
+// far plus its elements times its body's size stay within a budget
+// proportional to the program (kBudgetPerNode per input node, at least
+// kMinBudget); past it the loop is kept and evaluated per node. A pod's
+// content can then never make this pass's time or memory more than linear
+// (a triple loop over 200 tolerations once took 14 GB).
 
+#include <algorithm>
 #include <map>
 #include <set>
 
@@ -36,7 +44,8 @@ using sema::FieldId;
 
 class Specializer {
  public:
-  Specializer(const Program& in, const k8s::Pod& pod, sema::TypeTable& types) : in_(in), pod_(pod), types_(types) {}
+  Specializer(const Program& in, const k8s::Pod& pod, sema::TypeTable& types)
+      : in_(in), pod_(pod), types_(types), budget_(std::max(kMinBudget, kBudgetPerNode * in.nodes.size())) {}
 
   Program Run() {
     out_.source = in_.source;
@@ -214,7 +223,10 @@ class Specializer {
     sema::TypeRef type = in_.types[old];
     Span span = in_.spans[old];
     NodeId collection = Clone(loop.collection, env);
-    auto elements = Elements(collection, loop.first, loop.second);
+    std::optional<size_t> count = ElementCount(collection);
+    size_t body = loop.body ? SubtreeSize(*loop.body) : 1;
+    bool affordable = count && out_.nodes.size() + (*count + 1) * (body + 2) <= budget_;
+    auto elements = affordable ? Elements(collection, loop.first, loop.second) : std::nullopt;
     if (!elements) {
       Loop copy = loop;
       copy.collection = collection;
@@ -266,6 +278,38 @@ class Specializer {
       }
     }
     return collection;
+  }
+
+  // How many elements Elements() would give for `collection`, emitting
+  // nothing; nullopt when it is not the pod's.
+  std::optional<size_t> ElementCount(NodeId collection) {
+    if (out_.reads_node[collection]) return std::nullopt;
+    const Node* literal = &out_.nodes[collection];
+    if (const auto* local = std::get_if<Local>(literal); local && let_values_[local->slot]) {
+      literal = &out_.nodes[*let_values_[local->slot]];
+    }
+    if (const auto* list = std::get_if<MakeList>(literal)) return list->elements.size();
+    std::optional<PodRef> value = Eval(collection);
+    std::optional<int64_t> size = value ? pod_.Size(*value) : std::nullopt;
+    if (!size) return std::nullopt;
+    return static_cast<size_t>(*size);
+  }
+
+  // The input nodes reachable from `root` (a loop body's size).
+  size_t SubtreeSize(NodeId root) {
+    if (auto it = sizes_.find(root); it != sizes_.end()) return it->second;
+    std::set<NodeId> seen;
+    std::vector<NodeId> stack = {root};
+    while (!stack.empty()) {
+      NodeId id = stack.back();
+      stack.pop_back();
+      if (!seen.insert(id).second) continue;
+      ForEachOperand(in_.nodes[id], [&](NodeId operand) { stack.push_back(operand); });
+      if (const auto* local = std::get_if<Local>(&in_.nodes[id]); local && fn_->slots[local->slot].value) {
+        stack.push_back(*fn_->slots[local->slot].value);  // an argument is cloned where it is used
+      }
+    }
+    return sizes_[root] = seen.size();
   }
 
   // The elements of a pod-side collection as IR nodes (first, second), or
@@ -365,6 +409,10 @@ class Specializer {
   std::map<NodeId, NodeId> memo_;
   std::map<NodeId, std::set<SlotId>> deps_;
   std::vector<std::optional<NodeId>> let_values_;
+  std::map<NodeId, size_t> sizes_;  // SubtreeSize by input node
+  static constexpr size_t kMinBudget = 200000;
+  static constexpr size_t kBudgetPerNode = 64;
+  size_t budget_;  // output nodes beyond which loops are kept
 };
 
 class SpecializePass final : public Pass {

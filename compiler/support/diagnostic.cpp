@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "compiler/support/utf8.h"
+
 namespace policy {
 namespace {
 
@@ -28,29 +30,74 @@ std::string_view SeverityWord(Severity severity) {
   return "error";
 }
 
-// Number of characters (not bytes) in `text`.
-size_t CharCount(std::string_view text) {
-  size_t n = 0;
-  for (unsigned char c : text) n += (c & 0xC0) != 0x80;
-  return n;
+// How much of a line a snippet shows: a line longer than kLongLine bytes
+// is cut to the bytes around the span (a one-line 50 MB JSON file must not
+// print 100 MB).
+constexpr uint32_t kLongLine = 160;
+constexpr uint32_t kContextBefore = 60;
+constexpr uint32_t kContextAfter = 80;
+
+// The part [from, to) of a source line as a person can read it: control
+// characters and bytes that are not UTF-8 as `\xNN`, the rest as it is.
+// `columns` gets, for each byte offset from `from` to `to` inclusive, the
+// display column it starts at.
+std::string Printable(std::string_view text, uint32_t from, uint32_t to, std::vector<size_t>& columns) {
+  std::string out;
+  size_t column = 0;
+  columns.assign(to - from + 1, 0);
+  for (uint32_t i = from; i < to;) {
+    columns[i - from] = column;
+    unsigned char c = static_cast<unsigned char>(text[i]);
+    size_t len = Utf8SequenceLength(text.substr(0, to), i);
+    if (c == '\t' || (len > 0 && c >= 0x20 && c != 0x7F)) {
+      out.append(text.substr(i, len == 0 ? 1 : len));
+      for (size_t k = 1; k < len; ++k) columns[i - from + k] = column;
+      column += 1;
+      i += len == 0 ? 1 : static_cast<uint32_t>(len);
+    } else {
+      out += fmt::format("\\x{:02X}", c);
+      column += 4;
+      ++i;
+    }
+  }
+  columns[to - from] = column;
+  return out;
 }
 
-// Appends the source line of `label`, a caret marker under its span and the
-// label text. `gutter` is the width of the line-number column.
+// Appends the source line of `label` (a window of it when it is long), a
+// caret marker under its span and the label text. `gutter` is the width
+// of the line-number column.
 void RenderSnippet(const Label& label, size_t gutter, std::string& out) {
   const Source& source = *label.span.source;
+  std::string_view text = source.Text();
   LineCol start = source.Locate(label.span.begin);
-  std::string_view line = source.LineText(start.line);
   uint32_t line_begin = source.LineStart(start.line);
-  uint32_t line_end = line_begin + static_cast<uint32_t>(line.size());
-  uint32_t span_end = std::clamp(label.span.end, label.span.begin, line_end);
-  size_t width = CharCount(source.Text().substr(label.span.begin, span_end - std::min(span_end, label.span.begin)));
-  if (width == 0) width = 1;
-  std::string marker(start.column - 1, ' ');
+  uint32_t line_end = line_begin + static_cast<uint32_t>(source.LineText(start.line).size());
+  uint32_t begin = std::clamp(label.span.begin, line_begin, line_end);
+  uint32_t end = std::clamp(label.span.end, begin, line_end);
+  // The window: the whole line, or the span with some context, cut at
+  // character boundaries.
+  uint32_t from = line_begin, to = line_end;
+  if (line_end - line_begin > kLongLine) {
+    from = begin - std::min(begin - line_begin, kContextBefore);
+    to = std::min(line_end, std::max(end, begin + 1) + kContextAfter);
+  }
+  auto continuation = [&](uint32_t i) { return i < line_end && (static_cast<unsigned char>(text[i]) & 0xC0) == 0x80; };
+  while (from < begin && continuation(from)) ++from;
+  while (to < line_end && continuation(to)) ++to;
+  end = std::min(end, to);
+  std::vector<size_t> columns;
+  std::string shown = Printable(text, from, to, columns);
+  std::string prefix = from > line_begin ? "..." : "";
+  if (to < line_end) shown += "...";
+  size_t caret = prefix.size() + columns[begin - from];
+  size_t width = std::max<size_t>(1, columns[end - from] - columns[begin - from]);
+  std::string marker(caret, ' ');
   marker += '^';
   marker.append(width - 1, '~');
   // Tabs keep their width so the caret lines up.
-  for (size_t i = 0; i < line.size() && i < marker.size(); ++i) {
+  std::string line = prefix + shown;
+  for (size_t i = 0; i < line.size() && i < caret; ++i) {
     if (line[i] == '\t') marker[i] = '\t';
   }
   out += fmt::format("{:>{}} |\n", "", gutter);

@@ -144,20 +144,82 @@ class ErrorCollector final : public antlr4::BaseErrorListener {
   size_t errors_ = 0;
 };
 
+// How deep the parser may descend. ANTLR's parser takes a C++ frame for
+// each rule it enters, and the parse tree (which the builder, sema and
+// lowering walk recursively) is as deep: 20,000 nested `(` or 50,000 `not`
+// exhausted the stack. Every stdlib policy stays under 100.
+constexpr size_t kMaxRuleDepth = 1000;
+
+// Thrown when a text nests or chains deeper than kMaxRuleDepth; `span` is
+// where the limit was reached.
+struct TooDeep : std::exception {
+  explicit TooDeep(Span at) : span(at) {}
+  const char* what() const noexcept override { return "too deep"; }
+  Span span;
+};
+
+// Counts the rules the parser is inside (a left-recursive rule's operator
+// chain counts one per operator, as ANTLR nests its contexts) and stops
+// the parse past kMaxRuleDepth.
+class DepthGuard final : public antlr4::tree::ParseTreeListener {
+ public:
+  explicit DepthGuard(const Window& window) : window_(window) {}
+  void enterEveryRule(antlr4::ParserRuleContext* ctx) override {
+    if (++depth_ > kMaxRuleDepth) throw TooDeep(window_.TokenSpan(ctx->getStart()));
+  }
+  void exitEveryRule(antlr4::ParserRuleContext*) override { --depth_; }
+  void visitTerminal(antlr4::tree::TerminalNode*) override {}
+  void visitErrorNode(antlr4::tree::ErrorNode*) override {}
+
+ private:
+  const Window& window_;
+  size_t depth_ = 0;
+};
+
+// The parse tree's depth, walked without recursion: a left-recursive
+// operator chain (`a and b and ...`) nests one context per operator without
+// entering a rule, so DepthGuard does not see it; the builder would recurse
+// that deep. Throws TooDeep past kMaxRuleDepth.
+void CheckTreeDepth(antlr4::tree::ParseTree* root, const Window& window) {
+  std::vector<std::pair<antlr4::tree::ParseTree*, size_t>> stack = {{root, 1}};
+  while (!stack.empty()) {
+    auto [node, depth] = stack.back();
+    stack.pop_back();
+    if (depth > kMaxRuleDepth) {
+      antlr4::Token* at = nullptr;
+      if (auto* ctx = dynamic_cast<antlr4::ParserRuleContext*>(node)) at = ctx->getStart();
+      if (auto* leaf = dynamic_cast<antlr4::tree::TerminalNode*>(node)) at = leaf->getSymbol();
+      throw TooDeep(at != nullptr ? window.TokenSpan(at) : Span{&window.source(), 0, 0});
+    }
+    for (antlr4::tree::ParseTree* child : node->children) stack.emplace_back(child, depth + 1);
+  }
+}
+
+void ReportTooDeep(const TooDeep& deep, DiagnosticSink& diags) {
+  Diagnostic& d = diags.Error(DiagCode::kTooDeep, deep.span,
+                              fmt::format("the expression nests or chains deeper than {} levels", kMaxRuleDepth),
+                              "the limit is reached here");
+  d.help = "split it into `let`s, or into several rules";
+}
+
 // Runs ANTLR over one text: the lexer, the parser and their error listeners
 // live together so a parse tree never outlives its tokens.
 struct AntlrRun {
   AntlrRun(std::string_view text, const Window& window, DiagnosticSink& diags, std::string_view end_word)
-      : input(std::string(text)), lexer(&input), tokens(&lexer), parser(&tokens), errors(window, diags, end_word) {
+      : window(window), input(std::string(text)), lexer(&input), tokens(&lexer), parser(&tokens),
+        errors(window, diags, end_word), guard(window) {
     lexer.removeErrorListeners();
     parser.removeErrorListeners();
     parser.addErrorListener(&errors);
+    parser.addParseListener(&guard);
   }
+  const Window& window;
   antlr4::ANTLRInputStream input;
   PolicyLexer lexer;
   antlr4::CommonTokenStream tokens;
   PolicyParser parser;
   ErrorCollector errors;
+  DepthGuard guard;
 };
 
 std::optional<Template> TemplateFromBody(Module& module, const Source& source, std::string_view body, uint32_t base,
@@ -418,6 +480,7 @@ std::optional<Template> TemplateFromBody(Module& module, const Source& source, s
     Window inner(source, base + piece.offset, piece.text);
     AntlrRun run(piece.text, inner, diags, "end of the interpolation");
     auto* tree = run.parser.exprOnly();
+    CheckTreeDepth(tree, run.window);
     if (run.errors.errors() > 0) return std::nullopt;
     Builder nested(module, inner, diags);
     out.parts.push_back({{}, nested.Expr(tree->expr())});
@@ -439,6 +502,9 @@ std::optional<Result> ParseEmbedded(const Source& source, uint32_t base, std::st
     AntlrRun run(text, window, diags, end_word);
     Builder builder(module, window, diags);
     return build(run, builder);
+  } catch (const TooDeep& deep) {
+    ReportTooDeep(deep, diags);
+    return std::nullopt;
   } catch (const std::exception& e) {
     diags.Error(DiagCode::kSyntaxError, Span{&source, base, base + 1}, fmt::format("cannot parse: {}", e.what()));
     return std::nullopt;
@@ -452,6 +518,7 @@ std::optional<ExprId> ParseEmbeddedExpr(const Source& source, uint32_t base, std
   return ParseEmbedded<ExprId>(source, base, text, module, "end of the expression", diags,
                                [](AntlrRun& run, Builder& builder) -> std::optional<ExprId> {
                                  auto* tree = run.parser.exprOnly();
+                                 CheckTreeDepth(tree, run.window);
                                  if (run.errors.errors() > 0) return std::nullopt;
                                  return builder.Expr(tree->expr());
                                });
@@ -463,6 +530,7 @@ std::optional<std::pair<Binder, ExprId>> ParseEmbeddedEach(const Source& source,
   return ParseEmbedded<Each>(source, base, text, module, "end of the loop", diags,
                              [](AntlrRun& run, Builder& builder) -> std::optional<Each> {
                                auto* tree = run.parser.eachOnly();
+                               CheckTreeDepth(tree, run.window);
                                if (run.errors.errors() > 0) return std::nullopt;
                                Binder binder = builder.BinderOf(tree->binder());
                                return std::make_pair(std::move(binder), builder.Expr(tree->expr()));
@@ -475,6 +543,7 @@ std::optional<TypeExpr> ParseEmbeddedType(const Source& source, uint32_t base, s
   return ParseEmbedded<TypeExpr>(source, base, text, scratch, "end of the type", diags,
                                  [](AntlrRun& run, Builder& builder) -> std::optional<TypeExpr> {
                                    auto* tree = run.parser.typeOnly();
+                                   CheckTreeDepth(tree, run.window);
                                    if (run.errors.errors() > 0) return std::nullopt;
                                    return builder.TypeOf(tree->typeExpr());
                                  });
@@ -502,9 +571,13 @@ std::optional<Module> ParsePolicyFile(const Source& source, DiagnosticSink& diag
   try {
     AntlrRun run(source.Text(), window, diags, "end of file");
     auto* tree = run.parser.file();
+    CheckTreeDepth(tree, run.window);
     if (run.errors.errors() > 0) return std::nullopt;
     Builder builder(module, window, diags);
     builder.File(tree);
+  } catch (const TooDeep& deep) {
+    ReportTooDeep(deep, diags);
+    return std::nullopt;
   } catch (const std::exception& e) {
     // ANTLR's input stream throws on text it cannot decode; nothing else should.
     diags.Error(DiagCode::kSyntaxError, Span{&source, 0, 0}, fmt::format("cannot parse the file: {}", e.what()));

@@ -178,6 +178,32 @@ TEST_CASE("namespace and selector-owner events reach the next plan") {
   CHECK_FALSE(cluster.RemoveNamespace("team"));
 }
 
+TEST_CASE("partial evaluation stays linear in the pod: loops past the unrolling budget are kept") {
+  engine::Cluster cluster;
+  cluster.AddNode(Node("a", 8));
+  k8s::Pod pod = PodAsking(1);
+  for (int i = 0; i < 60; ++i) {  // a triple loop over them is 216,000 bodies unrolled
+    pod.tolerations.push_back({"k" + std::to_string(i), k8s::TolerationOp::kExists, "", k8s::TaintEffect::kNoSchedule,
+                               std::nullopt});
+  }
+  const std::string text =
+      "policy Tri \"t\"\n  filter all a in pod.tolerations: all b in pod.tolerations: all c in pod.tolerations: "
+      "a.key != b.key or b.key != c.key or node.pods < 100\n";
+  std::vector<rt::Decision> decisions;
+  for (bool passes : {true, false}) {
+    DiagnosticSink diags;
+    engine::EngineOptions options;
+    if (!passes) options.disabled_passes = {"all"};
+    auto e = engine::Engine::Create(rt::Profile{}, {std::make_shared<const Source>("tri.policy", text)}, options, diags);
+    REQUIRE(e != nullptr);
+    auto plan = e->Plan(pod, cluster);
+    CHECK(plan->Program(0).nodes.size() < 300000);  // the budget, not 60^3 bodies
+    decisions.push_back(e->Decide(*plan, cluster));
+  }
+  CHECK(decisions[0].feasible == decisions[1].feasible);
+  CHECK(decisions[0].feasible.size() == 1);
+}
+
 TEST_CASE("tiered: the first decisions are interpreted - then the kernels give the same decision") {
   if (!engine::Engine::HasJit()) return;
   engine::Cluster cluster;
