@@ -11,23 +11,34 @@ std::optional<Args> Args::Parse(const std::vector<std::string>& argv, const std:
   Args args;
   for (size_t i = 0; i < argv.size(); ++i) {
     const std::string& arg = argv[i];
-    if (arg.size() < 3 || arg.substr(0, 2) != "--") {
-      args.positional_.push_back(arg);
-      continue;
-    }
-    std::string name = arg.substr(2);
-    std::optional<std::string> value;
-    if (size_t eq = name.find('='); eq != std::string::npos) {
-      value = name.substr(eq + 1);
-      name = name.substr(0, eq);
-    }
     const FlagSpec* spec = nullptr;
-    for (const FlagSpec& s : specs) {
-      if (s.name == name) spec = &s;
-    }
-    if (spec == nullptr) {
-      *error = fmt::format("unknown flag `--{}`", name);
-      return std::nullopt;
+    std::string name;
+    std::optional<std::string> value;
+    if (arg.size() >= 3 && arg.starts_with("--")) {
+      name = arg.substr(2);
+      if (size_t eq = name.find('='); eq != std::string::npos) {
+        value = name.substr(eq + 1);
+        name = name.substr(0, eq);
+      }
+      for (const FlagSpec& s : specs) {
+        if (s.name == name) spec = &s;
+      }
+      if (spec == nullptr) {
+        *error = fmt::format("unknown flag `--{}`", name);
+        return std::nullopt;
+      }
+    } else if (arg.size() == 2 && arg[0] == '-' && arg[1] != '-') {
+      for (const FlagSpec& s : specs) {
+        if (s.short_name == arg[1]) spec = &s;
+      }
+      if (spec == nullptr) {
+        *error = fmt::format("unknown flag `{}`", arg);
+        return std::nullopt;
+      }
+      name = spec->name;
+    } else {
+      args.positional_.push_back(arg);  // `-` included: standard input
+      continue;
     }
     if (spec->takes_value && !value) {
       if (i + 1 >= argv.size()) {
@@ -51,7 +62,7 @@ std::optional<Args> Args::Parse(const std::vector<std::string>& argv, const std:
 
 std::variant<Args, int> ParseCommand(std::string_view command, const std::vector<std::string>& argv,
                                      std::vector<FlagSpec> specs, const char* usage) {
-  specs.push_back({"help", false});
+  specs.push_back({"help", false, false, 'h'});
   std::string error;
   std::optional<Args> args = Args::Parse(argv, specs, &error);
   if (!args) {

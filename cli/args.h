@@ -1,6 +1,7 @@
 #pragma once
 /// Command-line flags for policyc subcommands: `--name value`,
-/// `--name=value` and bare `--flag`, plus positional arguments.
+/// `--name=value`, bare `--flag`, the short forms `-o value` and `-h`, plus
+/// positional arguments (`-` alone is one: standard input).
 
 #include <cstdint>
 #include <map>
@@ -21,6 +22,7 @@ struct FlagSpec {
   std::string name;  ///< without dashes
   bool takes_value = true;
   bool repeatable = false;
+  char short_name = 0;  ///< `-x` for `--name`, or 0
 };
 
 class Args;

@@ -24,7 +24,7 @@ namespace policy::cli {
 namespace {
 
 constexpr const char* kUsage = R"(usage: policyc check --cluster CLUSTER --pod POD [--plugins P1,P2,...] [--profile PROFILE.yaml]
-                     [--policy FILE.policy ...] [--output text|json] [--node NAME ...] [--all-nodes]
+                     [--policy FILE.policy ...] [--output|-o text|json] [--node NAME ...] [--all-nodes]
                      [--disable-pass NAME|all ...] [--engine interp|jit|auto] [--jit-opt 0..3]
                      [--verify-jit]
        policyc check POLICY.policy...
@@ -233,7 +233,7 @@ class CheckRun {
 int RunCheck(const std::vector<std::string>& argv) {
   std::variant<Args, int> parsed =
       ParseCommand("check", argv,
-                   {{"cluster", true, true}, {"pod"}, {"plugins"}, {"profile"}, {"policy", true, true}, {"output"},
+                   {{"cluster", true, true}, {"pod"}, {"plugins"}, {"profile"}, {"policy", true, true}, {"output", true, false, 'o'},
                     {"disable-pass", true, true}, {"node", true, true}, {"all-nodes", false},
                     {"engine"}, {"jit-opt"}, {"verify-jit", false}},
                    kUsage);
@@ -248,8 +248,14 @@ int RunCheck(const std::vector<std::string>& argv) {
     }
     return Lint(files);
   }
-  if (!args.Has("cluster") || !args.Has("pod") || !args.Positional().empty()) {
-    fmt::print(stderr, "policyc check: give both --cluster and --pod (policies go with --policy)\n\n{}", kUsage);
+  if (!args.Positional().empty()) {
+    fmt::print(stderr, "policyc check: unexpected argument `{}` beside --cluster and --pod (policies go with --policy)\n\n{}",
+               args.Positional().front(), kUsage);
+    return kExitBadInput;
+  }
+  if (!args.Has("cluster") || !args.Has("pod")) {
+    fmt::print(stderr, "policyc check: `--{}` is missing: give both --cluster and --pod\n\n{}",
+               args.Has("cluster") ? "pod" : "cluster", kUsage);
     return kExitBadInput;
   }
   return CheckRun(args).Run();

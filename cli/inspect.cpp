@@ -18,8 +18,8 @@
 namespace policy::cli {
 namespace {
 
-constexpr const char* kUsage = R"(usage: policyc inspect --cluster FILE [--output text|json] [--all-labels]
-       policyc inspect --pod FILE [--output text|json]
+constexpr const char* kUsage = R"(usage: policyc inspect --cluster FILE [--output|-o text|json] [--all-labels]
+       policyc inspect --pod FILE [--output|-o text|json]
 
 Loads a cluster snapshot (`kubectl get nodes,pods -A -o yaml` or `-o json`,
 a NodeList, a multi-document YAML stream; --cluster may be given several
@@ -121,7 +121,7 @@ int Fail(const DiagnosticSink& diags) {
 
 int RunInspect(const std::vector<std::string>& argv) {
   std::string error;
-  std::variant<Args, int> parsed = ParseCommand("inspect", argv, {{"cluster", true, true}, {"pod"}, {"output"}, {"all-labels", false}}, kUsage);
+  std::variant<Args, int> parsed = ParseCommand("inspect", argv, {{"cluster", true, true}, {"pod"}, {"output", true, false, 'o'}, {"all-labels", false}}, kUsage);
   if (const int* status = std::get_if<int>(&parsed)) return *status;
   Args* args = &std::get<Args>(parsed);
   std::string output = args->Get("output", "text");

@@ -1,7 +1,9 @@
 #!/usr/bin/env bash
 # Builds the libFuzzer targets with clang-14 (ASan + UBSan) and runs each for
 # SECONDS (default 60), seeded from the tests, the examples, policies and
-# shared/: the YAML and JSON loaders, the quantity parser, the policy parser.
+# shared/: the YAML and JSON loaders, the quantity parser, the policy parser,
+# and the whole `policyc check` command (a fuzzed policy, pod and profile
+# against the example cluster).
 # A crash leaves its input in build/fuzz/crashes/; add it as a test.
 #
 #   ./scripts/fuzz.sh [SECONDS]
@@ -16,18 +18,27 @@ fi
 cmake --build build/fuzz >/dev/null
 
 work=build/fuzz/corpus
-mkdir -p "$work"/{yaml,json,quantity,policy} build/fuzz/crashes
+mkdir -p "$work"/{yaml,json,quantity,policy,check} build/fuzz/crashes
 # Seeds: every YAML/JSON input the project has; quantities from a fixed list.
 find tests examples policies ../shared -type f \( -name '*.yaml' -o -name '*.yml' \) -size -200k -exec cp -t "$work/yaml" {} + 2>/dev/null || true
 find tests examples ../shared -type f -name '*.json' -size -200k -exec cp -t "$work/json" {} + 2>/dev/null || true
 find tests policies stdlib -type f -name '*.policy' -exec cp -t "$work/policy" {} + 2>/dev/null || true
+# `check`: a policy, a pod and a profile joined by NUL bytes.
+i=0
+for policy in policies/*.policy policies/*.yaml tests/data/*.policy; do
+  for pod in examples/pods/*.yaml; do
+    profile=$(ls examples/profiles/*.yaml | sed -n "$((i % $(ls examples/profiles/*.yaml | wc -l) + 1))p")
+    { cat "$policy"; printf '\0'; cat "$pod"; printf '\0'; [ $((i % 2)) -eq 0 ] && cat "$profile"; } > "$work/check/seed$i"
+    i=$((i+1))
+  done
+done
 i=0
 for q in 0 100m 1 1.5 .5 5. 16Gi 1Ki 7807312Ki 129e6 1E 1e-3 -1 +2 9223372036854775807 0.0000000001Ki 1.5m 10E Ki; do
   printf '%s' "$q" > "$work/quantity/seed$i"; i=$((i+1))
 done
 
 status=0
-for target in yaml json quantity policy; do
+for target in yaml json quantity policy check; do
   log=build/fuzz/fuzz_$target.log
   if build/fuzz/tests/fuzz/fuzz_$target "$work/$target" -max_total_time="$seconds" -max_len=262144 \
        -artifact_prefix=build/fuzz/crashes/$target- -print_final_stats=1 >"$log" 2>&1; then
