@@ -34,6 +34,49 @@ void CheckResourceList(DecodeContext& cx, NodeRef map, const ResourceList& list,
   }
 }
 
+// Kubernetes' IsExtendedResourceName: a `domain/name` outside
+// kubernetes.io and the `requests.` quota names.
+bool IsExtendedResource(std::string_view name) {
+  size_t slash = name.find('/');
+  if (slash == std::string_view::npos || name.starts_with("requests.")) return false;
+  std::string_view domain = name.substr(0, slash);
+  return domain != "kubernetes.io" && !domain.ends_with(".kubernetes.io");
+}
+
+// ValidateResourceRequirements for extended resources: whole numbers, never
+// overcommitted (a request needs a limit, and the two are equal).
+void CheckExtendedResources(DecodeContext& cx, const Container& c, NodeRef requests, NodeRef limits) {
+  auto whole = [&](const ResourceList& list, NodeRef map, std::string_view what) {
+    for (const auto& [name, q] : list) {
+      if (!IsExtendedResource(name) || q.MilliValue() % 1000 == 0) continue;
+      Diagnostic& d = cx.Error(DiagCode::kBadExtendedResource, map.Get(name),
+                               fmt::format("{} of `{}` must be a whole number, found `{}`", what, name,
+                                           map.Get(name).Text()),
+                               "not an integer");
+      d.help = "extended resources are counted in whole units (a GPU, a device)";
+    }
+  };
+  whole(c.requests, requests, "the request");
+  whole(c.limits, limits, "the limit");
+  for (const auto& [name, request] : c.requests) {
+    if (!IsExtendedResource(name)) continue;
+    const Quantity* limit = Find(c.limits, name);
+    if (limit == nullptr) {
+      Diagnostic& d = cx.Error(DiagCode::kBadExtendedResource, requests.Get(name),
+                               fmt::format("container `{}` requests `{}` without a limit", c.name, name),
+                               "a limit must be set for this resource");
+      d.help = fmt::format("extended resources cannot be overcommitted: set `limits: {{{}: {}}}`", name,
+                           requests.Get(name).Text());
+    } else if (request < *limit) {  // above it is request-over-limit
+      Diagnostic& d = cx.Error(DiagCode::kBadExtendedResource, requests.Get(name),
+                               fmt::format("the request of `{}` must equal its limit of {}, found {}", name,
+                                           limit->ToString(), request.ToString()),
+                               "differs from the limit");
+      d.help = "extended resources cannot be overcommitted: request what you limit";
+    }
+  }
+}
+
 std::optional<Container> DecodeContainer(DecodeContext& cx, NodeRef node, bool init) {
   if (!cx.ExpectMapping(node, "container")) return std::nullopt;
   Container c;
@@ -54,6 +97,7 @@ std::optional<Container> DecodeContainer(DecodeContext& cx, NodeRef node, bool i
         d.secondary.push_back({limits.Get(name).GetSpan(), "the limit"});
       }
     }
+    CheckExtendedResources(cx, c, requests, limits);
   }
   // API defaulting: a limit with no request requests the limit.
   for (const auto& [name, limit] : c.limits) {
@@ -128,6 +172,15 @@ void DecodePodBody(DecodeContext& cx, NodeRef metadata, NodeRef spec, Pod* pod) 
   if (!scheduler.empty()) pod->scheduler_name = scheduler;
 }
 
+// The API server's `spec.containers: Required value`, after every other
+// problem of the pod (those say more).
+void RequireContainers(DecodeContext& cx, NodeRef spec, NodeRef object, const Pod& pod) {
+  if (!pod.containers.empty() || !cx.Clean()) return;
+  NodeRef at = spec.Valid() && spec.Get("containers").Valid() ? spec.Get("containers") : spec.Valid() ? spec : object;
+  Diagnostic& d = cx.Error(DiagCode::kMissingField, at, "the pod has no containers");
+  d.help = "a pod runs at least one container: set `spec.containers`";
+}
+
 // The pod template of a workload: spec.template, or for a CronJob
 // spec.jobTemplate.spec.template.
 NodeRef TemplateOf(DecodeContext& cx, NodeRef object, std::string_view kind) {
@@ -161,6 +214,7 @@ std::optional<Pod> DecodePod(NodeRef object, DiagnosticSink& diags) {
     Diagnostic& d = cx.Error(DiagCode::kMissingField, metadata.Valid() ? metadata : object, "the pod has no name");
     d.help = "set `metadata.name`";
   }
+  RequireContainers(cx, cx.Mapping(object, "spec"), object, pod);
   if (!cx.Clean()) return std::nullopt;
   return pod;
 }
@@ -202,6 +256,7 @@ std::optional<Pod> DecodeWorkloadTemplate(NodeRef object, std::string_view kind,
     cx.Error(DiagCode::kMissingField, metadata.Valid() ? metadata : object, fmt::format("the {} has no name", kind))
         .help = "set `metadata.name`";
   }
+  RequireContainers(cx, cx.Mapping(pod_template, "spec"), pod_template, pod);
   if (!cx.Clean()) return std::nullopt;
   return pod;
 }

@@ -116,7 +116,7 @@ spec: {jobTemplate: {spec: {template: {spec: {containers: [{name: c}]}}}}}
 
 TEST_CASE("yaml 1.1 integers reach quantities as their values") {
   Result r = ReadPodText(std::string(kPodHead) +
-                         "  containers: [{name: a, resources: {requests: {cpu: 010, memory: 0x10, x.io/y: 1_000}}}]\n");
+                         "  containers: [{name: a, resources: {requests: {cpu: 010, memory: 0x10, x.io/y: 1_000}, limits: {x.io/y: 1000}}}]\n");
   REQUIRE_MESSAGE(r.pod.has_value(), r.first_error);
   CHECK(Find(r.pod->containers[0].requests, "cpu")->MilliValue() == 8000);
   CHECK(Find(r.pod->containers[0].requests, "memory")->Value() == 16);
@@ -174,6 +174,10 @@ TEST_CASE("invalid pods are refused at the offending field") {
        "K0209 5:107"},
       {"  topologySpreadConstraints: [{maxSkew: 1, whenUnsatisfiable: DoNotSchedule}]\n", "K0209 5:31"},
       {"  priority: 1.5\n", "K0200 5:13"},
+      {"  containers: [{name: a, resources: {requests: {nvidia.com/gpu: 500m}, limits: {nvidia.com/gpu: 500m}}}]\n", "K0219 5:65"},
+      {"  containers: [{name: a, resources: {requests: {nvidia.com/gpu: 1}}}]\n", "K0219 5:65"},
+      {"  containers: [{name: a, resources: {requests: {nvidia.com/gpu: 1}, limits: {nvidia.com/gpu: 2}}}]\n", "K0219 5:65"},
+      {"  nodeSelector: {disk: ssd}\n", "K0201 5:3"},
   };
   for (const Row& r : rows) {
     INFO(std::string(r.spec));
@@ -186,7 +190,8 @@ TEST_CASE("invalid pods are refused at the offending field") {
 TEST_CASE("Gt with a value that is not an integer loads - with a warning - as Kubernetes accepts it") {
   Source source("pod.yaml", std::string(kPodHead) +
                                 "  affinity: {nodeAffinity: {requiredDuringSchedulingIgnoredDuringExecution: "
-                                "{nodeSelectorTerms: [{matchExpressions: [{key: a, operator: Gt, values: ['1.5']}]}]}}}\n");
+                                "{nodeSelectorTerms: [{matchExpressions: [{key: a, operator: Gt, values: ['1.5']}]}]}}}\n"
+                                "  containers: [{name: c}]\n");
   DiagnosticSink diags;
   std::optional<Pod> pod = ReadPod(source, diags);
   REQUIRE(pod.has_value());
@@ -202,8 +207,8 @@ TEST_CASE("objects without names - non-pods and empty files are refused") {
   CHECK(ReadPodText("kind: Service\nmetadata: {name: s}\n").first_error.starts_with("K0210 1:7 a `Service` is not a pod"));
   CHECK(ReadPodText("metadata: {name: s}\n").first_error.starts_with("K0210"));
   CHECK(ReadPodText("# nothing\n").first_error.starts_with("K0217"));
-  CHECK(ReadPodText("kind: Pod\nmetadata: {name: a}\n---\nkind: Pod\nmetadata: {name: b}\n")
-            .first_error.starts_with("K0210 4:1 the pod file holds more than one object"));
+  CHECK(ReadPodText("kind: Pod\nmetadata: {name: a}\nspec: {containers: [{name: c}]}\n---\nkind: Pod\nmetadata: {name: b}\n")
+            .first_error.starts_with("K0210 5:1 the pod file holds more than one object"));
   CHECK(ReadPodText("kind: Deployment\nmetadata: {name: d}\nspec: {}\n").first_error.starts_with("K0201"));
 }
 
