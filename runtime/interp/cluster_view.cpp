@@ -223,6 +223,13 @@ uint32_t ClusterView::SpreadSet(const k8s::TopologySpreadConstraint& c) {
   PodSelector selector;
   PodSelector::Clause clause;
   clause.labels = MergeKeys(c.label_selector, pod_.labels, c.match_label_keys, {});
+  // countPodsMatchSelector counts nothing for an empty selector (`{}`, and
+  // no matchLabelKeys merged into it): labels.Everything() is Empty(). The
+  // pod's own match (selfMatchNum) still uses the selector, which it
+  // matches.
+  if (clause.labels && clause.labels->match_labels.empty() && clause.labels->match_expressions.empty()) {
+    clause.labels.reset();
+  }
   clause.namespaces = {pod_.namespace_name};  // countPodsMatchSelector: the pod's namespace only
   selector.clauses.push_back(std::move(clause));
   return spread_sets_[&c] = table_.PodSet(selector);
