@@ -4,6 +4,7 @@
 
 #include "compiler/k8s/decode.h"
 #include "compiler/k8s/object_reader.h"
+#include "compiler/k8s/strict_fields.h"
 
 namespace policy::k8s {
 namespace {
@@ -26,6 +27,7 @@ class FirstPod final : public ObjectVisitor {
       return;
     }
     pod_ = DecodePodOrTemplate(object, default_kind, diags_);
+    if (pod_) WarnUnknownFields(object, KindOf(object, default_kind), diags_);
   }
 
   size_t count() const { return count_; }
