@@ -98,18 +98,46 @@ class CheckRun {
     const rt::Decision& decision = engine_->Decide(*plan, *cluster_, {.plugin_scores = true});
     rt::Placement placement = engine_->Explain(*plan, *cluster_, decision);
     std::string pod_name = plan->Pod().namespace_name + "/" + plan->Pod().name;
+    PodNotes notes = NotesFor(plan->Pod());
+    if (notes.gated) placement.summary = "Scheduling is blocked due to non-empty scheduling gates";
     if (output == "json") {
-      fmt::print("{}", PlacementJson(pod_name, placement));
+      fmt::print("{}", PlacementJson(pod_name, placement, notes));
     } else {
-      fmt::print("{}", PlacementText(pod_name, placement, args_.GetAll("node"), args_.Has("all-nodes")));
+      fmt::print("{}", PlacementText(pod_name, placement, args_.GetAll("node"), args_.Has("all-nodes"), notes));
     }
-    return placement.feasible > 0 ? kExitOk : kExitNo;
+    return placement.feasible > 0 && !notes.gated ? kExitOk : kExitNo;
   }
 
  private:
   bool Refuse() {
     Fail(diags_);
     return false;
+  }
+
+  // What really happens to the pod beyond the plugins' answer.
+  PodNotes NotesFor(const k8s::Pod& pod) const {
+    PodNotes n;
+    if (!pod.scheduling_gates.empty()) {  // the SchedulingGates plugin (PreEnqueue)
+      n.gated = true;
+      n.notes.push_back(fmt::format("the pod has scheduling gates ({}): kube-scheduler does not try it until they are "
+                                    "removed; the nodes' answers say where it could go then",
+                                    fmt::join(pod.scheduling_gates, ", ")));
+    }
+    if (!pod.node_name.empty()) {
+      n.notes.push_back(fmt::format("`spec.nodeName` is `{}`: kube-scheduler never sees this pod; the kubelet on that "
+                                    "node admits or rejects it, and no other node is tried",
+                                    pod.node_name));
+    }
+    if (pod.scheduler_name != profile_.scheduler_name) {
+      n.notes.push_back(fmt::format("`schedulerName` is `{}`: `{}` does not schedule this pod; give the other "
+                                    "scheduler's KubeSchedulerConfiguration with --profile",
+                                    pod.scheduler_name, profile_.scheduler_name));
+    }
+    if (pod.template_of.starts_with("DaemonSet/")) {
+      n.notes.push_back("a DaemonSet runs one pod per node that its node affinity and the tolerations its controller "
+                        "adds allow: each feasible node below gets one, the selected one has no special role");
+    }
+    return n;
   }
 
   bool ReadInputs() {

@@ -12,13 +12,19 @@
 
 namespace policy::cli {
 
-std::string PlacementJson(const std::string& pod, const rt::Placement& p) {
+std::string PlacementJson(const std::string& pod, const rt::Placement& p, const PodNotes& notes) {
   JsonWriter w;
   w.BeginObject();
   w.Key("pod").String(pod);
-  w.Key("schedulable").Bool(p.feasible > 0);
+  w.Key("schedulable").Bool(p.feasible > 0 && !notes.gated);
+  if (notes.gated) w.Key("gated").Bool(true);
+  if (!notes.notes.empty()) {
+    w.Key("notes").BeginArray();
+    for (const std::string& n : notes.notes) w.String(n);
+    w.EndArray();
+  }
   w.Key("selected");
-  if (p.selected) {
+  if (p.selected && !notes.gated) {
     w.String(p.nodes[*p.selected].name);
   } else {
     w.Null();
@@ -75,8 +81,9 @@ void NodeDetail(const rt::NodeResult& node, std::string& out) {
 }  // namespace
 
 std::string PlacementText(const std::string& pod, const rt::Placement& p, const std::vector<std::string>& nodes,
-                          bool all_nodes) {
+                          bool all_nodes, const PodNotes& notes) {
   std::string out = fmt::format("pod {}: {}\n", pod, p.summary);
+  for (const std::string& n : notes.notes) out += fmt::format("note: {}\n", n);
   // Every reason of every failing plugin, with the nodes it applies to.
   std::vector<std::pair<std::string, std::string>> order;  // (plugin, reason) in first-seen order
   std::map<std::pair<std::string, std::string>, std::vector<std::string>> groups;
@@ -97,7 +104,7 @@ std::string PlacementText(const std::string& pod, const rt::Placement& p, const 
     out += fmt::format("  {} node{}  {}  [{}]\n    {}\n", names.size(), names.size() == 1 ? "" : "s", key.second,
                        key.first, NodeList(names));
   }
-  if (p.selected) {
+  if (p.selected && !notes.gated) {
     const rt::NodeResult& best = p.nodes[*p.selected];
     out += fmt::format("\nselected: {} (score {})\n", best.name, best.score);
     std::vector<const rt::NodeResult*> ranked;

@@ -167,9 +167,44 @@ void DecodePodBody(DecodeContext& cx, NodeRef metadata, NodeRef spec, Pod* pod) 
   if (overhead.Valid()) CheckResourceList(cx, overhead, pod->overhead, "the overhead", false);
   cx.Int32(spec, "priority", &pod->priority);
   cx.String(spec, "priorityClassName", &pod->priority_class_name);
+  NodeRef gates = cx.Sequence(spec, "schedulingGates");
+  for (uint32_t i = 0; gates.Valid() && i < gates.Size(); ++i) {
+    if (!cx.ExpectMapping(gates.At(i), "a scheduling gate")) continue;
+    std::string name;
+    cx.String(gates.At(i), "name", &name);
+    if (!name.empty()) pod->scheduling_gates.push_back(std::move(name));
+  }
+  NodeRef host_network = spec.Get("hostNetwork");
+  if (host_network.Valid() && host_network.IsScalar()) pod->host_network = host_network.Text() == "true";
   std::string scheduler;
   cx.String(spec, "schedulerName", &scheduler);
   if (!scheduler.empty()) pod->scheduler_name = scheduler;
+}
+
+// The tolerations the DaemonSet controller gives its pods
+// (daemonset_util.go AddOrUpdateDaemonPodTolerations): they run on nodes
+// that are not ready, unreachable, under pressure or cordoned, and, with the
+// host's network, where the network is not ready yet. Added unless the
+// template has an identical one.
+void AddDaemonSetTolerations(Pod& pod) {
+  struct Added {
+    const char* key;
+    TaintEffect effect;
+  };
+  std::vector<Added> added = {{"node.kubernetes.io/not-ready", TaintEffect::kNoExecute},
+                              {"node.kubernetes.io/unreachable", TaintEffect::kNoExecute},
+                              {"node.kubernetes.io/disk-pressure", TaintEffect::kNoSchedule},
+                              {"node.kubernetes.io/memory-pressure", TaintEffect::kNoSchedule},
+                              {"node.kubernetes.io/pid-pressure", TaintEffect::kNoSchedule},
+                              {"node.kubernetes.io/unschedulable", TaintEffect::kNoSchedule}};
+  if (pod.host_network) added.push_back({"node.kubernetes.io/network-unavailable", TaintEffect::kNoSchedule});
+  for (const Added& a : added) {
+    bool present = false;
+    for (const Toleration& t : pod.tolerations) {
+      present |= t.key == a.key && t.op == TolerationOp::kExists && t.effect == a.effect && !t.toleration_seconds;
+    }
+    if (!present) pod.tolerations.push_back({a.key, TolerationOp::kExists, "", a.effect, std::nullopt});
+  }
 }
 
 // The API server's `spec.containers: Required value`, after every other
@@ -241,6 +276,7 @@ std::optional<Pod> DecodeWorkloadTemplate(NodeRef object, std::string_view kind,
   pod.namespace_name = workload_ns.empty() ? "default" : workload_ns;
   if (pod.name.empty()) pod.name = workload_name;
   pod.template_of = fmt::format("{}/{}", kind, workload_name);
+  if (kind == "DaemonSet") AddDaemonSetTolerations(pod);
   NodeRef spec = cx.Mapping(object, "spec");
   NodeRef selector = spec.Valid() ? spec.Get("selector") : NodeRef();
   if (selector.Valid() && !selector.IsNull() && kind != "CronJob" && kind != "Job") {

@@ -175,6 +175,8 @@ struct Pod {
   std::optional<int32_t> priority;
   std::string priority_class_name;
   std::string scheduler_name = "default-scheduler";
+  bool host_network = false;  ///< spec.hostNetwork
+  std::vector<std::string> scheduling_gates;  ///< spec.schedulingGates' names: kube-scheduler waits while any is left
   PodPhase phase = PodPhase::kPending;
   /// For a pod taken from a workload's template: `Deployment/web`; else empty.
   std::string template_of;
