@@ -31,7 +31,10 @@ PodRef Ptr(PodRef::Kind kind, const void* ptr) {
 }  // namespace
 
 PodView::PodView(const k8s::Pod& pod)
-    : pod_(pod), requests_(PodRequestAmounts(pod)), scoring_(PodScoringAmounts(pod)) {}
+    : pod_(pod), requests_(PodRequestAmounts(pod)), scoring_(PodScoringAmounts(pod)) {
+  // getContainerPorts: the (regular) containers' ports with a hostPort.
+  for (const k8s::Container& c : pod.containers) host_ports_.insert(host_ports_.end(), c.host_ports.begin(), c.host_ports.end());
+}
 
 PodRef PodView::Root() const { return Record(PodRecord::kPod, &pod_); }
 
@@ -49,6 +52,7 @@ std::optional<PodRef> PodView::Load(FieldId field, const PodRef& record) const {
   const auto* pod_term = static_cast<const k8s::PodAffinityTerm*>(ptr);
   const auto* weighted = static_cast<const k8s::WeightedPodAffinityTerm*>(ptr);
   const auto* spread = static_cast<const k8s::TopologySpreadConstraint*>(ptr);
+  const auto* port = static_cast<const k8s::HostPort*>(ptr);
   auto policy_name = [](k8s::InclusionPolicy p) { return p == k8s::InclusionPolicy::kHonor ? "Honor" : "Ignore"; };
   static const std::vector<k8s::NodeSelectorTerm> kNoTerms;
   switch (field) {
@@ -61,6 +65,10 @@ std::optional<PodRef> PodView::Load(FieldId field, const PodRef& record) const {
     case FieldId::kPodNodeAffinity:
       return Record(PodRecord::kNodeAffinity, pod->affinity.node_affinity ? &*pod->affinity.node_affinity : &no_affinity_);
     case FieldId::kPodTolerations: return Records(pod->tolerations, PodRecord::kToleration);
+    case FieldId::kPodHostPorts: return Records(host_ports_, PodRecord::kPodPort);
+    case FieldId::kPodPortPort: return PodRef::Int(port->port);
+    case FieldId::kPodPortProtocol: return PodRef::Str(port->protocol);
+    case FieldId::kPodPortHostIP: return PodRef::Str(port->host_ip);
     case FieldId::kPodRequests: return Ptr(PodRef::Kind::kResources, &requests_);
     case FieldId::kPodScoringRequests: return Ptr(PodRef::Kind::kResources, &scoring_);
     case FieldId::kPodPodAffinity:

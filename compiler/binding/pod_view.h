@@ -25,6 +25,7 @@ enum class PodRecord : uint8_t {
   kPodAffinityTerm,
   kWeightedPodAffinityTerm,
   kSpreadConstraint,
+  kPodPort,
 };
 
 /// A pod-side value: a scalar, a record, or a collection (views into the pod).
@@ -69,6 +70,7 @@ class PodView {
   ResourceAmounts scoring_;
   k8s::NodeAffinity no_affinity_;
   k8s::PodAffinity no_pod_affinity_;
+  std::vector<k8s::HostPort> host_ports_;  // every container's, in order
 };
 
 }  // namespace policy::binding

@@ -81,6 +81,22 @@ std::optional<Container> DecodeContainer(DecodeContext& cx, NodeRef node, bool i
   if (!cx.ExpectMapping(node, "container")) return std::nullopt;
   Container c;
   cx.String(node, "name", &c.name);
+  NodeRef ports = cx.Sequence(node, "ports");
+  for (uint32_t i = 0; ports.Valid() && i < ports.Size(); ++i) {
+    NodeRef port = ports.At(i);
+    if (!cx.ExpectMapping(port, "a container port")) continue;
+    std::optional<int32_t> host_port;
+    cx.Int32(port, "hostPort", &host_port);
+    if (!host_port || *host_port <= 0) continue;  // no port of the node
+    HostPort p;
+    p.port = *host_port;
+    std::string protocol, ip;
+    cx.String(port, "protocol", &protocol);
+    cx.String(port, "hostIP", &ip);
+    if (!protocol.empty()) p.protocol = protocol;
+    if (!ip.empty()) p.host_ip = ip;
+    c.host_ports.push_back(std::move(p));
+  }
   NodeRef resources = cx.Mapping(node, "resources");
   if (resources.Valid()) {
     NodeRef requests = cx.Resources(resources, "requests", &c.requests);

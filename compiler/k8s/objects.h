@@ -130,8 +130,19 @@ struct TopologySpreadConstraint {
   Span span;
 };
 
+/// A container port that takes a port of the node (hostPort > 0), as
+/// kube-scheduler's NodePorts reads it: protocol TCP and host IP 0.0.0.0
+/// when unset.
+struct HostPort {
+  int32_t port = 0;
+  std::string protocol = "TCP";
+  std::string host_ip = "0.0.0.0";
+  bool operator==(const HostPort&) const = default;
+};
+
 struct Container {
   std::string name;
+  std::vector<HostPort> host_ports;  ///< ports[] with a hostPort
   ResourceList requests;  ///< defaulted: a limit without a request requests the limit
   ResourceList limits;
   bool restartable = false;  ///< init container with restartPolicy Always (a sidecar)

@@ -17,7 +17,8 @@ Schema::Schema(TypeTable& t) {
   // Records first (fields refer to them), then fields in table order.
   std::map<std::string_view, RecordSchema*> by_name;
   for (std::string_view name : {"Pod", "NodeAffinity", "Term", "Requirement", "PreferredTerm", "Toleration", "Node",
-                                "Taint", "PodAffinity", "PodAffinityTerm", "WeightedPodAffinityTerm", "SpreadConstraint"}) {
+                                "Taint", "PodAffinity", "PodAffinityTerm", "WeightedPodAffinityTerm", "SpreadConstraint", "PodPort",
+                           "UsedPort"}) {
     owned_.push_back(std::make_unique<RecordSchema>(RecordSchema{name, {}}));
     by_name[name] = owned_.back().get();
     records_.push_back(owned_.back().get());
@@ -34,6 +35,8 @@ Schema::Schema(TypeTable& t) {
   const RecordSchema* PodAffinityTerm = by_name["PodAffinityTerm"];
   const RecordSchema* WeightedPodAffinityTerm = by_name["WeightedPodAffinityTerm"];
   const RecordSchema* SpreadConstraint = by_name["SpreadConstraint"];
+  const RecordSchema* PodPort = by_name["PodPort"];
+  const RecordSchema* UsedPort = by_name["UsedPort"];
 #define FIELD(id, record, name, type, side, doc) \
   by_name[#record]->fields.push_back(FieldSchema{FieldId::id, name, type, Side::side, doc});
 #include "compiler/sema/schema.def"

@@ -204,6 +204,9 @@ class NodeTable {
 
   // --- pods and namespaces ---------------------------------------------
   size_t BoundPodCount() const { return bound_pods_; }
+  /// The host ports the pods bound to `row` use (NodeInfo.UsedPorts, one
+  /// entry per pod and port); valid until the table changes.
+  std::vector<const k8s::HostPort*> UsedPorts(RowId row) const;
   size_t WaitingPodCount() const { return pod_index_.size() - bound_pods_; }
   void SetNamespaceLabels(std::string_view name, k8s::StringMap labels);
   /// Labels of a namespace; empty for a namespace the snapshot has no object for.
@@ -239,6 +242,7 @@ class NodeTable {
     std::string namespace_name;
     k8s::StringMap labels;
     std::vector<uint32_t> groups;  // term_groups_ of its affinity terms
+    std::vector<k8s::HostPort> host_ports;  // its containers' host ports (NodeInfo.UsedPorts)
   };
   /// Per-domain sums of a per-row count for one label key, valid while
   /// `epoch` is the table's topology epoch (node labels unchanged).

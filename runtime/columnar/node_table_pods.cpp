@@ -12,6 +12,14 @@
 
 namespace policy::rt {
 
+std::vector<const k8s::HostPort*> NodeTable::UsedPorts(RowId row) const {
+  std::vector<const k8s::HostPort*> ports;
+  for (uint32_t slot = pod_head_[row]; slot != UINT32_MAX; slot = pods_[slot].next) {
+    for (const k8s::HostPort& p : pods_[slot].host_ports) ports.push_back(&p);
+  }
+  return ports;
+}
+
 uint32_t* NodeTable::HeadFor(const BoundPod& pod) {
   if (pod.row != kNoRow) return &pod_head_[pod.row];
   return &waiting_.try_emplace(pod.node_name, UINT32_MAX).first->second;
@@ -75,6 +83,9 @@ BindResult NodeTable::BindPod(const k8s::Pod& pod) {
   bound.nonzero_memory = nonzero.memory;
   bound.namespace_name = pod.namespace_name;
   bound.labels = pod.labels;
+  for (const k8s::Container& c : pod.containers) {
+    bound.host_ports.insert(bound.host_ports.end(), c.host_ports.begin(), c.host_ports.end());
+  }
   InternTermGroups(pod, bound);
   pod_index_.emplace(std::move(key), slot);
 

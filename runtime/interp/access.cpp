@@ -69,6 +69,14 @@ Value Interpreter::Load(FieldId field, const Value& object) {
     case FieldId::kNodeRequested: return Value::Resources(SourceKind::kNodeRequested, nullptr, row);
     case FieldId::kNodeScoringRequested: return Value::Resources(SourceKind::kNodeScoringRequested, nullptr, row);
     case FieldId::kNodePods: return Value::Int(table_.PodCount()[row]);
+    case FieldId::kNodeUsedPorts: {
+      std::vector<Value> ports;
+      for (const k8s::HostPort* p : table_.UsedPorts(row)) ports.push_back(Value::Record(RecordKind::kUsedPort, p, row));
+      return Value::List(std::move(ports));
+    }
+    case FieldId::kUsedPortPort: return Value::Int(static_cast<const k8s::HostPort*>(object.ptr)->port);
+    case FieldId::kUsedPortProtocol: return Value::String(static_cast<const k8s::HostPort*>(object.ptr)->protocol);
+    case FieldId::kUsedPortHostIP: return Value::String(static_cast<const k8s::HostPort*>(object.ptr)->host_ip);
     case FieldId::kTaintKey: return Value::String(std::string(table_.pool().Get(table_.TaintDictionary()[object.i].key)));
     case FieldId::kTaintValue:
       return Value::String(std::string(table_.pool().Get(table_.TaintDictionary()[object.i].value)));

@@ -22,7 +22,7 @@ namespace policy::rt {
 
 /// Which record a record value is: one of the pod's (which one: pod_record,
 /// the list compiler/binding keeps), the node, or a taint of the dictionary.
-enum class RecordKind : uint8_t { kPodSide, kNode, kTaint };
+enum class RecordKind : uint8_t { kPodSide, kNode, kTaint, kUsedPort };
 /// Where a map or resources value reads from.
 enum class SourceKind : uint8_t {
   kStringMap,        ///< a k8s::StringMap (pod labels, nodeSelector)

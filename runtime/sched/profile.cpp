@@ -14,6 +14,7 @@ const std::vector<InTreePlugin>& InTreePlugins() {
       {"NodeName", "stdlib/node_name.policy", "", 0, true},
       {"TaintToleration", "stdlib/taint_toleration.policy", "stdlib/taint_toleration.policy", 3, true},
       {"NodeAffinity", "stdlib/node_affinity.policy", "stdlib/node_affinity.policy", 2, true},
+      {"NodePorts", "stdlib/node_ports.policy", "", 0, true},
       {"NodeResourcesFit", "stdlib/node_resources_fit.policy", "stdlib/least_allocated.policy", 1, true},
       {"PodTopologySpread", "stdlib/pod_topology_spread.policy", "stdlib/pod_topology_spread_score.policy", 2, true},
       {"InterPodAffinity", "stdlib/inter_pod_affinity.policy", "stdlib/inter_pod_affinity.policy", 2, true},
