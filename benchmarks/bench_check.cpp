@@ -27,6 +27,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <set>
 #include <memory>
 #include <span>
 #include <string>
@@ -79,11 +80,14 @@ constexpr const char* kGpuMemoryFit = R"(policy GPUMemoryFit "GPU memory fit."
 /// kJit: bound, and compiled to native kernels.
 enum class Mode { kUnoptimized, kSpecialized, kBound, kJit };
 
-/// The stdlib's node-level plugins of the default profile (kube's weights).
+/// The node-level plugins the hand-written loop mirrors, from the default
+/// profile (kube's weights): the same set in every measurement.
 policy::rt::Profile NodeLevelProfile() {
   policy::rt::Profile profile = policy::rt::DefaultProfile();
+  const std::set<std::string> kept = {"NodeUnschedulable", "NodeName", "TaintToleration", "NodeAffinity",
+                                      "NodeResourcesFit", "NodeResourcesBalancedAllocation"};
   for (policy::rt::PluginSetting& p : profile.plugins) {
-    if (p.name == "PodTopologySpread" || p.name == "InterPodAffinity") p.filter = p.score = false;
+    if (!kept.contains(p.name)) p.filter = p.score = false;
   }
   return profile;
 }

@@ -48,9 +48,9 @@ run "conformance (tests/conformance), JIT verified" python3 "$conformance/run.py
 # profile): the areas policyc implements gate, under every engine; the whole
 # folder's line is reported as it is (issue 11 is under way).
 for engine in "" " --disable-pass=all" " --engine jit --verify-jit"; do
-  run "conformance (default profile: daemonset, node-ports)$engine" python3 "$conformance/run.py" \
+  run "conformance (default profile: daemonset, node-ports, image-locality)$engine" python3 "$conformance/run.py" \
     --policyc "build/policyc$engine" --policies policies --jobs 2 "$conformance/cases-default-profile/daemonset" \
-    "$conformance/cases-default-profile/node-ports"
+    "$conformance/cases-default-profile/node-ports" "$conformance/cases-default-profile/image-locality"
 done
 echo "== conformance (default profile, whole folder, reported)"
 python3 "$conformance/run.py" --policyc build/policyc --policies policies --jobs 2 \

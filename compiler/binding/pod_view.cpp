@@ -34,6 +34,14 @@ PodView::PodView(const k8s::Pod& pod)
     : pod_(pod), requests_(PodRequestAmounts(pod)), scoring_(PodScoringAmounts(pod)) {
   // getContainerPorts: the (regular) containers' ports with a hostPort.
   for (const k8s::Container& c : pod.containers) host_ports_.insert(host_ports_.end(), c.host_ports.begin(), c.host_ports.end());
+  // normalizedImageName: a name without a tag is `:latest`.
+  auto normalized = [](std::string name) {
+    size_t colon = name.rfind(':'), slash = name.rfind('/');
+    if (colon == std::string::npos || (slash != std::string::npos && colon < slash)) name += ":latest";
+    return name;
+  };
+  for (const k8s::Container& c : pod.init_containers) images_.push_back(normalized(c.image));
+  for (const k8s::Container& c : pod.containers) images_.push_back(normalized(c.image));
 }
 
 PodRef PodView::Root() const { return Record(PodRecord::kPod, &pod_); }
@@ -66,6 +74,7 @@ std::optional<PodRef> PodView::Load(FieldId field, const PodRef& record) const {
       return Record(PodRecord::kNodeAffinity, pod->affinity.node_affinity ? &*pod->affinity.node_affinity : &no_affinity_);
     case FieldId::kPodTolerations: return Records(pod->tolerations, PodRecord::kToleration);
     case FieldId::kPodHostPorts: return Records(host_ports_, PodRecord::kPodPort);
+    case FieldId::kPodImages: return Ptr(PodRef::Kind::kStringList, &images_);
     case FieldId::kPodPortPort: return PodRef::Int(port->port);
     case FieldId::kPodPortProtocol: return PodRef::Str(port->protocol);
     case FieldId::kPodPortHostIP: return PodRef::Str(port->host_ip);

@@ -71,6 +71,7 @@ class PodView {
   k8s::NodeAffinity no_affinity_;
   k8s::PodAffinity no_pod_affinity_;
   std::vector<k8s::HostPort> host_ports_;  // every container's, in order
+  std::vector<std::string> images_;        // init containers', then containers', normalized
 };
 
 }  // namespace policy::binding

@@ -5,6 +5,7 @@
 #include "compiler/k8s/decode.h"
 #include "compiler/k8s/decode_context.h"
 #include "compiler/k8s/decode_selectors.h"
+#include "compiler/support/decimal.h"
 
 namespace policy::k8s {
 
@@ -81,6 +82,20 @@ std::optional<Node> DecodeNode(NodeRef object, DiagnosticSink& diags) {
     NodeRef allocatable = cx.Resources(status, "allocatable", &node.allocatable);
     if (capacity.Valid()) CheckNonNegative(cx, capacity, node.capacity, "the capacity");
     if (allocatable.Valid()) CheckNonNegative(cx, allocatable, node.allocatable, "the allocatable amount");
+    NodeRef images = cx.Sequence(status, "images");
+    for (uint32_t i = 0; images.Valid() && i < images.Size(); ++i) {
+      NodeRef image = images.At(i);
+      if (!cx.ExpectMapping(image, "a node image")) continue;
+      std::vector<std::string> names;
+      NodeRef list = cx.Sequence(image, "names");
+      for (uint32_t k = 0; list.Valid() && k < list.Size(); ++k) {
+        if (list.At(k).IsScalar()) names.emplace_back(list.At(k).Text());
+      }
+      std::optional<int64_t> size;
+      NodeRef bytes = image.Get("sizeBytes");
+      if (bytes.Valid() && bytes.IsScalar()) size = ParseDecimalInt(bytes.Text());
+      if (!names.empty()) node.images.emplace_back(std::move(names), size.value_or(0));
+    }
     // API defaulting: a node without allocatable offers its capacity.
     if (!status.Get("allocatable").Valid() || status.Get("allocatable").IsNull()) node.allocatable = node.capacity;
   }

@@ -81,6 +81,7 @@ std::optional<Container> DecodeContainer(DecodeContext& cx, NodeRef node, bool i
   if (!cx.ExpectMapping(node, "container")) return std::nullopt;
   Container c;
   cx.String(node, "name", &c.name);
+  cx.String(node, "image", &c.image);
   NodeRef ports = cx.Sequence(node, "ports");
   for (uint32_t i = 0; ports.Valid() && i < ports.Size(); ++i) {
     NodeRef port = ports.At(i);

@@ -45,6 +45,8 @@ struct Node {
   bool unschedulable = false;
   ResourceList allocatable;  ///< capacity when the node gives no allocatable
   ResourceList capacity;
+  /// status.images: the names of each image present, with its size in bytes.
+  std::vector<std::pair<std::vector<std::string>, int64_t>> images;
 };
 
 /// NodeSelectorRequirement and LabelSelectorRequirement operators.
@@ -142,6 +144,7 @@ struct HostPort {
 
 struct Container {
   std::string name;
+  std::string image;
   std::vector<HostPort> host_ports;  ///< ports[] with a hostPort
   ResourceList requests;  ///< defaulted: a limit without a request requests the limit
   ResourceList limits;

@@ -159,6 +159,12 @@ TypeRef Checker::BuiltinCall(ExprId id, const Builtin& builtin, TypeRef receiver
       }
       return types_.Int();
     }
+    case BuiltinId::kImageScore:
+      if (!Assignable(types[0], types_.String())) {
+        return Mismatch(args[0], fmt::format("an image is a `string`, found `{}`", ToString(types[0])),
+                        std::string(builtin.doc));
+      }
+      return types_.Int();
     case BuiltinId::kHas:
       if (receiver->kind != TypeKind::kMap && receiver->kind != TypeKind::kResources) return bad_receiver();
       if (!Assignable(types[0], types_.String())) {

@@ -147,6 +147,13 @@ void NodeTable::WriteNodeData(RowId row, const k8s::Node& node) {
     column.allocatable_milli[row] = k8s::SchedulerUnitsToMilli(name, column.allocatable[row]);
   }
   unschedulable_[row] = node.unschedulable;
+  for (const auto& [names, bytes] : node.images) {
+    for (const std::string& name : names) {
+      uint32_t id = pool_.Intern(name);
+      images_[row].emplace_back(id, bytes);
+      ++image_nodes_[id];
+    }
+  }
   uint32_t list = TaintListFor(node.taints);
   taint_list_[row] = list;
   uint64_t* bits = taint_bits_.data() + row * taint_words_;
@@ -163,6 +170,8 @@ void NodeTable::ClearNodeData(RowId row) {
   }
   for (ResourceColumn& column : resources_) column.allocatable[row] = column.allocatable_milli[row] = 0;
   unschedulable_[row] = 0;
+  for (const auto& [id, bytes] : images_[row]) --image_nodes_[id];
+  images_[row].clear();
   taint_list_[row] = 0;
   std::fill_n(taint_bits_.begin() + static_cast<long>(row * taint_words_), taint_words_, 0);
 }
@@ -180,6 +189,7 @@ std::optional<RowId> NodeTable::AddNode(const k8s::Node& node) {
   Append<int64_t>(nonzero_memory_milli_, 0);
   Append<int64_t>(zeros_, 0);
   Append<uint32_t>(taint_list_, 0);
+  images_.emplace_back();
   Append(pod_head_, UINT32_MAX);
   taint_bits_.resize(taint_bits_.size() + taint_words_, 0);
   for (LabelColumn& column : labels_) column.domain.push_back(0);
@@ -270,6 +280,7 @@ void NodeTable::Compact() {
   keep(nonzero_memory_milli_, 1);
   zeros_.assign(live_.size() + 1, 0);
   keep(taint_list_, 1);
+  keep(images_, 1);
   keep(pod_head_, 1);
   keep(taint_bits_, taint_words_);
   for (LabelColumn& column : labels_) keep(column.domain, 1);
@@ -304,6 +315,22 @@ const k8s::StringMap& NodeTable::NamespaceLabels(std::string_view name) const {
   static const k8s::StringMap kNone;
   auto it = namespaces_.find(std::string(name));
   return it == namespaces_.end() ? kNone : it->second;
+}
+
+int64_t NodeTable::ImageSize(RowId row, std::string_view name) const {
+  std::optional<uint32_t> id = pool_.Lookup(name);
+  if (!id) return 0;
+  for (const auto& [image, bytes] : images_[row]) {
+    if (image == *id) return bytes;
+  }
+  return 0;
+}
+
+int64_t NodeTable::NodesWithImage(std::string_view name) const {
+  std::optional<uint32_t> id = pool_.Lookup(name);
+  if (!id) return 0;
+  auto it = image_nodes_.find(*id);
+  return it == image_nodes_.end() ? 0 : it->second;
 }
 
 size_t NodeTable::RowMemoryBytes() const {

@@ -207,6 +207,11 @@ class NodeTable {
   /// The host ports the pods bound to `row` use (NodeInfo.UsedPorts, one
   /// entry per pod and port); valid until the table changes.
   std::vector<const k8s::HostPort*> UsedPorts(RowId row) const;
+  /// The size in bytes of image `name` on `row`, 0 when it lacks it
+  /// (status.images, every name of an image).
+  int64_t ImageSize(RowId row, std::string_view name) const;
+  /// How many live nodes have image `name` (ImageStateSummary.NumNodes).
+  int64_t NodesWithImage(std::string_view name) const;
   size_t WaitingPodCount() const { return pod_index_.size() - bound_pods_; }
   void SetNamespaceLabels(std::string_view name, k8s::StringMap labels);
   /// Labels of a namespace; empty for a namespace the snapshot has no object for.
@@ -285,6 +290,8 @@ class NodeTable {
   std::vector<int64_t> nonzero_memory_milli_;
   std::vector<int64_t> zeros_ = std::vector<int64_t>(1, 0);
   std::vector<uint32_t> taint_list_;
+  std::vector<std::vector<std::pair<uint32_t, int64_t>>> images_;  // per row: (image name, bytes)
+  std::unordered_map<uint32_t, int64_t> image_nodes_;              // image name -> nodes with it
   std::vector<uint64_t> taint_bits_;
   std::vector<uint32_t> pod_head_;
   size_t taint_words_ = 1;

@@ -19,6 +19,7 @@ const std::vector<InTreePlugin>& InTreePlugins() {
       {"PodTopologySpread", "stdlib/pod_topology_spread.policy", "stdlib/pod_topology_spread_score.policy", 2, true},
       {"InterPodAffinity", "stdlib/inter_pod_affinity.policy", "stdlib/inter_pod_affinity.policy", 2, true},
       {"NodeResourcesBalancedAllocation", "", "stdlib/balanced_allocation.policy", 1, true},
+      {"ImageLocality", "", "stdlib/image_locality.policy", 1, true},
   };
   return kPlugins;
 }

@@ -54,6 +54,7 @@ const std::map<sema::BuiltinId, Sample>& Samples() {
                         "sum c in pod.topologySpreadConstraints: spreadSkew(c)"}},
       {B::kSpreadScoreCount, {"sum c in pod.topologySpreadConstraints: spreadScoreCount(c)",
                               "sum c in pod.topologySpreadConstraints: spreadScoreCount(c)"}},
+      {B::kImageScore, {"imageScore('nginx:1.27')", "imageScore('nginx:1.27')"}},
       {B::kSpreadWeight, {"sum c in pod.topologySpreadConstraints: spreadWeight(c)",
                           "sum c in pod.topologySpreadConstraints: spreadWeight(c)"}},
   };
