@@ -50,6 +50,7 @@ spec:
   - name: trainer
     resources:
       requests: {cpu: "8", memory: 32Gi, nvidia.com/gpu: 1, nvidia.com/gpu-memory: 40Gi}
+      limits: {nvidia.com/gpu: 1, nvidia.com/gpu-memory: 40Gi}
   tolerations:
   - {key: nvidia.com/gpu, operator: Exists, effect: NoSchedule}
   - {key: spot, operator: Equal, value: "true", effect: PreferNoSchedule}

@@ -315,10 +315,13 @@ Value MakePod(int node, int k, bool gpu) {
   std::string node_name = fmt::format("ip-10-{}-{}-{}.ec2.internal", node / 65536 % 256, node / 256 % 256, node % 256);
   std::string app = k == 0 ? "kube-proxy" : fmt::format("app-{}", (node + k) % 97);
   Map requests = {{"cpu", k == 0 ? "100m" : "500m"}, {"memory", k == 0 ? "64Mi" : "1Gi"}};
-  if (gpu && k == 1) {
+  Map resources;
+  if (gpu && k == 1) {  // extended resources: limits equal to the requests, as the API server requires
     requests.emplace_back("nvidia.com/gpu", "1");
     requests.emplace_back("nvidia.com/gpu-memory", "16Gi");
+    resources.emplace_back("limits", Map{{"nvidia.com/gpu", "1"}, {"nvidia.com/gpu-memory", "16Gi"}});
   }
+  resources.emplace(resources.begin(), "requests", std::move(requests));
   return Map{{"apiVersion", "v1"},
              {"kind", "Pod"},
              {"metadata", Map{{"labels", Map{{"app", app}}},
@@ -326,7 +329,7 @@ Value MakePod(int node, int k, bool gpu) {
                               {"namespace", k == 0 ? "kube-system" : "apps"}}},
              {"spec", Map{{"containers", List{Map{{"image", "registry.example.com/app:1.0"},
                                                   {"name", "main"},
-                                                  {"resources", Map{{"requests", std::move(requests)}}}}}},
+                                                  {"resources", std::move(resources)}}}},
                           {"nodeName", node_name},
                           {"schedulerName", "default-scheduler"}}},
              {"status", Map{{"phase", "Running"}}}};
