@@ -47,7 +47,7 @@ member
   | DEF IDENT LPAREN (param (COMMA param)*)? RPAREN ASSIGN expr    # defMember
   | FILTER (FOR binder IN expr COLON)? expr reasonClause? detailClause?  # filterMember
   | PREFILTER expr reasonClause? detailClause?                      # prefilterMember
-  | SCORE expr (NORMALIZE IDENT)?                                  # scoreMember
+  | SCORE expr (NORMALIZE (IDENT | NONE))?                         # scoreMember
   | WHEN expr                                                      # whenMember
   ;
 

@@ -358,9 +358,10 @@ Member Builder::MemberOf(PolicyParser::MemberContext* ctx) {
   }
   if (auto* m = dynamic_cast<PolicyParser::ScoreMemberContext*>(ctx)) {
     ScoreDecl s{Expr(m->expr()), {}, {}, span};
-    if (m->IDENT() != nullptr) {
-      s.normalize = m->IDENT()->getText();
-      s.normalize_span = window_.TokenSpan(m->IDENT()->getSymbol());
+    antlr4::tree::TerminalNode* kind = m->IDENT() != nullptr ? m->IDENT() : m->NONE();  // `none` is a keyword too
+    if (kind != nullptr) {
+      s.normalize = kind->getText();
+      s.normalize_span = window_.TokenSpan(kind->getSymbol());
     }
     return s;
   }
