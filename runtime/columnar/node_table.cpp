@@ -317,11 +317,9 @@ const k8s::StringMap& NodeTable::NamespaceLabels(std::string_view name) const {
   return it == namespaces_.end() ? kNone : it->second;
 }
 
-int64_t NodeTable::ImageSize(RowId row, std::string_view name) const {
-  std::optional<uint32_t> id = pool_.Lookup(name);
-  if (!id) return 0;
-  for (const auto& [image, bytes] : images_[row]) {
-    if (image == *id) return bytes;
+int64_t NodeTable::ImageSize(RowId row, uint32_t image) const {
+  for (const auto& [id, bytes] : images_[row]) {
+    if (id == image) return bytes;
   }
   return 0;
 }

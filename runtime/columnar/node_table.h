@@ -207,9 +207,11 @@ class NodeTable {
   /// The host ports the pods bound to `row` use (NodeInfo.UsedPorts, one
   /// entry per pod and port); valid until the table changes.
   std::vector<const k8s::HostPort*> UsedPorts(RowId row) const;
-  /// The size in bytes of image `name` on `row`, 0 when it lacks it
-  /// (status.images, every name of an image).
-  int64_t ImageSize(RowId row, std::string_view name) const;
+  /// The id of image name `name` for ImageSize, or nullopt when no node has it.
+  std::optional<uint32_t> ImageId(std::string_view name) const { return pool_.Lookup(name); }
+  /// The size in bytes of image `image` (an ImageId) on `row`, 0 when it
+  /// lacks it (status.images, every name of an image).
+  int64_t ImageSize(RowId row, uint32_t image) const;
   /// How many live nodes have image `name` (ImageStateSummary.NumNodes).
   int64_t NodesWithImage(std::string_view name) const;
   size_t WaitingPodCount() const { return pod_index_.size() - bound_pods_; }

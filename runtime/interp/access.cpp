@@ -274,12 +274,12 @@ void Interpreter::ClusterValues(size_t f, ir::NodeId call_id, int64_t* out) {
     case sema::BuiltinId::kSpreadScoreCount:
       for (RowId row = 0; row < rows; ++row) out[row] = constraint ? cluster.SpreadScoreCount(*constraint, row) : 0;
       return;
-    case sema::BuiltinId::kImageScore: {  // the image's share of nodes once, its size per row
-      std::string_view image = args[0].IsNone() ? std::string_view() : std::string_view(args[0].s);
-      double share = table_.NodeCount() == 0 ? 0 : static_cast<double>(table_.NodesWithImage(image));
+    case sema::BuiltinId::kImageScore: {  // the image's id and node count once, its size per row
+      std::optional<uint32_t> image = args[0].IsNone() ? std::nullopt : table_.ImageId(args[0].s);
+      double nodes = image ? static_cast<double>(table_.NodesWithImage(args[0].s)) : 0;
       for (RowId row = 0; row < rows; ++row) {
-        int64_t size = image.empty() ? 0 : table_.ImageSize(row, image);
-        out[row] = size == 0 ? 0 : static_cast<int64_t>(static_cast<double>(size) * share / static_cast<double>(table_.NodeCount()));
+        int64_t size = image ? table_.ImageSize(row, *image) : 0;
+        out[row] = size == 0 ? 0 : static_cast<int64_t>(static_cast<double>(size) * nodes / static_cast<double>(table_.NodeCount()));
       }
       return;
     }
@@ -309,8 +309,8 @@ Value Interpreter::ClusterBuiltin(sema::BuiltinId id, const std::vector<Value>& 
     case sema::BuiltinId::kSpreadScoreCount: return Value::Int(constraint ? cluster.SpreadScoreCount(*constraint, row_) : 0);
     case sema::BuiltinId::kSpreadWeight: return Value::Int(constraint ? cluster.SpreadWeight(*constraint) : 0);
     case sema::BuiltinId::kImageScore: {  // scaledImageScore, in float64 as kube-scheduler computes it
-      if (args[0].IsNone() || table_.NodeCount() == 0) return Value::Int(0);
-      int64_t size = table_.ImageSize(row_, args[0].s);
+      std::optional<uint32_t> image = args[0].IsNone() ? std::nullopt : table_.ImageId(args[0].s);
+      int64_t size = image ? table_.ImageSize(row_, *image) : 0;
       if (size == 0) return Value::Int(0);
       double scaled = static_cast<double>(size) * static_cast<double>(table_.NodesWithImage(args[0].s)) /
                       static_cast<double>(table_.NodeCount());
