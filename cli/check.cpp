@@ -3,6 +3,8 @@
 // and lints them instead.
 
 #include <algorithm>
+#include <filesystem>
+#include <optional>
 #include <cstdio>
 #include <map>
 #include <memory>
@@ -23,21 +25,25 @@
 namespace policy::cli {
 namespace {
 
-constexpr const char* kUsage = R"(usage: policyc check --cluster CLUSTER --pod POD [--plugins P1,P2,...] [--profile PROFILE.yaml]
+constexpr const char* kUsage = R"(usage: policyc check --cluster CLUSTER (--pod POD | --all-pending) [--plugins P1,P2,...] [--profile PROFILE.yaml]
                      [--policy FILE.policy ...] [--output|-o text|json] [--node NAME ...] [--all-nodes]
                      [--disable-pass NAME|all ...] [--engine interp|jit|auto] [--jit-opt 0..3]
                      [--verify-jit]
        policyc check POLICY.policy...
 
-Places POD (a Pod, or a workload whose template is the pod) on the nodes of
+Places POD (a Pod, or a workload whose template is the pod, from a file;
+or NAMESPACE/NAME, a Pending pod of the snapshot) on the nodes of
 CLUSTER (`kubectl get nodes,pods -A -o yaml` or `-o json`; --cluster may be
 given several times, and a directory stands for its .yaml, .yml and .json
 files; `-` reads standard input) with kube-scheduler's
 default plugins (or a KubeSchedulerConfiguration profile's), or only those named
 by --plugins, plus every --policy (DSL or YAML form). Prints
 kube-scheduler's summary, the reasons grouped with the nodes they apply to, and
-with --node/--all-nodes the details per node. Exit status: 0 schedulable,
-1 schedulable nowhere, 2 bad input or usage.
+with --node/--all-nodes the details per node. --all-pending checks every
+Pending pod of the snapshot against it as it is: a line per pod (the whole
+answer with --node/--all-nodes; a JSON array with --output json). Exit
+status: 0 schedulable (every pod), 1 schedulable nowhere (some pod), 2 bad
+input or usage.
 
 --engine: `interp` evaluates every plugin in the reference interpreter; `jit`
 compiles each plugin the LLVM back end supports into native kernels (the rest,
@@ -94,21 +100,67 @@ class CheckRun {
       return kExitBadInput;
     }
     if (!diags_.All().empty()) std::fputs(RenderAll(diags_).c_str(), stderr);  // warnings
-    std::unique_ptr<engine::PodPlan> plan = engine_->Plan(std::move(*pod_), *cluster_);
-    const rt::Decision& decision = engine_->Decide(*plan, *cluster_, {.plugin_scores = true});
-    rt::Placement placement = engine_->Explain(*plan, *cluster_, decision);
-    std::string pod_name = plan->Pod().namespace_name + "/" + plan->Pod().name;
-    PodNotes notes = NotesFor(plan->Pod());
-    if (notes.gated) placement.summary = "Scheduling is blocked due to non-empty scheduling gates";
+    if (args_.Has("all-pending")) return AllPending(output == "json");
+    Answer answer = Check(std::move(pods_.front()));
     if (output == "json") {
-      fmt::print("{}", PlacementJson(pod_name, placement, notes));
+      fmt::print("{}", PlacementJson(answer.pod, answer.placement, answer.notes));
     } else {
-      fmt::print("{}", PlacementText(pod_name, placement, args_.GetAll("node"), args_.Has("all-nodes"), notes));
+      fmt::print("{}", PlacementText(answer.pod, answer.placement, args_.GetAll("node"), args_.Has("all-nodes"), answer.notes));
     }
-    return placement.feasible > 0 && !notes.gated ? kExitOk : kExitNo;
+    return answer.fits ? kExitOk : kExitNo;
   }
 
  private:
+  struct Answer {
+    std::string pod;  // namespace/name
+    rt::Placement placement;
+    PodNotes notes;
+    bool fits = false;
+  };
+
+  // One pod through the engine: plan, decide, explain.
+  Answer Check(k8s::Pod pod) {
+    std::unique_ptr<engine::PodPlan> plan = engine_->Plan(std::move(pod), *cluster_);
+    const rt::Decision& decision = engine_->Decide(*plan, *cluster_, {.plugin_scores = true});
+    Answer a;
+    a.placement = engine_->Explain(*plan, *cluster_, decision);
+    a.pod = plan->Pod().namespace_name + "/" + plan->Pod().name;
+    a.notes = NotesFor(plan->Pod());
+    if (a.notes.gated) a.placement.summary = "Scheduling is blocked due to non-empty scheduling gates";
+    a.fits = a.placement.feasible > 0 && !a.notes.gated;
+    return a;
+  }
+
+  // --all-pending: every Pending pod of the snapshot, each against the
+  // cluster as it is (none placed). Text: a line per pod (the whole answer
+  // with --node/--all-nodes); JSON: an array of check documents. Exit 0 when
+  // every pod fits somewhere, 1 when one does not.
+  int AllPending(bool json) {
+    bool all_fit = true;
+    std::vector<std::string> documents;
+    bool details = args_.Has("all-nodes") || args_.Has("node");
+    for (k8s::Pod& pod : pods_) {
+      Answer a = Check(std::move(pod));
+      all_fit = all_fit && a.fits;
+      if (json) {
+        documents.push_back(PlacementJson(a.pod, a.placement, a.notes));
+      } else if (details) {
+        fmt::print("{}\n", PlacementText(a.pod, a.placement, args_.GetAll("node"), args_.Has("all-nodes"), a.notes));
+      } else {
+        fmt::print("{}: {}\n", a.pod, a.placement.summary);
+      }
+    }
+    if (json) {
+      for (std::string& d : documents) {
+        while (!d.empty() && d.back() == '\n') d.pop_back();
+      }
+      fmt::print("[{}]\n", fmt::join(documents, ",\n"));
+    } else if (pods_.empty()) {
+      fmt::print("no Pending pod in {}\n", fmt::join(args_.GetAll("cluster"), ", "));
+    }
+    return all_fit ? kExitOk : kExitNo;
+  }
+
   bool Refuse() {
     Fail(diags_);
     return false;
@@ -145,11 +197,50 @@ class CheckRun {
     if (snapshot.empty()) return Refuse();
     cluster_ = engine::Cluster::Load(snapshot, diags_);
     if (!cluster_) return Refuse();
-    pod_source_ = ReadInput(args_.Get("pod"), diags_);
-    if (!pod_source_) return Refuse();
-    pod_ = k8s::ReadPod(*pod_source_, diags_);
-    return pod_ ? true : Refuse();
+    if (args_.Has("all-pending")) {
+      pods_ = cluster_->Report().pending;
+      return true;
+    }
+    std::string pod = args_.Get("pod");
+    if (std::optional<k8s::Pod> from_dump = PendingPod(pod)) {
+      pods_.push_back(std::move(*from_dump));
+      return true;
+    }
+    pod_source_ = ReadInput(pod, diags_);
+    if (!pod_source_) {
+      Refuse();
+      if (pod.find('/') != std::string::npos) {  // it may have meant NAMESPACE/NAME
+        fmt::print(stderr, "policyc check: and the snapshot has no Pending pod `{}`{}\n", pod, ClosestPending(pod));
+      }
+      return false;
+    }
+    std::optional<k8s::Pod> read = k8s::ReadPod(*pod_source_, diags_);
+    if (!read) return Refuse();
+    pods_.push_back(std::move(*read));
+    return true;
   }
+
+  // `--pod NAMESPACE/NAME`: a Pending pod of the snapshot (a file of that
+  // name wins).
+  std::optional<k8s::Pod> PendingPod(const std::string& name) const {
+    if (name == "-" || std::filesystem::exists(name)) return std::nullopt;
+    for (const k8s::Pod& p : cluster_->Report().pending) {
+      if (p.namespace_name + "/" + p.name == name) return p;
+    }
+    return std::nullopt;
+  }
+
+  std::string ClosestPending(const std::string& name) const {
+    std::vector<std::string> names;
+    for (const k8s::Pod& p : cluster_->Report().pending) names.push_back(p.namespace_name + "/" + p.name);
+    std::vector<std::string_view> views(names.begin(), names.end());
+    std::string_view close = Closest(name, views);
+    return close.empty() ? std::string() : fmt::format("; did you mean `{}`?", close);
+  }
+
+  // The scheduler the profile is chosen for: the pod's (the first pod's
+  // with --all-pending; the others get a note when theirs differs).
+  std::string SchedulerName() const { return pods_.empty() ? "default-scheduler" : pods_.front().scheduler_name; }
 
   // The default profile or --profile's (the one for the pod's schedulerName),
   // restricted by --plugins.
@@ -162,11 +253,11 @@ class CheckRun {
       if (!profiles) return Refuse();
       const rt::Profile* chosen = profiles->size() == 1 ? &profiles->front() : nullptr;
       for (const rt::Profile& p : *profiles) {
-        if (p.scheduler_name == pod_->scheduler_name) chosen = &p;
+        if (p.scheduler_name == SchedulerName()) chosen = &p;
       }
       if (chosen == nullptr) {
         fmt::print(stderr, "policyc check: no profile in {} is for schedulerName `{}`\n", args_.Get("profile"),
-                   pod_->scheduler_name);
+                   SchedulerName());
         return false;
       }
       profile_ = *chosen;
@@ -250,7 +341,7 @@ class CheckRun {
   DiagnosticSink diags_;
   std::unique_ptr<engine::Cluster> cluster_;
   std::shared_ptr<Source> pod_source_;  // the pod's spans point into it
-  std::optional<k8s::Pod> pod_;
+  std::vector<k8s::Pod> pods_;          // the pod, or every Pending pod (--all-pending)
   rt::Profile profile_;
   engine::EngineOptions options_;
   std::unique_ptr<engine::Engine> engine_;
@@ -262,7 +353,7 @@ int RunCheck(const std::vector<std::string>& argv) {
   std::variant<Args, int> parsed =
       ParseCommand("check", argv,
                    {{"cluster", true, true}, {"pod"}, {"plugins"}, {"profile"}, {"policy", true, true}, {"output", true, false, 'o'},
-                    {"disable-pass", true, true}, {"node", true, true}, {"all-nodes", false},
+                    {"disable-pass", true, true}, {"node", true, true}, {"all-nodes", false}, {"all-pending", false},
                     {"engine"}, {"jit-opt"}, {"verify-jit", false}},
                    kUsage);
   if (const int* status = std::get_if<int>(&parsed)) return *status;
@@ -281,7 +372,11 @@ int RunCheck(const std::vector<std::string>& argv) {
                args.Positional().front(), kUsage);
     return kExitBadInput;
   }
-  if (!args.Has("cluster") || !args.Has("pod")) {
+  if (args.Has("all-pending") && args.Has("pod")) {
+    fmt::print(stderr, "policyc check: give `--pod` or `--all-pending`, not both\n\n{}", kUsage);
+    return kExitBadInput;
+  }
+  if (!args.Has("cluster") || !(args.Has("pod") || args.Has("all-pending"))) {
     fmt::print(stderr, "policyc check: `--{}` is missing: give both --cluster and --pod\n\n{}",
                args.Has("cluster") ? "pod" : "cluster", kUsage);
     return kExitBadInput;

@@ -31,7 +31,10 @@ class TableBuilder final : public k8s::ClusterVisitor {
         if (!first_waiting_.Valid()) first_waiting_ = where;
         break;
       case BindResult::kFinished: ++report_.pods_finished; return;
-      case BindResult::kNotBound: ++report_.pods_not_bound; return;
+      case BindResult::kNotBound:
+        ++report_.pods_not_bound;
+        report_.pending.push_back(std::move(pod));
+        return;
       case BindResult::kDuplicate:
         Duplicate("pod", pod.namespace_name + "/" + pod.name, where, pod_spans_);
         return;

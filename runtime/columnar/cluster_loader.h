@@ -8,6 +8,7 @@
 #include <memory>
 #include <span>
 #include <string>
+#include <vector>
 
 #include "compiler/k8s/cluster_reader.h"
 #include "compiler/support/diagnostic.h"
@@ -21,6 +22,7 @@ struct LoadReport {
   size_t nodes = 0;
   size_t pods_bound = 0;
   size_t pods_not_bound = 0;     ///< no spec.nodeName (Pending): not part of the cluster state
+  std::vector<k8s::Pod> pending;  ///< those pods, in input order (what `check --pod NS/NAME` picks from)
   size_t pods_finished = 0;      ///< Succeeded or Failed: kube-scheduler ignores them
   size_t pods_unknown_node = 0;  ///< bound to a node that is not in the snapshot
   size_t namespaces = 0;
