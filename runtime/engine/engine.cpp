@@ -127,10 +127,8 @@ std::unique_ptr<Engine> Engine::Create(rt::Profile profile, std::vector<std::sha
 }
 
 const rt::Profile& Engine::Profile() const { return state_->profile; }
-const EngineOptions& Engine::Options() const { return state_->options; }
 const std::vector<PluginSpec>& Engine::Plugins() const { return state_->plugins; }
 const std::vector<const driver::CompiledFile*>& Engine::Files() const { return state_->files; }
-size_t Engine::CachedTemplates() const { return state_->kernels.CachedTemplates(); }
 void Engine::DrainCompilations() { state_->kernels.Drain(); }
 bool Engine::HasJit() { return KernelSource::Available(); }
 

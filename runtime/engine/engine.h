@@ -111,7 +111,6 @@ class Engine {
   Engine& operator=(const Engine&) = delete;
 
   const rt::Profile& Profile() const;
-  const EngineOptions& Options() const;
   /// The plugins in filter order.
   const std::vector<PluginSpec>& Plugins() const;
   /// The compiled files (as lowered), stdlib files first.
@@ -132,8 +131,6 @@ class Engine {
   rt::Placement Explain(const PodPlan& plan, const Cluster& cluster, const rt::Decision& decision,
                         std::span<const rt::RowId> rows = {}) const;
 
-  /// Kernel templates loaded now (the cache).
-  size_t CachedTemplates() const;
   /// Waits for the tiering thread's queued compilations (tests, benchmarks).
   void DrainCompilations();
   /// Whether this build has the LLVM back end.

@@ -25,7 +25,6 @@ class KernelSource {
   /// Its kernels when the tiering thread has them; else null, with the
   /// compilation queued once the template is hot.
   std::shared_ptr<const codegen::CompiledFunction> Tiered(const ir::Program& program, size_t f);
-  size_t CachedTemplates() const;
   void Drain();
   static bool Available();
 

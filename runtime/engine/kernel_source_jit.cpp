@@ -39,11 +39,6 @@ std::shared_ptr<const codegen::CompiledFunction> KernelSource::Tiered(const ir::
   return impl_->tiered->Get(program, f);
 }
 
-size_t KernelSource::CachedTemplates() const {
-  std::lock_guard lock(impl_->mutex);
-  return impl_->jit ? impl_->jit->CachedTemplates() : 0;
-}
-
 void KernelSource::Drain() {
   codegen::TieredJit* tiered;
   {

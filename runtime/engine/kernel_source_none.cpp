@@ -11,7 +11,6 @@ KernelSource::KernelSource(int, size_t) {}
 KernelSource::~KernelSource() = default;
 std::shared_ptr<const codegen::CompiledFunction> KernelSource::Compile(const ir::Program&, size_t) { return nullptr; }
 std::shared_ptr<const codegen::CompiledFunction> KernelSource::Tiered(const ir::Program&, size_t) { return nullptr; }
-size_t KernelSource::CachedTemplates() const { return 0; }
 void KernelSource::Drain() {}
 bool KernelSource::Available() { return false; }
 

@@ -13,6 +13,13 @@ namespace {
 
 using sema::FieldId;
 
+// ImageLocality's scaledImageScore, in float64 as kube-scheduler computes it:
+// the image's size on a node times the share of nodes that have it.
+int64_t ScaledImageScore(int64_t size, int64_t nodes_with_image, size_t nodes) {
+  if (size == 0 || nodes == 0) return 0;
+  return static_cast<int64_t>(static_cast<double>(size) * static_cast<double>(nodes_with_image) / static_cast<double>(nodes));
+}
+
 // A string value, or nothing for none.
 std::optional<std::string_view> StringOf(const Value& v) {
   if (v.IsNone()) return std::nullopt;
@@ -276,10 +283,9 @@ void Interpreter::ClusterValues(size_t f, ir::NodeId call_id, int64_t* out) {
       return;
     case sema::BuiltinId::kImageScore: {  // the image's id and node count once, its size per row
       std::optional<uint32_t> image = args[0].IsNone() ? std::nullopt : table_.ImageId(args[0].s);
-      double nodes = image ? static_cast<double>(table_.NodesWithImage(args[0].s)) : 0;
+      int64_t with_image = image ? table_.NodesWithImage(args[0].s) : 0;
       for (RowId row = 0; row < rows; ++row) {
-        int64_t size = image ? table_.ImageSize(row, *image) : 0;
-        out[row] = size == 0 ? 0 : static_cast<int64_t>(static_cast<double>(size) * nodes / static_cast<double>(table_.NodeCount()));
+        out[row] = image ? ScaledImageScore(table_.ImageSize(row, *image), with_image, table_.NodeCount()) : 0;
       }
       return;
     }
@@ -308,13 +314,10 @@ Value Interpreter::ClusterBuiltin(sema::BuiltinId id, const std::vector<Value>& 
     case sema::BuiltinId::kSpreadSkew: return Value::Int(constraint ? cluster.SpreadSkew(*constraint, row_) : 0);
     case sema::BuiltinId::kSpreadScoreCount: return Value::Int(constraint ? cluster.SpreadScoreCount(*constraint, row_) : 0);
     case sema::BuiltinId::kSpreadWeight: return Value::Int(constraint ? cluster.SpreadWeight(*constraint) : 0);
-    case sema::BuiltinId::kImageScore: {  // scaledImageScore, in float64 as kube-scheduler computes it
+    case sema::BuiltinId::kImageScore: {
       std::optional<uint32_t> image = args[0].IsNone() ? std::nullopt : table_.ImageId(args[0].s);
-      int64_t size = image ? table_.ImageSize(row_, *image) : 0;
-      if (size == 0) return Value::Int(0);
-      double scaled = static_cast<double>(size) * static_cast<double>(table_.NodesWithImage(args[0].s)) /
-                      static_cast<double>(table_.NodeCount());
-      return Value::Int(static_cast<int64_t>(scaled));
+      if (!image) return Value::Int(0);
+      return Value::Int(ScaledImageScore(table_.ImageSize(row_, *image), table_.NodesWithImage(args[0].s), table_.NodeCount()));
     }
     default: break;  // not a cluster builtin
   }
