@@ -33,9 +33,11 @@ constexpr const char* kUsage = R"(usage: policyc check --cluster CLUSTER (--pod 
 
 Places POD (a Pod, or a workload whose template is the pod, from a file;
 or NAMESPACE/NAME, a Pending pod of the snapshot) on the nodes of
-CLUSTER (`kubectl get nodes,pods -A -o yaml` or `-o json`; --cluster may be
-given several times, and a directory stands for its .yaml, .yml and .json
-files; `-` reads standard input) with kube-scheduler's
+CLUSTER (`kubectl get nodes,pods,namespaces,services,replicasets,statefulsets,
+replicationcontrollers,pvc,pv,storageclasses,csinodes,priorityclasses -A -o yaml`
+or `-o json`: every kind the plugins read; --cluster may be given several
+times, and a directory stands for its .yaml, .yml and .json files; `-` reads
+standard input) with kube-scheduler's
 default plugins (or a KubeSchedulerConfiguration profile's), or only those named
 by --plugins, plus every --policy (DSL or YAML form). Prints
 kube-scheduler's summary, the reasons grouped with the nodes they apply to, and

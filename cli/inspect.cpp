@@ -21,7 +21,9 @@ namespace {
 constexpr const char* kUsage = R"(usage: policyc inspect --cluster FILE [--output|-o text|json] [--all-labels]
        policyc inspect --pod FILE [--output|-o text|json]
 
-Loads a cluster snapshot (`kubectl get nodes,pods -A -o yaml` or `-o json`,
+Loads a cluster snapshot (`kubectl get nodes,pods,namespaces,services,replicasets,
+statefulsets,replicationcontrollers,pvc,pv,storageclasses,csinodes,priorityclasses
+-A -o yaml` or `-o json`,
 a NodeList, a multi-document YAML stream; --cluster may be given several
 times, and a directory stands for its .yaml, .yml and .json files) or a pod
 (a Pod or a workload with a pod template) and prints what policyc reads from

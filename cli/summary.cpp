@@ -121,6 +121,16 @@ std::string RenderText(const ClusterSummary& s, size_t max_label_keys) {
     out += fmt::format("selectors   {} (Services, ReplicationControllers, ReplicaSets, StatefulSets: default spread)\n",
                        r.selector_owners);
   }
+  std::vector<std::string> storage;
+  auto add = [&](size_t n, std::string_view kind) {
+    if (n > 0) storage.push_back(fmt::format("{} {}", n, kind));
+  };
+  add(r.claims, "PersistentVolumeClaims");
+  add(r.volumes, "PersistentVolumes");
+  add(r.storage_classes, "StorageClasses");
+  add(r.csi_nodes, "CSINodes");
+  if (!storage.empty()) out += fmt::format("storage     {}\n", fmt::join(storage, ", "));
+  if (r.priority_classes > 0) out += fmt::format("priorities  {} PriorityClasses\n", r.priority_classes);
   if (!r.read.skipped_kinds.empty()) {
     std::vector<std::string> kinds;
     for (const auto& [kind, n] : r.read.skipped_kinds) kinds.push_back(fmt::format("{} {}", n, kind));
@@ -173,6 +183,11 @@ std::string RenderJson(const ClusterSummary& s) {
   w.EndObject();
   w.Key("namespaces").Int(static_cast<int64_t>(r.namespaces));
   w.Key("selectorOwners").Int(static_cast<int64_t>(r.selector_owners));
+  w.Key("persistentVolumeClaims").Int(static_cast<int64_t>(r.claims));
+  w.Key("persistentVolumes").Int(static_cast<int64_t>(r.volumes));
+  w.Key("storageClasses").Int(static_cast<int64_t>(r.storage_classes));
+  w.Key("csiNodes").Int(static_cast<int64_t>(r.csi_nodes));
+  w.Key("priorityClasses").Int(static_cast<int64_t>(r.priority_classes));
   w.Key("skippedKinds").BeginObject();
   for (const auto& [kind, n] : r.read.skipped_kinds) w.Key(kind).Int(static_cast<int64_t>(n));
   w.EndObject();

@@ -26,7 +26,7 @@ find tests policies stdlib -type f -name '*.policy' -exec cp -t "$work/policy" {
 # `check`: a policy, a pod and a profile joined by NUL bytes.
 i=0
 for policy in policies/*.policy policies/*.yaml tests/data/*.policy; do
-  for pod in examples/pods/*.yaml; do
+  for pod in examples/pods/*.yaml tests/data/pod-mysql-bound-volume.yaml tests/data/pod-scratch-local.yaml; do
     profile=$(ls examples/profiles/*.yaml | sed -n "$((i % $(ls examples/profiles/*.yaml | wc -l) + 1))p")
     { cat "$policy"; printf '\0'; cat "$pod"; printf '\0'; [ $((i % 2)) -eq 0 ] && cat "$profile"; } > "$work/check/seed$i"
     i=$((i+1))

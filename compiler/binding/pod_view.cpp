@@ -42,6 +42,19 @@ PodView::PodView(const k8s::Pod& pod)
   };
   for (const k8s::Container& c : pod.init_containers) images_.push_back(normalized(c.image));
   for (const k8s::Container& c : pod.containers) images_.push_back(normalized(c.image));
+  // Volumes no snapshot was consulted for (a compile without a cluster):
+  // their claims are not found.
+  if (pod.resolved_volumes.size() != pod.volumes.size()) {
+    for (const k8s::Volume& v : pod.volumes) {
+      k8s::ResolvedVolume r;
+      r.name = v.name;
+      r.kind = v.kind;
+      r.claim = v.claim;
+      r.disks = v.disks;
+      r.read_only = v.read_only;
+      unresolved_.push_back(std::move(r));
+    }
+  }
 }
 
 PodRef PodView::Root() const { return Record(PodRecord::kPod, &pod_); }
@@ -61,6 +74,9 @@ std::optional<PodRef> PodView::Load(FieldId field, const PodRef& record) const {
   const auto* weighted = static_cast<const k8s::WeightedPodAffinityTerm*>(ptr);
   const auto* spread = static_cast<const k8s::TopologySpreadConstraint*>(ptr);
   const auto* port = static_cast<const k8s::HostPort*>(ptr);
+  const auto* vol = static_cast<const k8s::ResolvedVolume*>(ptr);
+  const auto* candidate = static_cast<const k8s::PersistentVolume*>(ptr);
+  auto flag = [](bool b) { return PodRef{PodRef::Kind::kBool, b ? 1 : 0}; };
   auto policy_name = [](k8s::InclusionPolicy p) { return p == k8s::InclusionPolicy::kHonor ? "Honor" : "Ignore"; };
   static const std::vector<k8s::NodeSelectorTerm> kNoTerms;
   switch (field) {
@@ -75,6 +91,40 @@ std::optional<PodRef> PodView::Load(FieldId field, const PodRef& record) const {
     case FieldId::kPodTolerations: return Records(pod->tolerations, PodRecord::kToleration);
     case FieldId::kPodHostPorts: return Records(host_ports_, PodRecord::kPodPort);
     case FieldId::kPodImages: return Ptr(PodRef::Kind::kStringList, &images_);
+    case FieldId::kPodVolumes:
+      return Records(pod->resolved_volumes.size() == pod->volumes.size() ? pod->resolved_volumes : unresolved_,
+                     PodRecord::kVolume);
+    case FieldId::kVolumeName: return PodRef::Str(vol->name);
+    case FieldId::kVolumeSource:
+      return PodRef::Str(vol->kind == k8s::Volume::Kind::kClaim       ? "persistentVolumeClaim"
+                         : vol->kind == k8s::Volume::Kind::kEphemeral ? "ephemeral"
+                                                                      : "other");
+    case FieldId::kVolumeClaim: return PodRef::Str(vol->claim);
+    case FieldId::kVolumeClaimFound: return flag(vol->claim_found);
+    case FieldId::kVolumeClaimLost: return flag(vol->claim_lost);
+    case FieldId::kVolumeClaimDeleting: return flag(vol->claim_deleting);
+    case FieldId::kVolumeBound: return flag(vol->bound);
+    case FieldId::kVolumeDelayBinding: return flag(vol->delay_binding);
+    case FieldId::kVolumeRwop: return flag(vol->read_write_once_pod);
+    case FieldId::kVolumeInUse: return flag(vol->in_use);
+    case FieldId::kVolumeVolumeName: return PodRef::Str(vol->volume_name);
+    case FieldId::kVolumeSelectedNode: return PodRef::Str(vol->selected_node);
+    case FieldId::kVolumePvFound: return flag(vol->pv_found);
+    case FieldId::kVolumePvAffinity: return Records(vol->pv_affinity, PodRecord::kTerm);
+    case FieldId::kVolumePvTopology: return Records(vol->pv_topology, PodRecord::kRequirement);
+    case FieldId::kVolumeStorageClass: return PodRef::Str(vol->class_name);
+    case FieldId::kVolumeClassFound: return flag(vol->class_found);
+    case FieldId::kVolumeWaitForConsumer: return flag(vol->wait_for_first_consumer);
+    case FieldId::kVolumeProvisionable: return flag(vol->provisionable);
+    case FieldId::kVolumeAllowedTopologies: return Records(vol->allowed_topologies, PodRecord::kTerm);
+    case FieldId::kVolumeCandidates: return Records(vol->candidates, PodRecord::kVolumeCandidate);
+    case FieldId::kVolumeDisks: return Ptr(PodRef::Kind::kStringList, &vol->disks);
+    case FieldId::kVolumeReadOnly: return flag(vol->read_only);
+    case FieldId::kVolumeAttachDriver: return PodRef::Str(vol->attach_driver);
+    case FieldId::kVolumeAttachId:
+      return PodRef::Str(vol->attach_driver.empty() ? "" : vol->attach_driver + "/" + vol->attach_handle);
+    case FieldId::kCandidateName: return PodRef::Str(candidate->name);
+    case FieldId::kCandidateAffinity: return Records(candidate->node_affinity, PodRecord::kTerm);
     case FieldId::kPodPortPort: return PodRef::Int(port->port);
     case FieldId::kPodPortProtocol: return PodRef::Str(port->protocol);
     case FieldId::kPodPortHostIP: return PodRef::Str(port->host_ip);

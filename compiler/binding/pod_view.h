@@ -26,6 +26,8 @@ enum class PodRecord : uint8_t {
   kWeightedPodAffinityTerm,
   kSpreadConstraint,
   kPodPort,
+  kVolume,
+  kVolumeCandidate,
 };
 
 /// A pod-side value: a scalar, a record, or a collection (views into the pod).
@@ -72,6 +74,7 @@ class PodView {
   k8s::PodAffinity no_pod_affinity_;
   std::vector<k8s::HostPort> host_ports_;  // every container's, in order
   std::vector<std::string> images_;        // init containers', then containers', normalized
+  std::vector<k8s::ResolvedVolume> unresolved_;  // pod.volumes as they are, when nothing resolved them
 };
 
 }  // namespace policy::binding

@@ -30,6 +30,16 @@ class Dispatcher final : public ObjectVisitor {
       if (auto ns = DecodeNamespace(object, diags_)) visitor_.OnNamespace(std::move(*ns), where);
     } else if (kind == "Service" || kind == "ReplicationController" || kind == "ReplicaSet" || kind == "StatefulSet") {
       if (auto owner = DecodeSelectorOwner(object, kind, diags_)) visitor_.OnSelectorOwner(std::move(*owner), where);
+    } else if (kind == "PersistentVolumeClaim") {
+      if (auto pvc = DecodePersistentVolumeClaim(object, diags_)) visitor_.OnClaim(std::move(*pvc), where);
+    } else if (kind == "PersistentVolume") {
+      if (auto pv = DecodePersistentVolume(object, diags_)) visitor_.OnVolume(std::move(*pv), where);
+    } else if (kind == "StorageClass") {
+      if (auto sc = DecodeStorageClass(object, diags_)) visitor_.OnStorageClass(std::move(*sc), where);
+    } else if (kind == "CSINode") {
+      if (auto node = DecodeCsiNode(object, diags_)) visitor_.OnCsiNode(std::move(*node), where);
+    } else if (kind == "PriorityClass") {
+      if (auto pc = DecodePriorityClass(object, diags_)) visitor_.OnPriorityClass(std::move(*pc), where);
     } else {
       ++stats_->skipped_kinds[kind.empty() ? std::string("(no kind)") : std::string(kind)];
     }

@@ -1,7 +1,7 @@
 #pragma once
 /// Reads a cluster snapshot file object by object into typed objects.
 ///
-/// Nodes, Pods and Namespaces, and the selectors of Services,
+/// Nodes, Pods, Namespaces, storage objects, PriorityClasses, and the selectors of Services,
 /// ReplicationControllers, ReplicaSets and StatefulSets, are decoded and
 /// handed to a ClusterVisitor as they are read; other kinds are counted and
 /// skipped (kubectl dumps hold Events, ConfigMaps, ...). Problems are diagnostics; after any error the
@@ -28,6 +28,13 @@ class ClusterVisitor {
     (void)owner;
     (void)where;
   }
+  /// PersistentVolumeClaims, PersistentVolumes, StorageClasses and CSINodes
+  /// (the volume plugins) and PriorityClasses (the queue).
+  virtual void OnClaim(PersistentVolumeClaim&&, Span) {}
+  virtual void OnVolume(PersistentVolume&&, Span) {}
+  virtual void OnStorageClass(StorageClass&&, Span) {}
+  virtual void OnCsiNode(CsiNode&&, Span) {}
+  virtual void OnPriorityClass(PriorityClass&&, Span) {}
 };
 
 struct ClusterReadStats {

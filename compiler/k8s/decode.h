@@ -27,6 +27,12 @@ std::optional<Namespace> DecodeNamespace(NodeRef object, DiagnosticSink& diags);
 std::optional<std::vector<TopologySpreadConstraint>> DecodeSpreadConstraints(NodeRef list, DiagnosticSink& diags);
 /// A Service, ReplicationController, ReplicaSet or StatefulSet: its name, namespace and selector.
 std::optional<SelectorOwner> DecodeSelectorOwner(NodeRef object, std::string_view kind, DiagnosticSink& diags);
+/// Storage objects and PriorityClasses (decode_storage.cpp).
+std::optional<PersistentVolumeClaim> DecodePersistentVolumeClaim(NodeRef object, DiagnosticSink& diags);
+std::optional<PersistentVolume> DecodePersistentVolume(NodeRef object, DiagnosticSink& diags);
+std::optional<StorageClass> DecodeStorageClass(NodeRef object, DiagnosticSink& diags);
+std::optional<CsiNode> DecodeCsiNode(NodeRef object, DiagnosticSink& diags);
+std::optional<PriorityClass> DecodePriorityClass(NodeRef object, DiagnosticSink& diags);
 /// A workload's pod template as a pod in the workload's namespace, named
 /// after the workload when the template has no name.
 std::optional<Pod> DecodeWorkloadTemplate(NodeRef object, std::string_view kind, DiagnosticSink& diags);

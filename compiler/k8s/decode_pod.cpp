@@ -140,6 +140,53 @@ void DecodeContainers(DecodeContext& cx, NodeRef spec, std::string_view key, boo
   }
 }
 
+// spec.volumes: claims (persistentVolumeClaim, generic ephemeral) and the
+// inline disks VolumeRestrictions compares (isVolumeConflict).
+void DecodeVolumes(DecodeContext& cx, NodeRef list, const std::string& pod_name, std::vector<Volume>* out) {
+  for (uint32_t i = 0; i < list.Size(); ++i) {
+    NodeRef v = list.At(i);
+    if (!cx.ExpectMapping(v, "a volume")) continue;
+    Volume volume;
+    cx.String(v, "name", &volume.name);
+    auto read_only = [&](NodeRef source) {
+      bool ro = false;
+      cx.Bool(source, "readOnly", &ro);
+      return ro;
+    };
+    if (NodeRef pvc = cx.Mapping(v, "persistentVolumeClaim"); pvc.Valid()) {
+      volume.kind = Volume::Kind::kClaim;
+      cx.String(pvc, "claimName", &volume.claim);
+      volume.read_only = read_only(pvc);
+    } else if (NodeRef eph = cx.Mapping(v, "ephemeral"); eph.Valid()) {
+      volume.kind = Volume::Kind::kEphemeral;
+      volume.claim = pod_name + "-" + volume.name;  // ephemeral.VolumeClaimName
+    } else if (NodeRef gce = cx.Mapping(v, "gcePersistentDisk"); gce.Valid()) {
+      std::string pd;
+      cx.String(gce, "pdName", &pd);
+      volume.disks.push_back("gcePersistentDisk " + pd);
+      volume.read_only = read_only(gce);
+    } else if (NodeRef ebs = cx.Mapping(v, "awsElasticBlockStore"); ebs.Valid()) {
+      std::string id;
+      cx.String(ebs, "volumeID", &id);
+      volume.disks.push_back("awsElasticBlockStore " + id);  // conflicts even read-only
+    } else if (NodeRef iscsi = cx.Mapping(v, "iscsi"); iscsi.Valid()) {
+      std::string iqn;
+      cx.String(iscsi, "iqn", &iqn);
+      volume.disks.push_back("iscsi " + iqn);
+      volume.read_only = read_only(iscsi);
+    } else if (NodeRef rbd = cx.Mapping(v, "rbd"); rbd.Valid()) {
+      std::vector<std::string> monitors;
+      std::string pool = "rbd", image;
+      cx.StringList(rbd, "monitors", &monitors);
+      cx.String(rbd, "pool", &pool);
+      cx.String(rbd, "image", &image);
+      for (const std::string& m : monitors) volume.disks.push_back(fmt::format("rbd {} {}/{}", m, pool, image));
+      volume.read_only = read_only(rbd);
+    }
+    out->push_back(std::move(volume));
+  }
+}
+
 PodPhase ParsePhase(std::string_view s) {
   if (s == "Running") return PodPhase::kRunning;
   if (s == "Succeeded") return PodPhase::kSucceeded;
@@ -180,6 +227,8 @@ void DecodePodBody(DecodeContext& cx, NodeRef metadata, NodeRef spec, Pod* pod) 
   if (spread.Valid()) DecodeSpread(cx, spread, &pod->topology_spread);
   DecodeContainers(cx, spec, "containers", false, &pod->containers);
   DecodeContainers(cx, spec, "initContainers", true, &pod->init_containers);
+  NodeRef volumes = cx.Sequence(spec, "volumes");
+  if (volumes.Valid()) DecodeVolumes(cx, volumes, pod->name, &pod->volumes);
   NodeRef overhead = cx.Resources(spec, "overhead", &pod->overhead);
   if (overhead.Valid()) CheckResourceList(cx, overhead, pod->overhead, "the overhead", false);
   cx.Int32(spec, "priority", &pod->priority);

@@ -120,14 +120,6 @@ void DecodeRequirements(DecodeContext& cx, NodeRef parent, std::string_view key,
   }
 }
 
-NodeSelectorTerm DecodeNodeSelectorTerm(DecodeContext& cx, NodeRef node) {
-  NodeSelectorTerm term;
-  if (!cx.ExpectMapping(node, "nodeSelectorTerm")) return term;
-  DecodeRequirements(cx, node, "matchExpressions", RequirementKind::kNodeLabel, &term.match_expressions);
-  DecodeRequirements(cx, node, "matchFields", RequirementKind::kNodeField, &term.match_fields);
-  return term;
-}
-
 int32_t DecodeWeight(DecodeContext& cx, NodeRef node) {
   std::optional<int32_t> weight;
   cx.Int32(node, "weight", &weight);
@@ -234,6 +226,14 @@ std::optional<PodAffinity> DecodePodAffinity(DecodeContext& cx, NodeRef node) {
 }
 
 }  // namespace
+
+NodeSelectorTerm DecodeNodeSelectorTerm(DecodeContext& cx, NodeRef node) {
+  NodeSelectorTerm term;
+  if (!cx.ExpectMapping(node, "nodeSelectorTerm")) return term;
+  DecodeRequirements(cx, node, "matchExpressions", RequirementKind::kNodeLabel, &term.match_expressions);
+  DecodeRequirements(cx, node, "matchFields", RequirementKind::kNodeField, &term.match_fields);
+  return term;
+}
 
 std::optional<LabelSelector> DecodeLabelSelector(DecodeContext& cx, NodeRef selector) {
   LabelSelector out;

@@ -9,6 +9,8 @@ namespace policy::k8s {
 void DecodeAffinity(DecodeContext& cx, NodeRef affinity, Affinity* out);
 /// a labelSelector / namespaceSelector mapping
 std::optional<LabelSelector> DecodeLabelSelector(DecodeContext& cx, NodeRef selector);
+/// a nodeSelectorTerm (matchExpressions, matchFields)
+NodeSelectorTerm DecodeNodeSelectorTerm(DecodeContext& cx, NodeRef node);
 /// spec.tolerations
 void DecodeTolerations(DecodeContext& cx, NodeRef list, std::vector<Toleration>* out);
 /// spec.topologySpreadConstraints

@@ -168,6 +168,107 @@ struct SelectorOwner {
   std::optional<LabelSelector> selector;   ///< ReplicaSet, StatefulSet: spec.selector
 };
 
+/// A volume of spec.volumes as the volume plugins read it.
+struct Volume {
+  enum class Kind : uint8_t { kClaim, kEphemeral, kOther };
+  std::string name;
+  Kind kind = Kind::kOther;
+  /// The claim's name: persistentVolumeClaim.claimName, or for a generic
+  /// ephemeral volume the claim the controller makes (`POD-VOLUME`).
+  std::string claim;
+  /// VolumeRestrictions' disk identities of an inline gcePersistentDisk,
+  /// awsElasticBlockStore, iscsi or rbd volume (one per Ceph monitor for
+  /// rbd), with kube-scheduler's conflict rule folded into `read_only`
+  /// (an EBS volume conflicts even read-only, so it is never read-only here).
+  std::vector<std::string> disks;
+  bool read_only = false;
+};
+
+/// A PersistentVolumeClaim of the snapshot.
+struct PersistentVolumeClaim {
+  std::string name;
+  std::string namespace_name = "default";
+  std::vector<std::string> access_modes;
+  std::optional<std::string> storage_class;  ///< spec.storageClassName; absent: the beta annotation, else ""
+  std::string volume_name;                   ///< spec.volumeName: bound (or pre-bound) to this PV
+  std::string volume_mode = "Filesystem";
+  Quantity request;                          ///< spec.resources.requests.storage
+  std::optional<LabelSelector> selector;
+  std::string phase;                         ///< status.phase (Pending, Bound, Lost)
+  bool deleting = false;                     ///< metadata.deletionTimestamp is set
+  bool bind_completed = false;               ///< annotation pv.kubernetes.io/bind-completed
+  std::string selected_node;                 ///< annotation volume.kubernetes.io/selected-node
+};
+
+/// A PersistentVolume of the snapshot.
+struct PersistentVolume {
+  std::string name;
+  StringMap labels;
+  std::vector<std::string> access_modes;
+  std::string storage_class;
+  std::string volume_mode = "Filesystem";
+  Quantity capacity;                          ///< spec.capacity.storage
+  std::string claim_namespace, claim_name;    ///< spec.claimRef; empty when unclaimed
+  std::string phase;                          ///< status.phase (Available, Bound, Released, Failed)
+  bool deleting = false;
+  /// spec.nodeAffinity.required's terms (ORed); empty: any node.
+  std::vector<NodeSelectorTerm> node_affinity;
+  std::string csi_driver, csi_handle;         ///< spec.csi
+};
+
+/// A StorageClass of the snapshot.
+struct StorageClass {
+  std::string name;
+  std::string provisioner;
+  bool wait_for_first_consumer = false;       ///< volumeBindingMode (Immediate when unset)
+  /// allowedTopologies as node selector terms (In requirements); empty: everywhere.
+  std::vector<NodeSelectorTerm> allowed_topologies;
+};
+
+/// A CSINode: per CSI driver on the node, how many volumes it may attach.
+struct CsiNode {
+  std::string name;
+  std::vector<std::pair<std::string, int64_t>> limits;  ///< driver -> allocatable.count (drivers that set one)
+};
+
+/// A PriorityClass of the snapshot.
+struct PriorityClass {
+  std::string name;
+  int32_t value = 0;
+  bool global_default = false;
+  std::string preemption_policy = "PreemptLowerPriority";
+};
+
+/// A pod volume once its claim, volume and class are looked up in the
+/// snapshot (rt::ResolveVolumes): what the volume plugins decide from.
+struct ResolvedVolume {
+  std::string name;
+  Volume::Kind kind = Volume::Kind::kOther;
+  std::string claim;
+  bool claim_found = false;
+  bool claim_lost = false, claim_deleting = false;
+  bool bound = false;          ///< spec.volumeName set and bind-completed: a bound claim
+  bool delay_binding = false;  ///< unbound, and its class binds WaitForFirstConsumer
+  bool read_write_once_pod = false;
+  bool in_use = false;         ///< a pod bound to a node uses the claim
+  std::string volume_name;
+  std::string selected_node;
+  bool pv_found = false;
+  std::vector<NodeSelectorTerm> pv_affinity;     ///< the bound PV's node affinity; empty: any node
+  std::vector<SelectorRequirement> pv_topology;  ///< the bound PV's zone/region labels (VolumeZone), In over the `__`-split values
+  std::string class_name;      ///< the claim's class ("" when it names none)
+  bool class_found = false;
+  bool wait_for_first_consumer = false;
+  bool provisionable = false;  ///< the class names a provisioner other than kubernetes.io/no-provisioner
+  std::vector<NodeSelectorTerm> allowed_topologies;
+  /// The available PVs that match the unbound claim (class, size, access and
+  /// volume modes, selector), smallest first: their names and node affinities.
+  std::vector<PersistentVolume> candidates;
+  std::string attach_driver, attach_handle;  ///< NodeVolumeLimits' CSI driver and volume handle; empty: not counted
+  std::vector<std::string> disks;  ///< Volume::disks
+  bool read_only = false;
+};
+
 enum class PodPhase : uint8_t { kPending, kRunning, kSucceeded, kFailed, kUnknown };
 
 struct Pod {
@@ -191,6 +292,10 @@ struct Pod {
   std::string scheduler_name = "default-scheduler";
   bool host_network = false;  ///< spec.hostNetwork
   std::vector<std::string> scheduling_gates;  ///< spec.schedulingGates' names: kube-scheduler waits while any is left
+  std::vector<Volume> volumes;  ///< spec.volumes
+  /// The volumes with the snapshot's claims, PVs and classes looked up (set
+  /// on the scheduling side, never by the API; see ResolvedVolume).
+  std::vector<ResolvedVolume> resolved_volumes;
   PodPhase phase = PodPhase::kPending;
   /// For a pod taken from a workload's template: `Deployment/web`; else empty.
   std::string template_of;

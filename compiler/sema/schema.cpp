@@ -18,7 +18,7 @@ Schema::Schema(TypeTable& t) {
   std::map<std::string_view, RecordSchema*> by_name;
   for (std::string_view name : {"Pod", "NodeAffinity", "Term", "Requirement", "PreferredTerm", "Toleration", "Node",
                                 "Taint", "PodAffinity", "PodAffinityTerm", "WeightedPodAffinityTerm", "SpreadConstraint", "PodPort",
-                           "UsedPort"}) {
+                           "UsedPort", "Volume", "VolumeCandidate", "AttachedVolume", "VolumeLimit", "Disk"}) {
     owned_.push_back(std::make_unique<RecordSchema>(RecordSchema{name, {}}));
     by_name[name] = owned_.back().get();
     records_.push_back(owned_.back().get());
@@ -37,6 +37,11 @@ Schema::Schema(TypeTable& t) {
   const RecordSchema* SpreadConstraint = by_name["SpreadConstraint"];
   const RecordSchema* PodPort = by_name["PodPort"];
   const RecordSchema* UsedPort = by_name["UsedPort"];
+  const RecordSchema* Volume = by_name["Volume"];
+  const RecordSchema* VolumeCandidate = by_name["VolumeCandidate"];
+  const RecordSchema* AttachedVolume = by_name["AttachedVolume"];
+  const RecordSchema* VolumeLimit = by_name["VolumeLimit"];
+  const RecordSchema* Disk = by_name["Disk"];
 #define FIELD(id, record, name, type, side, doc) \
   by_name[#record]->fields.push_back(FieldSchema{FieldId::id, name, type, Side::side, doc});
 #include "compiler/sema/schema.def"

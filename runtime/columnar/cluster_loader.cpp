@@ -52,6 +52,28 @@ class TableBuilder final : public k8s::ClusterVisitor {
     ++report_.namespaces;
   }
 
+  void OnClaim(k8s::PersistentVolumeClaim&& pvc, Span where) override {
+    std::string key = StorageObjects::ClaimKey(pvc.namespace_name, pvc.name);
+    Store(table_.MutableStorage().claims, key, std::move(pvc), "PersistentVolumeClaim", where, report_.claims);
+  }
+  void OnVolume(k8s::PersistentVolume&& pv, Span where) override {
+    std::string key = pv.name;
+    Store(table_.MutableStorage().volumes, key, std::move(pv), "PersistentVolume", where, report_.volumes);
+  }
+  void OnStorageClass(k8s::StorageClass&& sc, Span where) override {
+    std::string key = sc.name;
+    Store(table_.MutableStorage().classes, key, std::move(sc), "StorageClass", where, report_.storage_classes);
+  }
+  void OnCsiNode(k8s::CsiNode&& node, Span where) override {
+    std::string key = node.name;
+    Store(table_.MutableStorage().csi_nodes, key, std::move(node), "CSINode", where, report_.csi_nodes);
+  }
+  void OnPriorityClass(k8s::PriorityClass&& pc, Span where) override {
+    std::string key = pc.name;
+    Store(table_.MutableStorage().priority_classes, key, std::move(pc), "PriorityClass", where,
+          report_.priority_classes);
+  }
+
   void Finish() {
     // Pods still waiting name nodes that never came.
     report_.pods_unknown_node = table_.WaitingPodCount();
@@ -70,14 +92,26 @@ class TableBuilder final : public k8s::ClusterVisitor {
 
  private:
   void Duplicate(std::string_view what, const std::string& name, Span where,
-                 const std::unordered_map<std::string, Span>& spans) {
+                 const std::unordered_map<std::string, Span>& spans, const std::string& span_key = {}) {
     Diagnostic& d = diags_.Error(DiagCode::kDuplicateObject, where, fmt::format("the {} `{}` appears twice", what, name),
                                  "second definition");
-    auto first = spans.find(name);
+    auto first = spans.find(span_key.empty() ? name : span_key);
     if (first != spans.end()) {  // perhaps in another file
       diags_.AddSecondary(d, Span{first->second.source, first->second.begin, first->second.begin + 1}, "first here");
     }
     d.help = "a snapshot holds each object once; remove one of them";
+  }
+
+  template <typename T>
+  void Store(std::unordered_map<std::string, T>& map, const std::string& key, T&& object, std::string_view kind,
+             Span where, size_t& count) {
+    std::string span_key = std::string(kind) + " " + key;
+    if (!map.try_emplace(key, std::move(object)).second) {
+      Duplicate(kind, key, where, storage_spans_, span_key);
+      return;
+    }
+    storage_spans_.emplace(span_key, where);
+    ++count;
   }
 
   NodeTable& table_;
@@ -85,6 +119,7 @@ class TableBuilder final : public k8s::ClusterVisitor {
   LoadReport& report_;
   std::unordered_map<std::string, Span> node_spans_;  // name -> where, for duplicate reports
   std::unordered_map<std::string, Span> pod_spans_;
+  std::unordered_map<std::string, Span> storage_spans_;  // "KIND name" -> where
   Span first_waiting_;
 };
 

@@ -26,6 +26,7 @@
 #include <vector>
 
 #include "compiler/k8s/objects.h"
+#include "runtime/columnar/storage_objects.h"
 #include "runtime/columnar/string_pool.h"
 
 namespace policy::rt {
@@ -207,6 +208,20 @@ class NodeTable {
   /// The host ports the pods bound to `row` use (NodeInfo.UsedPorts, one
   /// entry per pod and port); valid until the table changes.
   std::vector<const k8s::HostPort*> UsedPorts(RowId row) const;
+  /// The inline disks the pods bound to `row` mount (VolumeRestrictions):
+  /// (identity, read-only), one entry per pod and disk; valid until the table changes.
+  std::vector<std::pair<const std::string*, bool>> Disks(RowId row) const;
+  /// The CSI volumes the pods bound to `row` attach, each once, as
+  /// (driver, handle) resolved through Storage() now.
+  std::vector<std::pair<std::string, std::string>> AttachedVolumes(RowId row) const;
+  /// Per CSI driver, the most volumes `row` may attach: allocatable
+  /// `attachable-volumes-csi-DRIVER`, overridden by the node's CSINode counts.
+  std::vector<std::pair<std::string, int64_t>> VolumeLimits(RowId row) const;
+  /// Whether a pod bound to a node uses claim `namespace/name` (IsPVCUsedByPods).
+  bool ClaimInUse(std::string_view namespace_name, std::string_view name) const;
+  /// The snapshot's storage objects and PriorityClasses.
+  const StorageObjects& Storage() const { return storage_; }
+  StorageObjects& MutableStorage() { return storage_; }
   /// The id of image name `name` for ImageSize, or nullopt when no node has it.
   std::optional<uint32_t> ImageId(std::string_view name) const { return pool_.Lookup(name); }
   /// The size in bytes of image `image` (an ImageId) on `row`, 0 when it
@@ -250,6 +265,7 @@ class NodeTable {
     k8s::StringMap labels;
     std::vector<uint32_t> groups;  // term_groups_ of its affinity terms
     std::vector<k8s::HostPort> host_ports;  // its containers' host ports (NodeInfo.UsedPorts)
+    std::vector<k8s::Volume> volumes;       // its claims and inline disks
   };
   /// Per-domain sums of a per-row count for one label key, valid while
   /// `epoch` is the table's topology epoch (node labels unchanged).
@@ -318,6 +334,8 @@ class NodeTable {
 
   std::unordered_map<std::string, k8s::StringMap> namespaces_;
   std::vector<k8s::SelectorOwner> owners_;
+  StorageObjects storage_;
+  std::unordered_map<std::string, int32_t> claim_users_;  // namespace/claim -> pods bound to a node using it
 
   // Topology index. Sets are registered by queries (hence mutable); the
   // epoch changes whenever a node's labels may have changed.

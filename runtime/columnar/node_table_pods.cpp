@@ -7,6 +7,8 @@
 
 #include "runtime/columnar/node_table.h"
 
+#include <algorithm>
+
 #include "compiler/k8s/pod_resources.h"
 #include "compiler/k8s/quantity.h"
 
@@ -18,6 +20,60 @@ std::vector<const k8s::HostPort*> NodeTable::UsedPorts(RowId row) const {
     for (const k8s::HostPort& p : pods_[slot].host_ports) ports.push_back(&p);
   }
   return ports;
+}
+
+std::vector<std::pair<const std::string*, bool>> NodeTable::Disks(RowId row) const {
+  std::vector<std::pair<const std::string*, bool>> disks;
+  for (uint32_t slot = pod_head_[row]; slot != UINT32_MAX; slot = pods_[slot].next) {
+    for (const k8s::Volume& v : pods_[slot].volumes) {
+      for (const std::string& id : v.disks) disks.emplace_back(&id, v.read_only);
+    }
+  }
+  return disks;
+}
+
+std::vector<std::pair<std::string, std::string>> NodeTable::AttachedVolumes(RowId row) const {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (uint32_t slot = pod_head_[row]; slot != UINT32_MAX; slot = pods_[slot].next) {
+    const BoundPod& pod = pods_[slot];
+    for (const k8s::Volume& v : pod.volumes) {
+      if (v.kind == k8s::Volume::Kind::kOther) continue;
+      // A claim the snapshot lacks is not counted for a pod already placed.
+      const k8s::PersistentVolumeClaim* claim = storage_.Claim(pod.namespace_name, v.claim);
+      if (claim == nullptr) continue;
+      std::pair<std::string, std::string> attached = AttachedVolumeOf(storage_, *claim);
+      if (attached.first.empty()) continue;
+      if (std::find(out.begin(), out.end(), attached) == out.end()) out.push_back(std::move(attached));
+    }
+  }
+  return out;
+}
+
+std::vector<std::pair<std::string, int64_t>> NodeTable::VolumeLimits(RowId row) const {
+  constexpr std::string_view kPrefix = "attachable-volumes-csi-";
+  std::vector<std::pair<std::string, int64_t>> limits;
+  for (const ResourceColumn& column : resources_) {
+    std::string_view name = pool_.Get(column.name);
+    if (name.starts_with(kPrefix) && column.allocatable[row] > 0) {
+      limits.emplace_back(std::string(name.substr(kPrefix.size())), column.allocatable[row]);
+    }
+  }
+  if (const k8s::CsiNode* csi = StorageObjects::Get(storage_.csi_nodes, pool_.Get(name_[row]))) {
+    for (const auto& [driver, count] : csi->limits) {
+      auto it = std::find_if(limits.begin(), limits.end(), [&](const auto& l) { return l.first == driver; });
+      if (it != limits.end()) {
+        it->second = count;
+      } else {
+        limits.emplace_back(driver, count);
+      }
+    }
+  }
+  return limits;
+}
+
+bool NodeTable::ClaimInUse(std::string_view namespace_name, std::string_view name) const {
+  auto it = claim_users_.find(StorageObjects::ClaimKey(namespace_name, name));
+  return it != claim_users_.end() && it->second > 0;
 }
 
 uint32_t* NodeTable::HeadFor(const BoundPod& pod) {
@@ -54,6 +110,11 @@ void NodeTable::Apply(uint32_t slot, RowId row, int sign) {
   nonzero_memory_[row] += sign * pod.nonzero_memory;
   nonzero_memory_milli_[row] = k8s::SaturatedMilli(nonzero_memory_[row]);
   pod_count_[row] += static_cast<uint32_t>(sign);
+  for (const k8s::Volume& v : pod.volumes) {
+    if (v.kind == k8s::Volume::Kind::kOther) continue;
+    std::string key = StorageObjects::ClaimKey(pod.namespace_name, v.claim);
+    if ((claim_users_[key] += sign) == 0) claim_users_.erase(key);
+  }
   ApplyTopology(pod, row, sign);
 }
 
@@ -85,6 +146,9 @@ BindResult NodeTable::BindPod(const k8s::Pod& pod) {
   bound.labels = pod.labels;
   for (const k8s::Container& c : pod.containers) {
     bound.host_ports.insert(bound.host_ports.end(), c.host_ports.begin(), c.host_ports.end());
+  }
+  for (const k8s::Volume& v : pod.volumes) {
+    if (v.kind != k8s::Volume::Kind::kOther || !v.disks.empty()) bound.volumes.push_back(v);
   }
   InternTermGroups(pod, bound);
   pod_index_.emplace(std::move(key), slot);

@@ -7,6 +7,7 @@
 #include "compiler/driver/compilation.h"
 #include "runtime/engine/kernel_source.h"
 #include "runtime/sched/default_spread.h"
+#include "runtime/sched/resolve_volumes.h"
 #include "stdlib/embedded.h"
 
 namespace policy::engine {
@@ -143,6 +144,9 @@ std::unique_ptr<PodPlan> Engine::Plan(k8s::Pod pod, const Cluster& cluster, std:
     if (p.name != "PodTopologySpread" || !(p.filter || p.score)) continue;
     rt::ApplyDefaultSpread(plan->pod_, cluster.Table(), profile.spread_defaults ? &*profile.spread_defaults : nullptr);
   }
+  // Its claims, volumes and classes, and its priority, from the snapshot.
+  rt::ResolveVolumes(plan->pod_, cluster.Table());
+  rt::ResolvePriority(plan->pod_, cluster.Table());
   Fill(*plan, cluster, trace);
   return plan;
 }

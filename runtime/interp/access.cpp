@@ -81,6 +81,39 @@ Value Interpreter::Load(FieldId field, const Value& object) {
       for (const k8s::HostPort* p : table_.UsedPorts(row)) ports.push_back(Value::Record(RecordKind::kUsedPort, p, row));
       return Value::List(std::move(ports));
     }
+    case FieldId::kNodeAttachedVolumes: {
+      std::vector<Value> out;
+      for (auto& [driver, handle] : table_.AttachedVolumes(row)) {
+        Value v = Value::Record(RecordKind::kAttachedVolume, nullptr, static_cast<int64_t>(driver.size()));
+        v.s = driver + "/" + handle;
+        out.push_back(std::move(v));
+      }
+      return Value::List(std::move(out));
+    }
+    case FieldId::kAttachedDriver: return Value::String(object.s.substr(0, static_cast<size_t>(object.i)));
+    case FieldId::kAttachedId: return Value::String(object.s);
+    case FieldId::kNodeVolumeLimits: {
+      std::vector<Value> out;
+      for (auto& [driver, count] : table_.VolumeLimits(row)) {
+        Value v = Value::Record(RecordKind::kVolumeLimit, nullptr, count);
+        v.s = std::move(driver);
+        out.push_back(std::move(v));
+      }
+      return Value::List(std::move(out));
+    }
+    case FieldId::kVolumeLimitDriver: return Value::String(object.s);
+    case FieldId::kVolumeLimitCount: return Value::Int(object.i);
+    case FieldId::kNodeDisks: {
+      std::vector<Value> out;
+      for (auto [id, read_only] : table_.Disks(row)) {
+        Value v = Value::Record(RecordKind::kDisk, nullptr, read_only ? 1 : 0);
+        v.s = *id;
+        out.push_back(std::move(v));
+      }
+      return Value::List(std::move(out));
+    }
+    case FieldId::kDiskId: return Value::String(object.s);
+    case FieldId::kDiskReadOnly: return Value::Bool(object.i != 0);
     case FieldId::kUsedPortPort: return Value::Int(static_cast<const k8s::HostPort*>(object.ptr)->port);
     case FieldId::kUsedPortProtocol: return Value::String(static_cast<const k8s::HostPort*>(object.ptr)->protocol);
     case FieldId::kUsedPortHostIP: return Value::String(static_cast<const k8s::HostPort*>(object.ptr)->host_ip);

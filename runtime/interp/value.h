@@ -22,7 +22,10 @@ namespace policy::rt {
 
 /// Which record a record value is: one of the pod's (which one: pod_record,
 /// the list compiler/binding keeps), the node, or a taint of the dictionary.
-enum class RecordKind : uint8_t { kPodSide, kNode, kTaint, kUsedPort };
+/// Node-side records computed per row hold their fields in the value itself:
+/// kAttachedVolume `s` = DRIVER/HANDLE and `i` = the driver's length;
+/// kVolumeLimit `s` = driver, `i` = count; kDisk `s` = identity, `i` = read-only.
+enum class RecordKind : uint8_t { kPodSide, kNode, kTaint, kUsedPort, kAttachedVolume, kVolumeLimit, kDisk };
 /// Where a map or resources value reads from.
 enum class SourceKind : uint8_t {
   kStringMap,        ///< a k8s::StringMap (pod labels, nodeSelector)

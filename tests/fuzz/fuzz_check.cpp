@@ -1,7 +1,7 @@
 // Fuzzes `policyc check` as a person runs it: the input is split into a
 // policy (DSL, or the YAML form when it starts with `apiVersion`), a pod and
 // a scheduler profile, each written to a file, and the check command itself
-// runs them against the example cluster. Every layer a typo can reach is on
+// runs them against the example cluster (with a storage snapshot). Every layer a typo can reach is on
 // the path: file reading, the pod and profile readers, the engine (compile,
 // plan, decide, explain) and the report. The command must end with exit 0,
 // 1 or 2, never crash, leak or overflow.
@@ -78,7 +78,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     start = zero + 1;
   }
   bool yaml_policy = parts[0].starts_with("apiVersion");
-  std::vector<std::string> argv = {"--cluster", POLICYC_SOURCE_DIR "/examples/cluster.yaml", "--output", "json",
+  // The example cluster, and a storage snapshot beside it so the volume
+  // plugins have claims, volumes, classes and CSINodes to look up.
+  std::vector<std::string> argv = {"--cluster", POLICYC_SOURCE_DIR "/examples/cluster.yaml",
+                                   "--cluster", POLICYC_SOURCE_DIR "/tests/data/storage-cluster.yaml", "--output", "json",
                                    "--policy", Write(yaml_policy ? "policy.yaml" : "policy.policy", parts[0])};
   argv.push_back("--pod");
   argv.push_back(parts.size() > 1 ? Write("pod.yaml", parts[1]) : POLICYC_SOURCE_DIR "/examples/pods/gpu-training.yaml");

@@ -1,0 +1,45 @@
+#pragma once
+/// The snapshot's storage objects and PriorityClasses, by name: what the
+/// volume plugins look a pod's claims up in (rt::ResolveVolumes) and what a
+/// node's attached volumes are resolved through.
+
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+#include "compiler/k8s/objects.h"
+
+namespace policy::rt {
+
+struct StorageObjects {
+  std::unordered_map<std::string, k8s::PersistentVolumeClaim> claims;  ///< namespace/name ->
+  std::unordered_map<std::string, k8s::PersistentVolume> volumes;
+  std::unordered_map<std::string, k8s::StorageClass> classes;
+  std::unordered_map<std::string, k8s::CsiNode> csi_nodes;
+  std::unordered_map<std::string, k8s::PriorityClass> priority_classes;
+
+  static std::string ClaimKey(std::string_view namespace_name, std::string_view name) {
+    return std::string(namespace_name) + "/" + std::string(name);
+  }
+  const k8s::PersistentVolumeClaim* Claim(std::string_view namespace_name, std::string_view name) const {
+    auto it = claims.find(ClaimKey(namespace_name, name));
+    return it == claims.end() ? nullptr : &it->second;
+  }
+  template <typename T>
+  static const T* Get(const std::unordered_map<std::string, T>& map, std::string_view name) {
+    auto it = map.find(std::string(name));
+    return it == map.end() ? nullptr : &it->second;
+  }
+  size_t Count() const {
+    return claims.size() + volumes.size() + classes.size() + csi_nodes.size() + priority_classes.size();
+  }
+};
+
+/// The CSI driver and volume handle NodeVolumeLimits counts a claim under
+/// (CSILimits.getCSIDriverInfo): the bound PV's csi source; for a claim not
+/// bound yet, its class's provisioner and a handle no real volume has.
+/// Empty when the volume is not counted.
+std::pair<std::string, std::string> AttachedVolumeOf(const StorageObjects& storage,
+                                                     const k8s::PersistentVolumeClaim& claim);
+
+}  // namespace policy::rt
