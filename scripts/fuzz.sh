@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Builds the libFuzzer targets with clang-14 (ASan + UBSan) and runs each for
+# Builds the instrumented build (clang-14, ASan + UBSan; see sanitize.sh) and
+# runs each libFuzzer target for
 # SECONDS (default 60), seeded from the tests, the examples, policies and
 # shared/: the YAML and JSON loaders, the quantity parser, the policy parser,
 # and the whole `policyc check` command (a fuzzed policy, pod and profile

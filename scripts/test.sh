@@ -51,6 +51,12 @@ for engine in "" " --disable-pass=all" " --engine jit --verify-jit"; do
   run "conformance (default profile)$engine" python3 "$conformance/run.py" \
     --policyc "build/policyc$engine" --policies policies --jobs 2 "$conformance/cases-default-profile"
 done
+# The unit, golden and conformance suites again on a build instrumented with
+# ASan and UBSan (clang-14, which setup.sh installs; POLICYC_SANITIZE=0
+# leaves this out of a quick local run, never out of CI).
+if [ "${POLICYC_SANITIZE:-1}" != 0 ]; then
+  run "sanitizers" ./scripts/sanitize.sh
+fi
 if [ "${POLICYC_FUZZ_SECONDS:-10}" != 0 ] && command -v clang++-14 >/dev/null; then
   run "fuzz smoke" ./scripts/fuzz.sh "${POLICYC_FUZZ_SECONDS:-10}"
 fi

@@ -59,12 +59,12 @@ std::vector<std::pair<std::string, int64_t>> NodeTable::VolumeLimits(RowId row) 
     }
   }
   if (const k8s::CsiNode* csi = StorageObjects::Get(storage_.csi_nodes, pool_.Get(name_[row]))) {
-    for (const auto& [driver, count] : csi->limits) {
-      auto it = std::find_if(limits.begin(), limits.end(), [&](const auto& l) { return l.first == driver; });
+    for (const std::pair<std::string, int64_t>& driver : csi->limits) {
+      auto it = std::find_if(limits.begin(), limits.end(), [&](const auto& l) { return l.first == driver.first; });
       if (it != limits.end()) {
-        it->second = count;
+        it->second = driver.second;
       } else {
-        limits.emplace_back(driver, count);
+        limits.push_back(driver);
       }
     }
   }

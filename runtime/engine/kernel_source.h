@@ -1,7 +1,7 @@
 #pragma once
 /// Where the engine's kernels come from: the LLVM back end
-/// (kernel_source_jit.cpp), or nothing in builds without it (the fuzzers';
-/// kernel_source_none.cpp), where every plugin stays with the interpreter.
+/// (kernel_source_jit.cpp), kept behind this seam so that engine headers
+/// never include LLVM's.
 /// Owns the kernel cache and the tiering thread; both start on first use.
 
 #include <cstddef>

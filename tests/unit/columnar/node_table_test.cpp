@@ -328,7 +328,9 @@ TEST_CASE("the topology index agrees with a recount under random binds - unbinds
     int64_t web_with_zone = 0;
     for (const auto& [zone, n] : web_by_zone) web_with_zone += n;
     CHECK(table.PodsWithKey(s1, "topology.kubernetes.io/zone") == web_with_zone);
-    for (const auto& [name, zone] : node_zone) {
+    for (const auto& entry : node_zone) {
+      const std::string& name = entry.first;
+      const std::string& zone = entry.second;
       RowId row = *table.FindNode(name);
       CAPTURE(step);
       CAPTURE(name);

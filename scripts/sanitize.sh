@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Builds everything once with clang-14 under AddressSanitizer and
+# UndefinedBehaviorSanitizer (build/fuzz, the folder the fuzzers use) and
+# runs the unit, golden and conformance suites on it: any leak, overflow,
+# use after free or undefined behaviour fails the suite it happened in.
+#
+#   ./scripts/sanitize.sh
+set -uo pipefail
+cd "$(dirname "$0")/.."
+export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/policyc-ccache}"
+
+if [ ! -f build/fuzz/build.ninja ]; then
+  CC=clang-14 CXX=clang++-14 cmake -S . -B build/fuzz -G Ninja -DPOLICYC_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null || exit 1
+fi
+cmake --build build/fuzz >/dev/null || { cmake --build build/fuzz 2>&1 | tail -30; exit 1; }
+
+failed=0
+run() {
+  local name=$1
+  shift
+  echo "== $name (ASan+UBSan)"
+  if ! "$@"; then
+    echo "== $name (ASan+UBSan): FAILED"
+    failed=1
+  fi
+}
+conformance=../shared/conformance
+policyc=build/fuzz/policyc
+run "unit tests" bash -c "set -o pipefail; ctest --test-dir build/fuzz -j2 --output-on-failure 2>&1 | tail -3"
+run "golden tests" python3 tests/golden/run_golden.py --policyc $policyc
+for engine in "" " --engine jit --verify-jit"; do
+  run "conformance$engine" python3 $conformance/run.py --policyc "$policyc$engine" --policies policies --jobs 2 \
+    $conformance/cases tests/conformance $conformance/cases-default-profile
+done
+exit $failed
