@@ -30,7 +30,8 @@ class JsonReader {
   bool Run();
 
  private:
-  bool Fail(simdjson::error_code error);
+  bool Fail(simdjson::error_code error, size_t begin, size_t end);
+  bool RunDocument(size_t begin, size_t end, size_t* trailing);
   uint32_t OffsetOf(const char* p) const { return static_cast<uint32_t>(p - source_.PaddedData()); }
   size_t Bom() const { return source_.Text().starts_with("\xEF\xBB\xBF") ? 3 : 0; }
   simdjson::error_code Build(od::value value, Document& doc, int depth, uint32_t* out);
@@ -215,7 +216,7 @@ simdjson::error_code JsonReader::ReadTopObject(od::object object, std::string_vi
   return simdjson::SUCCESS;
 }
 
-bool JsonReader::Fail(simdjson::error_code error) {
+bool JsonReader::Fail(simdjson::error_code error, size_t begin, size_t end) {
   if (reported_) return false;
   uint32_t offset = 0;
   std::string message;
@@ -227,45 +228,102 @@ bool JsonReader::Fail(simdjson::error_code error) {
     d.help = "save the file as UTF-8";
     return false;
   }
+  uint32_t base = static_cast<uint32_t>(begin);
   if (error == simdjson::DEPTH_ERROR) {
-    Diagnostic& d = diags_.Error(DiagCode::kTooDeep, Span{&source_, 0, 1},
+    Diagnostic& d = diags_.Error(DiagCode::kTooDeep, Span{&source_, base, base + 1},
                                  fmt::format("the JSON nests deeper than {} levels", kMaxDepth));
     d.help = "Kubernetes objects nest a few levels deep; this file is not a cluster snapshot";
     return false;
   }
-  if (!FindJsonError(source_.Text().substr(Bom()), &offset, &message)) {
-    offset += static_cast<uint32_t>(Bom());
+  if (!FindJsonError(source_.Text().substr(begin, end - begin), &offset, &message)) {
+    offset += base;
     diags_.Error(DiagCode::kJsonSyntax, Span{&source_, offset, offset + 1}, fmt::format("invalid JSON: {}", message));
     return false;
   }
-  diags_.Error(DiagCode::kJsonSyntax, Span{&source_, 0, 1},
+  diags_.Error(DiagCode::kJsonSyntax, Span{&source_, base, base + 1},
                fmt::format("invalid JSON: {}", simdjson::error_message(error)));
   return false;
 }
 
+// Where the JSON value that starts at `begin` with `{` or `[` ends: past
+// its matching bracket (strings and escapes skipped), or the text's end
+// when it never closes (the parser then says what is wrong).
+size_t ValueEnd(std::string_view text, size_t begin) {
+  int depth = 0;
+  for (size_t i = begin; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '"') {
+      for (++i; i < text.size() && text[i] != '"'; ++i) {
+        if (text[i] == '\\') ++i;
+      }
+    } else if (c == '{' || c == '[') {
+      ++depth;
+    } else if ((c == '}' || c == ']') && --depth == 0) {
+      return i + 1;
+    }
+  }
+  return text.size();
+}
+
 bool JsonReader::Run() {
+  // A UTF-8 byte order mark before the text is skipped (kubectl accepts one;
+  // offsets stay the file's). The first document usually is the whole file;
+  // documents after it (`{...}{...}`, one object per line, several
+  // `kubectl get -o json` outputs appended) are read one by one.
+  std::string_view text = source_.Text();
+  size_t next = 0;
+  if (!RunDocument(Bom(), text.size(), &next)) return false;
+  while (next < text.size()) {
+    while (next < text.size() && (text[next] == ' ' || text[next] == '\t' || text[next] == '\n' || text[next] == '\r')) {
+      ++next;
+    }
+    if (next == text.size()) break;
+    size_t end = text[next] == '{' || text[next] == '[' ? ValueEnd(text, next) : text.size();
+    size_t after = end;
+    if (!RunDocument(next, end, &after)) return false;
+    next = end;
+  }
+  return true;
+}
+
+// Reads the document at [begin, end): false after a diagnostic. `*trailing`
+// is where a next document starts when one follows, else `end`.
+bool JsonReader::RunDocument(size_t begin, size_t end, size_t* trailing) {
   od::parser parser;
   od::document doc;
-  // A UTF-8 byte order mark before the text is skipped (kubectl accepts one;
-  // offsets stay the file's).
-  size_t bom = Bom();
-  if (auto error = parser.iterate(source_.PaddedData() + bom, source_.Size() - bom, source_.Size() - bom + Source::kPadding)
+  *trailing = end;
+  if (auto error = parser.iterate(source_.PaddedData() + begin, end - begin, source_.Size() - begin + Source::kPadding)
                        .get(doc)) {
-    return Fail(error);
+    return Fail(error, begin, end);
   }
   od::json_type type;
-  if (auto error = doc.type().get(type)) return Fail(error);
-  if (type == od::json_type::object) {
+  if (auto error = doc.type().get(type)) return Fail(error, begin, end);
+  // simdjson checks that the text ends with the bracket the first value
+  // opens with: when it does not, the text may hold several documents.
+  // Nothing has been read yet: read the first value alone, then the rest.
+  auto several = [&](simdjson::error_code error) {
+    std::string_view text = source_.Text();
+    size_t value_end = ValueEnd(text, begin);
+    if (error != simdjson::INCOMPLETE_ARRAY_OR_OBJECT || value_end >= end) return Fail(error, begin, end);
+    *trailing = value_end;
+    size_t ignored;
+    return RunDocument(begin, value_end, &ignored);
+  };
+  if (type == od::json_type::array) {
+    od::array array;
+    if (auto error = doc.get_array().get(array)) return several(error);
+    if (auto error = ReadItems(array, {})) return Fail(error, begin, end);
+  } else if (type == od::json_type::object) {
     // First pass: the list kind, if any.
     std::string item_kind;
     {
       od::object object;
-      if (auto error = doc.get_object().get(object)) return Fail(error);
+      if (auto error = doc.get_object().get(object)) return several(error);
       for (auto field_result : object) {
         od::field field;
-        if (auto error = std::move(field_result).get(field)) return Fail(error);
+        if (auto error = std::move(field_result).get(field)) return Fail(error, begin, end);
         std::string_view key;
-        if (auto error = field.unescaped_key().get(key)) return Fail(error);
+        if (auto error = field.unescaped_key().get(key)) return Fail(error, begin, end);
         if (key != "kind") continue;
         std::string_view kind;
         if (field.value().get_string().get(kind) == simdjson::SUCCESS) item_kind = ItemKindOf(kind);
@@ -274,23 +332,26 @@ bool JsonReader::Run() {
     }
     doc.rewind();
     od::object object;
-    if (auto error = doc.get_object().get(object)) return Fail(error);
-    if (auto error = ReadTopObject(object, item_kind)) return Fail(error);
-  } else if (type == od::json_type::array) {
-    od::array array;
-    if (auto error = doc.get_array().get(array)) return Fail(error);
-    if (auto error = ReadItems(array, {})) return Fail(error);
+    if (auto error = doc.get_object().get(object)) return Fail(error, begin, end);
+    if (auto error = ReadTopObject(object, item_kind)) return Fail(error, begin, end);
   } else {
     item_.Clear();
     od::value value;
-    if (auto error = doc.get_value().get(value)) return Fail(error);
+    if (auto error = doc.get_value().get(value)) return Fail(error, begin, end);
     uint32_t id;
-    if (auto error = Build(value, item_, 1, &id)) return Fail(error);
+    if (auto error = Build(value, item_, 1, &id)) return Fail(error, begin, end);
     item_.SetRoot(id);
     visitor_.Visit(item_.Root(), {});
   }
-  // Everything consumed: the iterator stands past the last token.
-  if (doc.current_location().error() != simdjson::OUT_OF_BOUNDS) return Fail(simdjson::TRAILING_CONTENT);
+  // Everything consumed, or a next document after an object or array.
+  const char* at = nullptr;
+  if (doc.current_location().get(at) == simdjson::SUCCESS) {
+    if (type == od::json_type::object || type == od::json_type::array) {
+      *trailing = OffsetOf(at);
+      return true;
+    }
+    return Fail(simdjson::TRAILING_CONTENT, begin, end);
+  }
   return true;
 }
 

@@ -143,6 +143,38 @@ TEST_CASE("json lists stream - kind is found wherever it is") {
   CHECK(x.objects[0] == "|{kind:Node/s,metadata:{name:a\xC3\xA9\n/s}}");
 }
 
+TEST_CASE("concatenated json documents are read one by one - lists and arrays among them") {
+  // Objects back to back (the first ends where the text does not), one per
+  // line, then a list and an array (the text ends with another bracket).
+  Source s("c.json", "{\"kind\":\"Node\",\"n\":1}{\"kind\":\"Node\",\"n\":2}\n"
+                     "{\"kind\":\"NodeList\",\"items\":[{\"n\":3}]}\n[{\"n\":4}]\n");
+  Collected c = Read(s);
+  REQUIRE_MESSAGE(c.ok, FirstError(c));
+  REQUIRE(c.objects.size() == 4);
+  CHECK(c.objects[0] == "|{kind:Node/s,n:1/i}");
+  CHECK(c.objects[1] == "|{kind:Node/s,n:2/i}");
+  CHECK(c.objects[2] == "Node|{n:3/i}");
+  CHECK(c.objects[3] == "|{n:4/i}");
+  CHECK(c.positions[2].line == 2);
+  // An error in a later document is placed in it.
+  Source bad("b.json", "{\"a\":1}\n{\"b\": [}\n");
+  Collected b = Read(bad);
+  CHECK_FALSE(b.ok);
+  CHECK(FirstError(b).find("b.json:2:8") != std::string::npos);
+  // So is something that is no document at all.
+  Source junk("j.json", "{\"a\":1} x");
+  CHECK(FirstError(Read(junk)).find("j.json:1:9") != std::string::npos);
+}
+
+TEST_CASE("a yaml stream may mix json documents") {
+  Source s("m.yaml", "{\"kind\": \"Node\", \"n\": 1}\n---\nkind: Pod\n---\n{\"kind\": \"Node\"}\n");
+  Collected c = Read(s);
+  REQUIRE_MESSAGE(c.ok, FirstError(c));
+  REQUIRE(c.objects.size() == 3);
+  CHECK(c.objects[0] == "|{kind:Node/s,n:1/i}");
+  CHECK(c.objects[1] == "|{kind:Pod/s}");
+}
+
 TEST_CASE("anchors - aliases and merge keys") {
   Source s("a.yaml",
            "kind: Pod\nbase: &b {cpu: '1', memory: 1Gi}\n"
