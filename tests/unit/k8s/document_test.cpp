@@ -246,7 +246,7 @@ TEST_CASE("invalid json says what was expected where") {
       {"[1, 2", "1:6: invalid JSON: expected `,` or `]` after an array element, found the end of the file"},
       {"{\"a\": tru}", "1:10: invalid JSON: expected `true`, found `}`"},
       {"{\"a\": 01}", "1:8: invalid JSON: expected `,` or `}` after an object member, found `1`"},
-      {"{} {}", "1:4: invalid JSON: expected the end of the document after the top-level value, found `{`"},
+      {"{} x", "1:4: invalid JSON: expected a value (object, array, string, number, `true`, `false` or `null`), found `x`"},
       {"{\"a\": \"x\ty\"}", "invalid JSON: expected a closing `\"` (control characters must be escaped)"},
   };
   for (const Row& r : rows) {
