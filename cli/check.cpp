@@ -43,7 +43,12 @@ by --plugins, plus every --policy (DSL or YAML form). Prints
 kube-scheduler's summary, the reasons grouped with the nodes they apply to, and
 with --node/--all-nodes the details per node. --all-pending checks every
 Pending pod of the snapshot against it as it is: a line per pod (the whole
-answer with --node/--all-nodes; a JSON array with --output json). Exit
+answer with --node/--all-nodes; a JSON array with --output json). A POD
+file with several objects (a Helm-rendered manifest) has each Pod and
+workload in it checked, with its Services, Namespaces, claims, volumes,
+StorageClasses and PriorityClasses joining the snapshot (in place of the
+dump's of the same name) for the check; the answers come one after another
+(a JSON array). Exit
 status: 0 schedulable (every pod), 1 schedulable nowhere (some pod), 2 bad
 input or usage.
 
@@ -102,7 +107,7 @@ class CheckRun {
       return kExitBadInput;
     }
     if (!diags_.All().empty()) std::fputs(RenderAll(diags_).c_str(), stderr);  // warnings
-    if (args_.Has("all-pending")) return AllPending(output == "json");
+    if (args_.Has("all-pending") || pods_.size() > 1) return Many(output == "json");
     Answer answer = Check(std::move(pods_.front()));
     if (output == "json") {
       fmt::print("{}", PlacementJson(answer.pod, answer.placement, answer.notes));
@@ -133,14 +138,15 @@ class CheckRun {
     return a;
   }
 
-  // --all-pending: every Pending pod of the snapshot, each against the
-  // cluster as it is (none placed). Text: a line per pod (the whole answer
-  // with --node/--all-nodes); JSON: an array of check documents. Exit 0 when
-  // every pod fits somewhere, 1 when one does not.
-  int AllPending(bool json) {
+  // Several pods, each against the cluster as it is (none placed):
+  // --all-pending's every Pending pod of the snapshot, or every Pod and
+  // workload of a manifest. Text: a line per pending pod, a manifest's whole
+  // answers (and the pending pods' with --node/--all-nodes); JSON: an array
+  // of check documents. Exit 0 when every pod fits somewhere, 1 when one does not.
+  int Many(bool json) {
     bool all_fit = true;
     std::vector<std::string> documents;
-    bool details = args_.Has("all-nodes") || args_.Has("node");
+    bool details = args_.Has("all-nodes") || args_.Has("node") || !args_.Has("all-pending");
     for (k8s::Pod& pod : pods_) {
       Answer a = Check(std::move(pod));
       all_fit = all_fit && a.fits;
@@ -216,9 +222,17 @@ class CheckRun {
       }
       return false;
     }
-    std::optional<k8s::Pod> read = k8s::ReadPod(*pod_source_, diags_);
-    if (!read) return Refuse();
-    pods_.push_back(std::move(*read));
+    std::optional<k8s::Manifest> manifest = k8s::ReadManifest(*pod_source_, diags_);
+    if (!manifest) return Refuse();
+    // The objects the manifest brings join the snapshot (replacing the
+    // dump's of the same name, as applying it would) while its pods are checked.
+    for (k8s::SelectorOwner& o : manifest->owners) cluster_->SetSelectorOwner(std::move(o));
+    for (k8s::Namespace& ns : manifest->namespaces) cluster_->SetNamespace(ns.name, std::move(ns.labels));
+    for (k8s::PersistentVolumeClaim& c : manifest->claims) cluster_->SetClaim(std::move(c));
+    for (k8s::PersistentVolume& v : manifest->volumes) cluster_->SetVolume(std::move(v));
+    for (k8s::StorageClass& c : manifest->classes) cluster_->SetStorageClass(std::move(c));
+    for (k8s::PriorityClass& c : manifest->priority_classes) cluster_->SetPriorityClass(std::move(c));
+    pods_ = std::move(manifest->pods);
     return true;
   }
 
@@ -343,7 +357,7 @@ class CheckRun {
   DiagnosticSink diags_;
   std::unique_ptr<engine::Cluster> cluster_;
   std::shared_ptr<Source> pod_source_;  // the pod's spans point into it
-  std::vector<k8s::Pod> pods_;          // the pod, or every Pending pod (--all-pending)
+  std::vector<k8s::Pod> pods_;          // the pod, a manifest's pods, or every Pending pod (--all-pending)
   rt::Profile profile_;
   engine::EngineOptions options_;
   std::unique_ptr<engine::Engine> engine_;

@@ -61,6 +61,29 @@ class Cluster {
     return table_->RemoveSelectorOwner(kind, namespace_name, name);
   }
 
+  /// Adds or replaces a storage object or PriorityClass (by namespace and
+  /// name); what the volume plugins and priorities read next comes from it.
+  void SetClaim(k8s::PersistentVolumeClaim claim) {
+    std::string key = rt::StorageObjects::ClaimKey(claim.namespace_name, claim.name);
+    table_->MutableStorage().claims.insert_or_assign(std::move(key), std::move(claim));
+  }
+  void SetVolume(k8s::PersistentVolume volume) {
+    std::string key = volume.name;
+    table_->MutableStorage().volumes.insert_or_assign(std::move(key), std::move(volume));
+  }
+  void SetStorageClass(k8s::StorageClass sc) {
+    std::string key = sc.name;
+    table_->MutableStorage().classes.insert_or_assign(std::move(key), std::move(sc));
+  }
+  void SetCsiNode(k8s::CsiNode node) {
+    std::string key = node.name;
+    table_->MutableStorage().csi_nodes.insert_or_assign(std::move(key), std::move(node));
+  }
+  void SetPriorityClass(k8s::PriorityClass pc) {
+    std::string key = pc.name;
+    table_->MutableStorage().priority_classes.insert_or_assign(std::move(key), std::move(pc));
+  }
+
   // --- reading -------------------------------------------------------------
   const rt::NodeTable& Table() const { return *table_; }
   /// The table's dictionaries, as `bind-table` binds programs to them.
