@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/input.h"
 #include "cli/report.h"
+#include "cli/structured_output.h"
 #include "compiler/driver/compilation.h"
 #include "compiler/k8s/pod_reader.h"
 #include "compiler/passes/pass.h"
@@ -26,7 +27,7 @@ namespace policy::cli {
 namespace {
 
 constexpr const char* kUsage = R"(usage: policyc check --cluster CLUSTER (--pod POD | --all-pending) [--plugins P1,P2,...] [--profile PROFILE.yaml]
-                     [--policy FILE.policy ...] [--output|-o text|json] [--node NAME ...] [--all-nodes]
+                     [--policy FILE.policy ...] [--output|-o text|json|yaml] [--node NAME ...] [--all-nodes]
                      [--disable-pass NAME|all ...] [--engine interp|jit|auto] [--jit-opt 0..3]
                      [--verify-jit]
        policyc check POLICY.policy...
@@ -98,19 +99,17 @@ class CheckRun {
   explicit CheckRun(const Args& args) : args_(args) {}
 
   int Run() {
-    std::string output = args_.Get("output", "text");
-    if (output != "text" && output != "json") {
-      fmt::print(stderr, "policyc check: `--output` must be `text` or `json`, not `{}`\n", output);
-      return kExitBadInput;
-    }
+    std::optional<OutputFormat> format = ParseOutputFormat("check", args_.Get("output", "text"));
+    if (!format) return kExitBadInput;
+    format_ = *format;
     if (!ReadInputs() || !ChooseProfile() || !EngineFromFlags() || !NodesExist() || !BuildEngine()) {
       return kExitBadInput;
     }
     if (!diags_.All().empty()) std::fputs(RenderAll(diags_).c_str(), stderr);  // warnings
-    if (args_.Has("all-pending") || pods_.size() > 1) return Many(output == "json");
+    if (args_.Has("all-pending") || pods_.size() > 1) return Many();
     Answer answer = Check(std::move(pods_.front()));
-    if (output == "json") {
-      fmt::print("{}", PlacementJson(answer.pod, answer.placement, answer.notes));
+    if (format_ != OutputFormat::kText) {
+      fmt::print("{}", Structured(format_, PlacementJson(answer.pod, answer.placement, answer.notes)));
     } else {
       fmt::print("{}", PlacementText(answer.pod, answer.placement, args_.GetAll("node"), args_.Has("all-nodes"), answer.notes));
     }
@@ -143,7 +142,8 @@ class CheckRun {
   // workload of a manifest. Text: a line per pending pod, a manifest's whole
   // answers (and the pending pods' with --node/--all-nodes); JSON: an array
   // of check documents. Exit 0 when every pod fits somewhere, 1 when one does not.
-  int Many(bool json) {
+  int Many() {
+    bool json = format_ != OutputFormat::kText;
     bool all_fit = true;
     std::vector<std::string> documents;
     bool details = args_.Has("all-nodes") || args_.Has("node") || !args_.Has("all-pending");
@@ -162,7 +162,7 @@ class CheckRun {
       for (std::string& d : documents) {
         while (!d.empty() && d.back() == '\n') d.pop_back();
       }
-      fmt::print("[{}]\n", fmt::join(documents, ",\n"));
+      fmt::print("{}", Structured(format_, fmt::format("[{}]\n", fmt::join(documents, ",\n"))));
     } else if (pods_.empty()) {
       fmt::print("no Pending pod in {}\n", fmt::join(args_.GetAll("cluster"), ", "));
     }
@@ -359,6 +359,7 @@ class CheckRun {
   std::shared_ptr<Source> pod_source_;  // the pod's spans point into it
   std::vector<k8s::Pod> pods_;          // the pod, a manifest's pods, or every Pending pod (--all-pending)
   rt::Profile profile_;
+  OutputFormat format_ = OutputFormat::kText;
   engine::EngineOptions options_;
   std::unique_ptr<engine::Engine> engine_;
 };

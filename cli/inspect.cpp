@@ -9,6 +9,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/input.h"
+#include "cli/structured_output.h"
 #include "cli/summary.h"
 #include "compiler/k8s/pod_reader.h"
 #include "compiler/k8s/pod_resources.h"
@@ -18,8 +19,8 @@
 namespace policy::cli {
 namespace {
 
-constexpr const char* kUsage = R"(usage: policyc inspect --cluster FILE [--output|-o text|json] [--all-labels]
-       policyc inspect --pod FILE [--output|-o text|json]
+constexpr const char* kUsage = R"(usage: policyc inspect --cluster FILE [--output|-o text|json|yaml] [--all-labels]
+       policyc inspect --pod FILE [--output|-o text|json|yaml]
 
 Loads a cluster snapshot (`kubectl get nodes,pods,namespaces,services,replicasets,
 statefulsets,replicationcontrollers,pvc,pv,storageclasses,csinodes,priorityclasses
@@ -126,11 +127,9 @@ int RunInspect(const std::vector<std::string>& argv) {
   std::variant<Args, int> parsed = ParseCommand("inspect", argv, {{"cluster", true, true}, {"pod"}, {"output", true, false, 'o'}, {"all-labels", false}}, kUsage);
   if (const int* status = std::get_if<int>(&parsed)) return *status;
   Args* args = &std::get<Args>(parsed);
-  std::string output = args->Get("output", "text");
-  if (output != "text" && output != "json") {
-    fmt::print(stderr, "policyc inspect: `--output` must be `text` or `json`, not `{}`\n", output);
-    return kExitBadInput;
-  }
+  std::optional<OutputFormat> format = ParseOutputFormat("inspect", args->Get("output", "text"));
+  if (!format) return kExitBadInput;
+  bool text = *format == OutputFormat::kText;
   if (args->Has("cluster") == args->Has("pod") || !args->Positional().empty()) {
     fmt::print(stderr, "policyc inspect: give exactly one of `--cluster FILE` or `--pod FILE`\n\n{}", kUsage);
     return kExitBadInput;
@@ -142,7 +141,7 @@ int RunInspect(const std::vector<std::string>& argv) {
     std::optional<k8s::Pod> pod = k8s::ReadPod(*source, diags);
     if (!pod) return Fail(diags);
     if (!diags.All().empty()) std::fputs(RenderAll(diags).c_str(), stderr);  // warnings
-    fmt::print("{}", output == "json" ? PodJson(*pod) : PodText(*pod));
+    fmt::print("{}", text ? PodText(*pod) : Structured(*format, PodJson(*pod)));
     return kExitOk;
   }
   std::vector<std::shared_ptr<const Source>> snapshot = ReadSnapshot(args->GetAll("cluster"), diags);
@@ -153,7 +152,8 @@ int RunInspect(const std::vector<std::string>& argv) {
   std::vector<std::string> paths = args->GetAll("cluster");
   std::string file = paths.size() == 1 ? paths[0] : fmt::format("{}", fmt::join(paths, ", "));
   ClusterSummary summary = Summarize(file, cluster->Table(), cluster->Report());
-  fmt::print("{}", output == "json" ? RenderJson(summary) : RenderText(summary, args->Has("all-labels") ? SIZE_MAX : 15));
+  fmt::print("{}", text ? RenderText(summary, args->Has("all-labels") ? SIZE_MAX : 15)
+                        : Structured(*format, RenderJson(summary)));
   return kExitOk;
 }
 

@@ -10,7 +10,7 @@ cd "$(dirname "$0")/.."
 PACKAGES=(
   cmake ninja-build g++ pkg-config ccache python3 python3-yaml
   uuid-dev default-jre-headless antlr4 libantlr4-runtime-dev
-  llvm-19-dev libzstd-dev libyaml-dev libsimdjson-dev libfmt-dev
+  llvm-19-dev libzstd-dev libyaml-dev libyaml-cpp-dev libsimdjson-dev libfmt-dev
   doctest-dev libbenchmark-dev clang-14 libclang-rt-14-dev
 )
 
