@@ -74,7 +74,9 @@ class PodView {
   k8s::PodAffinity no_pod_affinity_;
   std::vector<k8s::HostPort> host_ports_;  // every container's, in order
   std::vector<std::string> images_;        // init containers', then containers', normalized
-  std::vector<k8s::ResolvedVolume> unresolved_;  // pod.volumes as they are, when nothing resolved them
+  std::vector<k8s::ResolvedVolume> unresolved_;
+  std::vector<k8s::SelectorRequirement> node_selector_;  // spec.nodeSelector as In requirements
+  std::vector<k8s::SelectorRequirement> required_expressions_;  // the required terms' matchExpressions  // pod.volumes as they are, when nothing resolved them
 };
 
 }  // namespace policy::binding

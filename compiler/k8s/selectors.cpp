@@ -31,19 +31,23 @@ bool Matches(const std::optional<LabelSelector>& selector, const StringMap& labe
   return selector.has_value() && Matches(*selector, labels);
 }
 
+std::string RequirementText(const SelectorRequirement& r) {
+  switch (r.op) {
+    case SelectorOp::kIn: return fmt::format("{} in ({})", r.key, fmt::join(r.values, ","));
+    case SelectorOp::kNotIn: return fmt::format("{} notin ({})", r.key, fmt::join(r.values, ","));
+    case SelectorOp::kExists: return r.key;
+    case SelectorOp::kDoesNotExist: return "!" + r.key;
+    case SelectorOp::kGt: return fmt::format("{} > {}", r.key, r.values.empty() ? "" : r.values[0]);
+    case SelectorOp::kLt: return fmt::format("{} < {}", r.key, r.values.empty() ? "" : r.values[0]);
+  }
+  return r.key;
+}
+
 std::string SelectorText(const std::optional<LabelSelector>& selector) {
   if (!selector) return "<none>";
   std::vector<std::string> parts;
   for (const auto& [key, value] : selector->match_labels) parts.push_back(fmt::format("{}={}", key, value));
-  for (const SelectorRequirement& r : selector->match_expressions) {
-    switch (r.op) {
-      case SelectorOp::kIn: parts.push_back(fmt::format("{} in ({})", r.key, fmt::join(r.values, ","))); break;
-      case SelectorOp::kNotIn: parts.push_back(fmt::format("{} notin ({})", r.key, fmt::join(r.values, ","))); break;
-      case SelectorOp::kExists: parts.push_back(r.key); break;
-      case SelectorOp::kDoesNotExist: parts.push_back("!" + r.key); break;
-      default: parts.push_back(fmt::format("{} {} ({})", r.key, ToString(r.op), fmt::join(r.values, ","))); break;
-    }
-  }
+  for (const SelectorRequirement& r : selector->match_expressions) parts.push_back(RequirementText(r));
   return parts.empty() ? "<everything>" : fmt::format("{}", fmt::join(parts, ","));
 }
 

@@ -15,6 +15,8 @@ bool Matches(const std::optional<LabelSelector>& selector, const StringMap& labe
 
 /// The selector as kubectl prints one: `app=web,tier in (a,b),debug,!canary`;
 /// `<none>` for an absent selector, `<everything>` for an empty one.
+/// A requirement as kubectl prints it: `gpu in (a100,h100)`, `!spot`, `gen > 3`.
+std::string RequirementText(const SelectorRequirement& r);
 std::string SelectorText(const std::optional<LabelSelector>& selector);
 
 /// A canonical text of the selector: equal for selectors that select the same

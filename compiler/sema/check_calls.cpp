@@ -165,6 +165,13 @@ TypeRef Checker::BuiltinCall(ExprId id, const Builtin& builtin, TypeRef receiver
                         std::string(builtin.doc));
       }
       return types_.Int();
+    case BuiltinId::kNodesWithLabel:
+    case BuiltinId::kClosestLabelKey:
+      if (!Assignable(types[0], types_.String())) {
+        return Mismatch(args[0], fmt::format("a label key is a `string`, found `{}`", ToString(types[0])),
+                        std::string(builtin.doc));
+      }
+      return builtin.id == BuiltinId::kNodesWithLabel ? types_.Int() : types_.String();
     case BuiltinId::kHas:
       if (receiver->kind != TypeKind::kMap && receiver->kind != TypeKind::kResources) return bad_receiver();
       if (!Assignable(types[0], types_.String())) {

@@ -55,6 +55,8 @@ const std::map<sema::BuiltinId, Sample>& Samples() {
       {B::kSpreadScoreCount, {"sum c in pod.topologySpreadConstraints: spreadScoreCount(c)",
                               "sum c in pod.topologySpreadConstraints: spreadScoreCount(c)"}},
       {B::kImageScore, {"imageScore('nginx:1.27')", "imageScore('nginx:1.27')"}},
+      {B::kNodesWithLabel, {"nodesWithLabel('zone')", "nodesWithLabel('zone')"}},
+      {B::kClosestLabelKey, {"closestLabelKey('zon') == 'zone'", "closestLabelKey('zon') == 'zone'", true}},
       {B::kSpreadWeight, {"sum c in pod.topologySpreadConstraints: spreadWeight(c)",
                           "sum c in pod.topologySpreadConstraints: spreadWeight(c)"}},
   };
