@@ -42,17 +42,6 @@ PodView::PodView(const k8s::Pod& pod)
   };
   for (const k8s::Container& c : pod.init_containers) images_.push_back(normalized(c.image));
   for (const k8s::Container& c : pod.containers) images_.push_back(normalized(c.image));
-  for (const auto& [key, value] : pod.node_selector) {
-    k8s::SelectorRequirement r;
-    r.key = key;
-    r.values = {value};
-    node_selector_.push_back(std::move(r));
-  }
-  if (pod.affinity.node_affinity && pod.affinity.node_affinity->required) {
-    for (const k8s::NodeSelectorTerm& term : *pod.affinity.node_affinity->required) {
-      required_expressions_.insert(required_expressions_.end(), term.match_expressions.begin(), term.match_expressions.end());
-    }
-  }
   // Volumes no snapshot was consulted for (a compile without a cluster):
   // their claims are not found.
   if (pod.resolved_volumes.size() != pod.volumes.size()) {
@@ -66,6 +55,33 @@ PodView::PodView(const k8s::Pod& pod)
       unresolved_.push_back(std::move(r));
     }
   }
+}
+
+// Built on first use: only messages read them, and a view is made per decision.
+const std::vector<k8s::SelectorRequirement>& PodView::NodeSelectorRequirements() const {
+  if (!node_selector_) {
+    node_selector_.emplace();
+    for (const auto& [key, value] : pod_.node_selector) {
+      k8s::SelectorRequirement r;
+      r.key = key;
+      r.values = {value};
+      node_selector_->push_back(std::move(r));
+    }
+  }
+  return *node_selector_;
+}
+
+const std::vector<k8s::SelectorRequirement>& PodView::RequiredExpressions() const {
+  if (!required_expressions_) {
+    required_expressions_.emplace();
+    if (pod_.affinity.node_affinity && pod_.affinity.node_affinity->required) {
+      for (const k8s::NodeSelectorTerm& term : *pod_.affinity.node_affinity->required) {
+        required_expressions_->insert(required_expressions_->end(), term.match_expressions.begin(),
+                                      term.match_expressions.end());
+      }
+    }
+  }
+  return *required_expressions_;
 }
 
 PodRef PodView::Root() const { return Record(PodRecord::kPod, &pod_); }
@@ -97,7 +113,7 @@ std::optional<PodRef> PodView::Load(FieldId field, const PodRef& record) const {
     case FieldId::kPodPriority: return PodRef::Int(pod->priority.value_or(0));
     case FieldId::kPodLabels: return Ptr(PodRef::Kind::kStringMap, &pod->labels);
     case FieldId::kPodNodeSelector: return Ptr(PodRef::Kind::kStringMap, &pod->node_selector);
-    case FieldId::kPodNodeSelectorReqs: return Records(node_selector_, PodRecord::kRequirement);
+    case FieldId::kPodNodeSelectorReqs: return Records(NodeSelectorRequirements(), PodRecord::kRequirement);
     case FieldId::kPodNodeAffinity:
       return Record(PodRecord::kNodeAffinity, pod->affinity.node_affinity ? &*pod->affinity.node_affinity : &no_affinity_);
     case FieldId::kPodTolerations: return Records(pod->tolerations, PodRecord::kToleration);
@@ -166,7 +182,7 @@ std::optional<PodRef> PodView::Load(FieldId field, const PodRef& record) const {
     case FieldId::kSpreadTaintsPolicy: return PodRef::Str(policy_name(spread->node_taints_policy));
     case FieldId::kAffinityRequired: return Records(aff->required ? *aff->required : kNoTerms, PodRecord::kTerm);
     case FieldId::kAffinityPreferred: return Records(aff->preferred, PodRecord::kPreferredTerm);
-    case FieldId::kAffinityRequiredExprs: return Records(required_expressions_, PodRecord::kRequirement);
+    case FieldId::kAffinityRequiredExprs: return Records(RequiredExpressions(), PodRecord::kRequirement);
     case FieldId::kTermExpressions: return Records(term->match_expressions, PodRecord::kRequirement);
     case FieldId::kTermFields: return Records(term->match_fields, PodRecord::kRequirement);
     case FieldId::kRequirementKey: return PodRef::Str(req->key);

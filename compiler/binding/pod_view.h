@@ -75,8 +75,12 @@ class PodView {
   std::vector<k8s::HostPort> host_ports_;  // every container's, in order
   std::vector<std::string> images_;        // init containers', then containers', normalized
   std::vector<k8s::ResolvedVolume> unresolved_;
-  std::vector<k8s::SelectorRequirement> node_selector_;  // spec.nodeSelector as In requirements
-  std::vector<k8s::SelectorRequirement> required_expressions_;  // the required terms' matchExpressions  // pod.volumes as they are, when nothing resolved them
+  // spec.nodeSelector as In requirements, and the required terms'
+  // matchExpressions in one list (for messages; made on first use).
+  mutable std::optional<std::vector<k8s::SelectorRequirement>> node_selector_;
+  mutable std::optional<std::vector<k8s::SelectorRequirement>> required_expressions_;
+  const std::vector<k8s::SelectorRequirement>& NodeSelectorRequirements() const;
+  const std::vector<k8s::SelectorRequirement>& RequiredExpressions() const;  // pod.volumes as they are, when nothing resolved them
 };
 
 }  // namespace policy::binding

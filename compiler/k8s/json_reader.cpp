@@ -269,7 +269,8 @@ bool JsonReader::Run() {
   // A UTF-8 byte order mark before the text is skipped (kubectl accepts one;
   // offsets stay the file's). The first document usually is the whole file;
   // documents after it (`{...}{...}`, one object per line, several
-  // `kubectl get -o json` outputs appended) are read one by one.
+  // `kubectl get -o json` outputs appended) are read one by one, and a `---`
+  // line hands the rest to the YAML reader.
   std::string_view text = source_.Text();
   size_t next = 0;
   if (!RunDocument(Bom(), text.size(), &next)) return false;
@@ -278,6 +279,9 @@ bool JsonReader::Run() {
       ++next;
     }
     if (next == text.size()) break;
+    // A YAML document separator: the rest is a YAML stream (whose
+    // documents may be JSON too).
+    if (text.substr(next, 3) == "---") return ReadYamlObjects(source_, visitor_, diags_, next);
     size_t end = text[next] == '{' || text[next] == '[' ? ValueEnd(text, next) : text.size();
     size_t after = end;
     if (!RunDocument(next, end, &after)) return false;

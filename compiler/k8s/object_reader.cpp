@@ -21,10 +21,9 @@ bool ReadObjects(const Source& source, ObjectVisitor& visitor, DiagnosticSink& d
   size_t i = 0;
   if (text.substr(0, 3) == "\xEF\xBB\xBF") i = 3;
   while (i < text.size() && (text[i] == ' ' || text[i] == '\t' || text[i] == '\n' || text[i] == '\r')) ++i;
-  // JSON, unless a `---` line makes it a YAML stream whose documents may be
-  // JSON (a JSON text never has a line starting with `---`).
-  bool yaml_stream = text.find("\n---") != std::string_view::npos;
-  if (i < text.size() && (text[i] == '{' || text[i] == '[') && !yaml_stream) return ReadJsonObjects(source, visitor, diags);
+  // JSON (which goes on as YAML at a `---` line: a YAML stream whose first
+  // documents are JSON).
+  if (i < text.size() && (text[i] == '{' || text[i] == '[')) return ReadJsonObjects(source, visitor, diags);
   return ReadYamlObjects(source, visitor, diags);
 }
 

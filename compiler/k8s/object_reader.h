@@ -28,7 +28,9 @@ class ObjectVisitor {
 };
 
 /// Reads YAML (libyaml events). Returns false after a syntax error.
-bool ReadYamlObjects(const Source& source, ObjectVisitor& visitor, DiagnosticSink& diags);
+/// From byte `start` on (a YAML stream after JSON documents), spans still
+/// the source's.
+bool ReadYamlObjects(const Source& source, ObjectVisitor& visitor, DiagnosticSink& diags, size_t start = 0);
 /// Reads JSON (simdjson On Demand). Returns false after a syntax error.
 bool ReadJsonObjects(const Source& source, ObjectVisitor& visitor, DiagnosticSink& diags);
 enum class InputFormat : uint8_t { kAuto, kYaml, kJson };

@@ -25,12 +25,15 @@ constexpr size_t kMaxAliasNodes = 1000000;
 // an ASCII fast path (index == offset).
 class OffsetMap {
  public:
-  explicit OffsetMap(const Source& source) : text_(source.Text()) {
+  OffsetMap(const Source& source, size_t start) : text_(source.Text().substr(start)), start_(start) {
     if (text_.substr(0, 3) == "\xEF\xBB\xBF") bom_ = 3;
     ascii_ = std::none_of(text_.begin(), text_.end(), [](char c) { return (c & 0x80) != 0; });
   }
 
-  uint32_t ToByte(size_t char_index) {
+  uint32_t ToByte(size_t char_index) { return static_cast<uint32_t>(start_) + ToTextByte(char_index); }
+
+ private:
+  uint32_t ToTextByte(size_t char_index) {
     if (ascii_) return static_cast<uint32_t>(std::min(char_index, text_.size()));
     if (char_index < char_pos_) char_pos_ = 0, byte_pos_ = bom_;
     if (byte_pos_ < bom_) byte_pos_ = bom_;
@@ -42,8 +45,8 @@ class OffsetMap {
     return static_cast<uint32_t>(std::min(byte_pos_, text_.size()));
   }
 
- private:
   std::string_view text_;
+  size_t start_ = 0;
   bool ascii_ = true;
   size_t bom_ = 0;
   size_t char_pos_ = 0;
@@ -63,11 +66,11 @@ struct Event {
 
 class YamlReader {
  public:
-  YamlReader(const Source& source, ObjectVisitor& visitor, DiagnosticSink& diags)
-      : source_(source), visitor_(visitor), diags_(diags), offsets_(source) {
+  YamlReader(const Source& source, size_t start, ObjectVisitor& visitor, DiagnosticSink& diags)
+      : source_(source), visitor_(visitor), diags_(diags), offsets_(source, start), start_(start) {
     yaml_parser_initialize(&parser_);
-    yaml_parser_set_input_string(&parser_, reinterpret_cast<const unsigned char*>(source.PaddedData()),
-                                 source.Size());
+    yaml_parser_set_input_string(&parser_, reinterpret_cast<const unsigned char*>(source.PaddedData() + start),
+                                 source.Size() - start);
   }
   ~YamlReader() { yaml_parser_delete(&parser_); }
 
@@ -90,6 +93,7 @@ class YamlReader {
   ObjectVisitor& visitor_;
   DiagnosticSink& diags_;
   OffsetMap offsets_;
+  size_t start_;  // where in the source the stream starts
   yaml_parser_t parser_;
   uint32_t generation_ = 0;  // bumps whenever a Document is cleared
   struct Anchor {
@@ -156,7 +160,7 @@ bool YamlReader::Next(Event& ev) {
 
 bool YamlReader::ReportParserError() {
   bool reader = parser_.error == YAML_READER_ERROR;
-  uint32_t at = reader ? static_cast<uint32_t>(std::min<size_t>(parser_.problem_offset, source_.Size()))
+  uint32_t at = reader ? static_cast<uint32_t>(std::min<size_t>(start_ + parser_.problem_offset, source_.Size()))
                        : Offset(parser_.problem_mark);
   std::string problem = parser_.problem ? parser_.problem : "unknown problem";
   bool utf8 = reader && problem.find("UTF-8") != std::string::npos;
@@ -450,15 +454,11 @@ bool YamlReader::Build(Document& doc, Event& first, uint32_t* out) {
   }
 }
 
-bool ReadAll(const Source& source, ObjectVisitor& visitor, DiagnosticSink& diags) {
-  YamlReader reader(source, visitor, diags);
-  return reader.Run();
-}
-
 }  // namespace
 
-bool ReadYamlObjects(const Source& source, ObjectVisitor& visitor, DiagnosticSink& diags) {
-  return ReadAll(source, visitor, diags);
+bool ReadYamlObjects(const Source& source, ObjectVisitor& visitor, DiagnosticSink& diags, size_t start) {
+  YamlReader reader(source, start, visitor, diags);
+  return reader.Run();
 }
 
 }  // namespace policy::k8s

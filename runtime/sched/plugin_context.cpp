@@ -23,8 +23,10 @@ Interpreter& PluginContext::Interp(size_t i) {
 bool PluginContext::Applies(size_t i) {
   if (applies_[i] < 0) {
     const Plugin& plugin = plugins_[i];
-    bool has_when = plugin.program->functions[plugin.function].when.has_value();
-    applies_[i] = !has_when || Interp(i).Applies(plugin.function) ? 1 : 0;
+    const std::optional<ir::NodeId>& when = plugin.program->functions[plugin.function].when;
+    // Specialized for the pod, a `when` is a constant: no interpreter needed.
+    const auto* constant = when ? std::get_if<ir::BoolConst>(&plugin.program->nodes[*when]) : nullptr;
+    applies_[i] = !when || (constant ? constant->value : Interp(i).Applies(plugin.function)) ? 1 : 0;
   }
   return applies_[i] == 1;
 }
