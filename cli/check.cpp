@@ -12,6 +12,7 @@
 #include <fmt/format.h>
 
 #include "cli/args.h"
+#include "cli/engine_setup.h"
 #include "cli/commands.h"
 #include "cli/input.h"
 #include "cli/report.h"
@@ -258,84 +259,22 @@ class CheckRun {
   // with --all-pending; the others get a note when theirs differs).
   std::string SchedulerName() const { return pods_.empty() ? "default-scheduler" : pods_.front().scheduler_name; }
 
-  // The default profile or --profile's (the one for the pod's schedulerName),
-  // restricted by --plugins.
   bool ChooseProfile() {
-    profile_ = rt::DefaultProfile();
-    if (args_.Has("profile")) {
-      std::shared_ptr<Source> profile_source = ReadInput(args_.Get("profile"), diags_);
-      if (!profile_source) return Refuse();
-      std::optional<std::vector<rt::Profile>> profiles = rt::ReadProfiles(*profile_source, diags_);
-      if (!profiles) return Refuse();
-      const rt::Profile* chosen = profiles->size() == 1 ? &profiles->front() : nullptr;
-      for (const rt::Profile& p : *profiles) {
-        if (p.scheduler_name == SchedulerName()) chosen = &p;
-      }
-      if (chosen == nullptr) {
-        fmt::print(stderr, "policyc check: no profile in {} is for schedulerName `{}`\n", args_.Get("profile"),
-                   SchedulerName());
-        return false;
-      }
-      profile_ = *chosen;
-    }
-    if (!args_.Has("plugins")) return true;
-    std::vector<std::string> only;
-    std::string list = args_.Get("plugins");
-    for (size_t start = 0; start <= list.size();) {
-      size_t comma = std::min(list.find(',', start), list.size());
-      std::string name = list.substr(start, comma - start);
-      start = comma + 1;
-      if (name.empty()) continue;
-      if (rt::FindInTreePlugin(name) == nullptr) {
-        fmt::print(stderr, "policyc check: unknown plugin `{}` in --plugins\n", name);
-        return false;
-      }
-      only.push_back(name);
-    }
-    for (rt::PluginSetting& p : profile_.plugins) {
-      if (std::find(only.begin(), only.end(), p.name) == only.end()) p.filter = p.score = false;
-    }
+    std::optional<rt::Profile> profile = ProfileFromFlags("check", args_, SchedulerName(), diags_);
+    if (!profile) return diags_.HasErrors() ? Refuse() : false;
+    profile_ = std::move(*profile);
     return true;
   }
 
-  // --disable-pass, --engine, --jit-opt, --verify-jit.
   bool EngineFromFlags() {
-    std::vector<std::string_view> known = passes::PassNames();
-    for (const std::string& name : args_.GetAll("disable-pass")) {
-      if (name != "all" && std::find(known.begin(), known.end(), name) == known.end()) {
-        fmt::print(stderr, "policyc check: unknown pass `{}`; the passes are {}\n", name, fmt::join(known, ", "));
-        return false;
-      }
-      options_.disabled_passes.insert(name);
-    }
-    std::string backend = args_.Get("engine", "auto");
-    if (backend != "interp" && backend != "jit" && backend != "auto") {
-      fmt::print(stderr, "policyc check: `--engine` must be `interp`, `jit` or `auto`, not `{}`\n", backend);
-      return false;
-    }
-    options_.backend = backend == "interp" ? engine::Backend::kInterp
-                       : backend == "jit"  ? engine::Backend::kJit
-                                           : engine::Backend::kAuto;
-    std::string error;
-    std::optional<int64_t> level = args_.GetInt("jit-opt", 2, 0, 3, &error);
-    if (!level) {
-      fmt::print(stderr, "policyc check: {}\n", error);
-      return false;
-    }
-    options_.jit_opt_level = static_cast<int>(*level);
-    options_.verify_kernels = args_.Has("verify-jit");
+    std::optional<engine::EngineOptions> options = EngineOptionsFromFlags("check", args_);
+    if (!options) return false;
+    options_ = std::move(*options);
     return true;
   }
 
-  // The profile's built-ins and every --policy, compiled.
   bool BuildEngine() {
-    std::vector<std::shared_ptr<const Source>> policies;
-    for (const std::string& path : args_.GetAll("policy")) {
-      std::shared_ptr<Source> source = ReadInput(path, diags_);
-      if (!source) return Refuse();
-      policies.push_back(std::move(source));
-    }
-    engine_ = engine::Engine::Create(profile_, std::move(policies), options_, diags_);
+    engine_ = cli::EngineFromFlags(args_, profile_, options_, diags_);
     return engine_ ? true : Refuse();
   }
 

@@ -204,6 +204,7 @@ void DecodePodBody(DecodeContext& cx, NodeRef metadata, NodeRef spec, Pod* pod) 
     if (!ns.empty()) pod->namespace_name = ns;
     cx.StringMapField(metadata, "labels", &pod->labels);
     cx.StringMapField(metadata, "annotations", &pod->annotations);
+    cx.String(metadata, "creationTimestamp", &pod->creation_timestamp);
     NodeRef owners = cx.Sequence(metadata, "ownerReferences");
     for (uint32_t i = 0; owners.Valid() && i < owners.Size(); ++i) {
       NodeRef owner = owners.At(i);
@@ -233,6 +234,13 @@ void DecodePodBody(DecodeContext& cx, NodeRef metadata, NodeRef spec, Pod* pod) 
   if (overhead.Valid()) CheckResourceList(cx, overhead, pod->overhead, "the overhead", false);
   cx.Int32(spec, "priority", &pod->priority);
   cx.String(spec, "priorityClassName", &pod->priority_class_name);
+  std::string preemption;
+  cx.String(spec, "preemptionPolicy", &preemption);
+  if (preemption == "Never" || preemption == "PreemptLowerPriority") {
+    pod->preemption_policy = preemption;
+  } else if (!preemption.empty()) {
+    cx.BadEnum(spec.Get("preemptionPolicy"), "preemptionPolicy", preemption, {"PreemptLowerPriority", "Never"});
+  }
   NodeRef gates = cx.Sequence(spec, "schedulingGates");
   for (uint32_t i = 0; gates.Valid() && i < gates.Size(); ++i) {
     if (!cx.ExpectMapping(gates.At(i), "a scheduling gate")) continue;
@@ -344,6 +352,11 @@ std::optional<Pod> DecodeWorkloadTemplate(NodeRef object, std::string_view kind,
   pod.template_of = fmt::format("{}/{}", kind, workload_name);
   if (kind == "DaemonSet") AddDaemonSetTolerations(pod);
   NodeRef spec = cx.Mapping(object, "spec");
+  if (spec.Valid()) {
+    std::optional<int32_t> count;
+    cx.Int32(spec, kind == "Job" ? "parallelism" : "replicas", &count);
+    pod.template_replicas = kind == "DaemonSet" ? 0 : kind == "CronJob" ? 1 : count.value_or(1);
+  }
   NodeRef selector = spec.Valid() ? spec.Get("selector") : NodeRef();
   if (selector.Valid() && !selector.IsNull() && kind != "CronJob" && kind != "Job") {
     if (kind == "ReplicationController") {  // a label map

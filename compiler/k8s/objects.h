@@ -289,6 +289,12 @@ struct Pod {
   ResourceList overhead;
   std::optional<int32_t> priority;
   std::string priority_class_name;
+  std::string preemption_policy = "PreemptLowerPriority";  ///< spec.preemptionPolicy
+  std::string creation_timestamp;  ///< metadata.creationTimestamp as written (RFC 3339; sorts as text)
+  /// For a pod taken from a workload's template: how many pods the workload
+  /// stands for (spec.replicas; a Job's spec.parallelism; 1 when unset; 0
+  /// for a DaemonSet, whose pods are one per node).
+  int32_t template_replicas = 1;
   std::string scheduler_name = "default-scheduler";
   bool host_network = false;  ///< spec.hostNetwork
   std::vector<std::string> scheduling_gates;  ///< spec.schedulingGates' names: kube-scheduler waits while any is left

@@ -1,0 +1,92 @@
+#include "cli/engine_setup.h"
+
+#include <algorithm>
+#include <cstdio>
+
+#include <fmt/format.h>
+
+#include "cli/input.h"
+#include "compiler/passes/pass.h"
+
+namespace policy::cli {
+
+std::optional<rt::Profile> ProfileFromFlags(std::string_view command, const Args& args, const std::string& scheduler_name,
+                                            DiagnosticSink& diags) {
+  rt::Profile profile = rt::DefaultProfile();
+  if (args.Has("profile")) {
+    std::shared_ptr<Source> source = ReadInput(args.Get("profile"), diags);
+    if (!source) return std::nullopt;
+    std::optional<std::vector<rt::Profile>> profiles = rt::ReadProfiles(*source, diags);
+    if (!profiles) return std::nullopt;
+    const rt::Profile* chosen = profiles->size() == 1 ? &profiles->front() : nullptr;
+    for (const rt::Profile& p : *profiles) {
+      if (p.scheduler_name == scheduler_name) chosen = &p;
+    }
+    if (chosen == nullptr) {
+      fmt::print(stderr, "policyc {}: no profile in {} is for schedulerName `{}`\n", command, args.Get("profile"),
+                 scheduler_name);
+      return std::nullopt;
+    }
+    profile = *chosen;
+  }
+  if (!args.Has("plugins")) return profile;
+  std::vector<std::string> only;
+  std::string list = args.Get("plugins");
+  for (size_t start = 0; start <= list.size();) {
+    size_t comma = std::min(list.find(',', start), list.size());
+    std::string name = list.substr(start, comma - start);
+    start = comma + 1;
+    if (name.empty()) continue;
+    if (rt::FindInTreePlugin(name) == nullptr) {
+      fmt::print(stderr, "policyc {}: unknown plugin `{}` in --plugins\n", command, name);
+      return std::nullopt;
+    }
+    only.push_back(name);
+  }
+  for (rt::PluginSetting& p : profile.plugins) {
+    if (std::find(only.begin(), only.end(), p.name) == only.end()) p.filter = p.score = false;
+  }
+  return profile;
+}
+
+std::optional<engine::EngineOptions> EngineOptionsFromFlags(std::string_view command, const Args& args) {
+  engine::EngineOptions options;
+  std::vector<std::string_view> known = passes::PassNames();
+  for (const std::string& name : args.GetAll("disable-pass")) {
+    if (name != "all" && std::find(known.begin(), known.end(), name) == known.end()) {
+      fmt::print(stderr, "policyc {}: unknown pass `{}`; the passes are {}\n", command, name, fmt::join(known, ", "));
+      return std::nullopt;
+    }
+    options.disabled_passes.insert(name);
+  }
+  std::string backend = args.Get("engine", "auto");
+  if (backend != "interp" && backend != "jit" && backend != "auto") {
+    fmt::print(stderr, "policyc {}: `--engine` must be `interp`, `jit` or `auto`, not `{}`\n", command, backend);
+    return std::nullopt;
+  }
+  options.backend = backend == "interp" ? engine::Backend::kInterp
+                    : backend == "jit"  ? engine::Backend::kJit
+                                        : engine::Backend::kAuto;
+  std::string error;
+  std::optional<int64_t> level = args.GetInt("jit-opt", 2, 0, 3, &error);
+  if (!level) {
+    fmt::print(stderr, "policyc {}: {}\n", command, error);
+    return std::nullopt;
+  }
+  options.jit_opt_level = static_cast<int>(*level);
+  options.verify_kernels = args.Has("verify-jit");
+  return options;
+}
+
+std::unique_ptr<engine::Engine> EngineFromFlags(const Args& args, const rt::Profile& profile,
+                                                const engine::EngineOptions& options, DiagnosticSink& diags) {
+  std::vector<std::shared_ptr<const Source>> policies;
+  for (const std::string& path : args.GetAll("policy")) {
+    std::shared_ptr<Source> source = ReadInput(path, diags);
+    if (!source) return nullptr;
+    policies.push_back(std::move(source));
+  }
+  return engine::Engine::Create(profile, std::move(policies), options, diags);
+}
+
+}  // namespace policy::cli
