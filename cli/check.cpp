@@ -227,12 +227,7 @@ class CheckRun {
     if (!manifest) return Refuse();
     // The objects the manifest brings join the snapshot (replacing the
     // dump's of the same name, as applying it would) while its pods are checked.
-    for (k8s::SelectorOwner& o : manifest->owners) cluster_->SetSelectorOwner(std::move(o));
-    for (k8s::Namespace& ns : manifest->namespaces) cluster_->SetNamespace(ns.name, std::move(ns.labels));
-    for (k8s::PersistentVolumeClaim& c : manifest->claims) cluster_->SetClaim(std::move(c));
-    for (k8s::PersistentVolume& v : manifest->volumes) cluster_->SetVolume(std::move(v));
-    for (k8s::StorageClass& c : manifest->classes) cluster_->SetStorageClass(std::move(c));
-    for (k8s::PriorityClass& c : manifest->priority_classes) cluster_->SetPriorityClass(std::move(c));
+    AddManifestObjects(*manifest, *cluster_);
     pods_ = std::move(manifest->pods);
     return true;
   }

@@ -10,5 +10,6 @@ namespace policy::cli {
 int RunInspect(const std::vector<std::string>& argv);
 int RunCompile(const std::vector<std::string>& argv);
 int RunCheck(const std::vector<std::string>& argv);
+int RunSchedule(const std::vector<std::string>& argv);
 
 }  // namespace policy::cli

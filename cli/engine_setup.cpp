@@ -10,6 +10,15 @@
 
 namespace policy::cli {
 
+void AddManifestObjects(k8s::Manifest& manifest, engine::Cluster& cluster) {
+  for (k8s::SelectorOwner& o : manifest.owners) cluster.SetSelectorOwner(std::move(o));
+  for (k8s::Namespace& ns : manifest.namespaces) cluster.SetNamespace(ns.name, std::move(ns.labels));
+  for (k8s::PersistentVolumeClaim& c : manifest.claims) cluster.SetClaim(std::move(c));
+  for (k8s::PersistentVolume& v : manifest.volumes) cluster.SetVolume(std::move(v));
+  for (k8s::StorageClass& c : manifest.classes) cluster.SetStorageClass(std::move(c));
+  for (k8s::PriorityClass& c : manifest.priority_classes) cluster.SetPriorityClass(std::move(c));
+}
+
 std::optional<rt::Profile> ProfileFromFlags(std::string_view command, const Args& args, const std::string& scheduler_name,
                                             DiagnosticSink& diags) {
   rt::Profile profile = rt::DefaultProfile();

@@ -1,6 +1,6 @@
 #pragma once
-/// What `check` and `schedule` share: the scheduler profile, engine options
-/// and engine their flags ask for (--profile, --plugins, --policy,
+/// What `check` and `schedule` share: a manifest's objects joining the
+/// cluster, and the scheduler profile, engine options and engine their flags ask for (--profile, --plugins, --policy,
 /// --disable-pass, --engine, --jit-opt, --verify-jit). Each step returns
 /// nothing after printing why (the command then exits 2).
 
@@ -10,11 +10,17 @@
 #include <string_view>
 
 #include "cli/args.h"
+#include "compiler/k8s/pod_reader.h"
 #include "compiler/support/diagnostic.h"
 #include "runtime/engine/engine.h"
 #include "runtime/sched/profile.h"
 
 namespace policy::cli {
+
+/// Adds the objects a manifest brings (Services, Namespaces, claims,
+/// volumes, StorageClasses, PriorityClasses) to the cluster, in place of the
+/// snapshot's of the same name, as applying the manifest would.
+void AddManifestObjects(k8s::Manifest& manifest, engine::Cluster& cluster);
 
 /// The default profile or --profile's (the one for `scheduler_name`),
 /// restricted by --plugins.

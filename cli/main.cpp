@@ -18,6 +18,7 @@ usage: policyc <command> [flags]
 commands:
   inspect   load a cluster snapshot or a pod and summarise what policyc reads
   check     place a pod on a cluster snapshot and explain, or lint policy files
+  schedule  place a queue of pods one after another, as kube-scheduler would
   compile   compile a policy file and print a compiler stage (--emit=ast|ir)
   version   print the version
   help      print this help
@@ -68,6 +69,7 @@ int main(int argc, char** argv) {
   if (command == "inspect") return RunInspect(args);
   if (command == "compile") return RunCompile(args);
   if (command == "check") return RunCheck(args);
+  if (command == "schedule") return RunSchedule(args);
   fmt::print(stderr, "policyc: unknown command `{}`\n\n{}", command, kHelp);
   return kExitBadInput;
 }

@@ -26,6 +26,10 @@ std::string JsonQuote(std::string_view text) {
 }
 
 void JsonWriter::Indent() {
+  if (line_) {  // `{"a": 1, "b": 2}`
+    if (!out_.empty() && out_.back() == ',') out_ += ' ';
+    return;
+  }
   out_ += '\n';
   out_.append(first_.size() * 2, ' ');
 }

@@ -2,7 +2,7 @@
 /// A streaming JSON writer for policyc's machine-readable output.
 ///
 /// Commas and nesting are tracked for the caller; output is pretty-printed
-/// with two-space indentation, keys in the order written.
+/// with two-space indentation (or on one line), keys in the order written.
 
 #include <cstdint>
 #include <string>
@@ -13,6 +13,10 @@ namespace policy {
 
 class JsonWriter {
  public:
+  /// Pretty-printed (the default), or all on one line (JSON Lines).
+  enum class Style { kPretty, kLine };
+  explicit JsonWriter(Style style = Style::kPretty) : line_(style == Style::kLine) {}
+
   JsonWriter& BeginObject();
   JsonWriter& EndObject();
   JsonWriter& BeginArray();
@@ -35,6 +39,7 @@ class JsonWriter {
   std::string out_;
   std::vector<bool> first_;  // per open container: nothing written yet
   bool after_key_ = false;
+  bool line_ = false;
 };
 
 /// `text` as a JSON string literal, quotes included.

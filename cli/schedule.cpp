@@ -1,0 +1,443 @@
+// `policyc schedule`: places a queue of pods one after another, each seeing
+// the ones placed before it (../shared/spec/policyc-schedule.md).
+//
+// The queue is the snapshot's Pending pods plus --pending files (workloads
+// stand for their replicas, a DaemonSet for one pod per node), in
+// kube-scheduler's PrioritySort order. Each pod gets one cycle through the
+// engine (the same decision path as `check`), then binds into the cluster
+// state. Rounds repeat while the last one placed a pod.
+//
+// Not built yet (issue 12): DefaultPreemption, --percentage-of-nodes-to-score,
+// --output-cluster and incremental decisions; the flags are refused with
+// that said, never ignored.
+
+#include <algorithm>
+#include <chrono>
+#include <deque>
+#include <cstdio>
+#include <map>
+#include <random>
+
+#include <fmt/format.h>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/engine_setup.h"
+#include "cli/input.h"
+#include "cli/report.h"
+#include "compiler/k8s/pod_reader.h"
+#include "compiler/support/json_writer.h"
+#include "runtime/engine/engine.h"
+#include "runtime/sched/resolve_volumes.h"
+
+namespace policy::cli {
+namespace {
+
+constexpr const char* kUsage = R"(usage: policyc schedule --cluster CLUSTER [--pending FILE ...] [--fill POD]
+                        [--profile PROFILE.yaml] [--policy FILE ...] [--plugins P1,P2,...]
+                        [--output|-o text|jsonl] [--tie-break first|random] [--seed N]
+                        [--no-retry] [--stats] [--engine interp|jit|auto]
+
+Places the Pending pods of CLUSTER (those without spec.nodeName) and of each
+--pending file (a Deployment, ReplicaSet or StatefulSet stands for
+spec.replicas pods named NAME-0, NAME-1, ...; a Job for spec.parallelism; a
+DaemonSet for one pod per node, NAME-NODE, pinned to it) one after another, in
+kube-scheduler's queue order (priority, then creationTimestamp, then input
+order), each with every plugin of the profile, bound into the cluster before
+the next. Pods left Pending are tried again while a round places any
+(--no-retry: one round). --fill POD then places copies of POD until one does
+not fit: how many more fit.
+
+--output jsonl prints one record per pod (pod, node, attempts, score,
+feasible, preempted; summary and reasons when Pending); text (the default)
+a line per pod and a summary with the cluster's utilisation before and
+after. --tie-break random picks among the best nodes with a generator seeded
+by --seed (default 1); first (the default) takes the first in snapshot order.
+--stats prints timings as one JSON object on stderr.
+
+Not built yet: preemption (DefaultPreemption), --percentage-of-nodes-to-score
+and --output-cluster.
+
+Exit status: 0 every pod placed, 1 some pod stayed Pending (with --fill, the
+copy that did not fit), 2 bad input or usage.
+)";
+
+// One pod of the queue and what became of it.
+struct Entry {
+  k8s::Pod pod;
+  size_t order = 0;  // input order
+  int attempts = 0;
+  std::optional<std::string> node;
+  int64_t score = 0;
+  size_t feasible = 0;
+  rt::Placement placement;  // the final attempt's words, when Pending
+  bool fill = false;
+};
+
+std::string Key(const k8s::Pod& pod) { return pod.namespace_name + "/" + pod.name; }
+
+// A DaemonSet pod pinned to `node` as its controller pins it
+// (ReplaceDaemonSetPodNodeNameNodeAffinity): every required term gets
+// `metadata.name In [node]` as its only field requirement.
+void PinToNode(k8s::Pod& pod, const std::string& node) {
+  k8s::SelectorRequirement pin;
+  pin.key = "metadata.name";
+  pin.values = {node};
+  if (!pod.affinity.node_affinity) pod.affinity.node_affinity.emplace();
+  std::optional<std::vector<k8s::NodeSelectorTerm>>& required = pod.affinity.node_affinity->required;
+  if (!required || required->empty()) required = std::vector<k8s::NodeSelectorTerm>{{}};
+  for (k8s::NodeSelectorTerm& term : *required) term.match_fields = {pin};
+}
+
+class ScheduleRun {
+ public:
+  explicit ScheduleRun(const Args& args) : args_(args) {}
+
+  int Run() {
+    auto start = Clock::now();
+    std::string output = args_.Get("output", "text");
+    if (output != "text" && output != "jsonl") {
+      fmt::print(stderr, "policyc schedule: `--output` must be `text` or `jsonl`, not `{}`\n", output);
+      return kExitBadInput;
+    }
+    jsonl_ = output == "jsonl";
+    std::string tie = args_.Get("tie-break", "first");
+    if (tie != "first" && tie != "random") {
+      fmt::print(stderr, "policyc schedule: `--tie-break` must be `first` or `random`, not `{}`\n", tie);
+      return kExitBadInput;
+    }
+    std::string error;
+    std::optional<int64_t> seed = args_.GetInt("seed", 1, 0, INT64_MAX, &error);
+    if (!seed) {
+      fmt::print(stderr, "policyc schedule: {}\n", error);
+      return kExitBadInput;
+    }
+    if (tie == "random") random_.emplace(static_cast<uint64_t>(*seed));
+    for (const char* flag : {"percentage-of-nodes-to-score", "output-cluster"}) {
+      if (args_.Has(flag)) {
+        fmt::print(stderr, "policyc schedule: `--{}` is not built yet (issue 12); nothing was scheduled\n", flag);
+        return kExitBadInput;
+      }
+    }
+    if (!ReadInputs()) return kExitBadInput;
+    auto loaded = Clock::now();
+    std::optional<rt::Profile> profile = ProfileFromFlags("schedule", args_, "default-scheduler", diags_);
+    if (!profile) return diags_.HasErrors() ? Refuse() : kExitBadInput;
+    std::optional<engine::EngineOptions> options = EngineOptionsFromFlags("schedule", args_);
+    if (!options) return kExitBadInput;
+    engine_ = EngineFromFlags(args_, *profile, *options, diags_);
+    if (!engine_) return Refuse();
+    if (!diags_.All().empty()) std::fputs(RenderAll(diags_).c_str(), stderr);  // warnings
+    auto compiled = Clock::now();
+
+    Usage before = Utilisation();
+    PlaceQueue();
+    size_t fitted = Fill();
+    auto done = Clock::now();
+
+    size_t pending = 0;
+    for (const Entry* e : finished_) pending += e->node ? 0 : 1;
+    if (jsonl_) {
+      for (const Entry* e : finished_) fmt::print("{}", Record(*e));
+    } else {
+      PrintText(before, fitted);
+    }
+    if (args_.Has("stats")) {
+      double schedule_s = Seconds(compiled, done);
+      JsonWriter w(JsonWriter::Style::kLine);
+      w.BeginObject();
+      w.Key("load_s").Double(Seconds(start, loaded));
+      w.Key("compile_s").Double(Seconds(loaded, compiled));
+      w.Key("schedule_s").Double(schedule_s);
+      w.Key("pods").Int(static_cast<int64_t>(finished_.size()));
+      w.Key("scheduled").Int(static_cast<int64_t>(finished_.size() - pending));
+      w.Key("pending").Int(static_cast<int64_t>(pending));
+      w.Key("preempted").Int(0);
+      w.Key("pods_per_second").Double(schedule_s > 0 ? static_cast<double>(finished_.size()) / schedule_s : 0);
+      w.EndObject();
+      fmt::print(stderr, "{}", w.Take());
+    }
+    return pending == 0 ? kExitOk : kExitNo;  // with --fill, the last copy is Pending
+  }
+
+ private:
+  using Clock = std::chrono::steady_clock;
+  static double Seconds(Clock::time_point a, Clock::time_point b) { return std::chrono::duration<double>(b - a).count(); }
+
+  int Refuse() {
+    std::fputs(RenderAll(diags_).c_str(), stderr);
+    return kExitBadInput;
+  }
+
+  bool ReadInputs() {
+    std::vector<std::shared_ptr<const Source>> snapshot = ReadSnapshot(args_.GetAll("cluster"), diags_);
+    if (snapshot.empty()) return Refuse(), false;
+    cluster_ = engine::Cluster::Load(snapshot, diags_);
+    if (!cluster_) return Refuse(), false;
+    std::vector<k8s::Pod> queue;
+    for (const k8s::Pod& p : cluster_->Report().pending) {
+      if (p.scheduler_name == "default-scheduler") queue.push_back(p);
+    }
+    for (const std::string& path : args_.GetAll("pending")) {
+      std::shared_ptr<Source> source = ReadInput(path, diags_);
+      if (!source) return Refuse(), false;
+      sources_.push_back(source);
+      std::optional<k8s::Manifest> manifest = k8s::ReadManifest(*source, diags_);
+      if (!manifest) return Refuse(), false;
+      AddManifestObjects(*manifest, *cluster_);
+      for (k8s::Pod& pod : manifest->pods) Expand(std::move(pod), queue);
+    }
+    if (args_.Has("fill")) {
+      std::shared_ptr<Source> source = ReadInput(args_.Get("fill"), diags_);
+      if (!source) return Refuse(), false;
+      sources_.push_back(source);
+      std::optional<k8s::Pod> pod = k8s::ReadPod(*source, diags_);
+      if (!pod) return Refuse(), false;
+      fill_ = std::move(*pod);
+    }
+    // Priorities: spec.priority, else the PriorityClass's (an unknown class
+    // is refused, as admission refuses it), else the global default.
+    for (k8s::Pod& pod : queue) {
+      if (!pod.priority_class_name.empty() && !pod.priority &&
+          !cluster_->Table().Storage().priority_classes.contains(pod.priority_class_name) &&
+          pod.priority_class_name != "system-node-critical" && pod.priority_class_name != "system-cluster-critical") {
+        fmt::print(stderr, "policyc schedule: pod {} names the PriorityClass `{}`, which the snapshot does not have\n",
+                   Key(pod), pod.priority_class_name);
+        return false;
+      }
+      rt::ResolvePriority(pod, cluster_->Table());
+    }
+    entries_.reserve(queue.size());
+    for (size_t i = 0; i < queue.size(); ++i) {
+      Entry& e = entries_.emplace_back();
+      e.pod = std::move(queue[i]);
+      e.order = i;
+    }
+    // PrioritySort: higher priority first, then earlier creationTimestamp,
+    // then input order.
+    std::stable_sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
+      int32_t pa = a.pod.priority.value_or(0), pb = b.pod.priority.value_or(0);
+      if (pa != pb) return pa > pb;
+      if (a.pod.creation_timestamp != b.pod.creation_timestamp) {
+        if (a.pod.creation_timestamp.empty() || b.pod.creation_timestamp.empty()) return !a.pod.creation_timestamp.empty();
+        return a.pod.creation_timestamp < b.pod.creation_timestamp;
+      }
+      return a.order < b.order;
+    });
+    return true;
+  }
+
+  // A workload's template stands for its replicas; a DaemonSet's for one
+  // pod per node.
+  void Expand(k8s::Pod pod, std::vector<k8s::Pod>& queue) {
+    if (pod.template_of.empty()) {
+      queue.push_back(std::move(pod));
+      return;
+    }
+    std::string name = pod.name;
+    if (pod.template_of.starts_with("DaemonSet/")) {
+      const rt::NodeTable& table = cluster_->Table();
+      for (rt::RowId row : table.LiveRows()) {
+        k8s::Pod copy = pod;
+        std::string node(table.NodeName(row));
+        copy.name = name + "-" + node;
+        PinToNode(copy, node);
+        queue.push_back(std::move(copy));
+      }
+      return;
+    }
+    for (int32_t i = 0; i < pod.template_replicas; ++i) {
+      k8s::Pod copy = pod;
+      copy.name = fmt::format("{}-{}", name, i);
+      queue.push_back(std::move(copy));
+    }
+  }
+
+  // One cycle: plan, decide, select; bind where it fits.
+  void Cycle(Entry& e) {
+    ++e.attempts;
+    std::unique_ptr<engine::PodPlan> plan = engine_->Plan(e.pod, *cluster_);
+    const rt::Decision& d = engine_->Decide(*plan, *cluster_, {});
+    e.feasible = d.feasible.size();
+    if (!d.selected) {
+      e.node.reset();
+      e.placement = engine_->Explain(*plan, *cluster_, d);
+      return;
+    }
+    size_t pick = *d.selected;
+    if (random_) {  // uniformly among the best
+      std::vector<size_t> best;
+      for (size_t k = 0; k < d.score.size(); ++k) {
+        if (d.score[k] == d.score[*d.selected]) best.push_back(k);
+      }
+      pick = best[std::uniform_int_distribution<size_t>(0, best.size() - 1)(*random_)];
+    }
+    e.score = d.score[pick];
+    e.node = std::string(cluster_->Table().NodeName(d.feasible[pick]));
+    e.placement = {};
+    k8s::Pod bound = e.pod;
+    bound.node_name = *e.node;
+    bound.phase = k8s::PodPhase::kRunning;
+    cluster_->BindPod(bound);
+  }
+
+  // Rounds over the queue until one places nothing (or one, --no-retry).
+  void PlaceQueue() {
+    std::vector<Entry*> waiting;
+    for (Entry& e : entries_) waiting.push_back(&e);
+    bool retry = !args_.Has("no-retry");
+    while (!waiting.empty()) {
+      std::vector<Entry*> still;
+      for (Entry* e : waiting) {
+        Cycle(*e);
+        if (e->node) {
+          finished_.push_back(e);
+        } else {
+          still.push_back(e);
+        }
+      }
+      bool placed = still.size() < waiting.size();
+      waiting = std::move(still);
+      if (!retry || !placed) break;
+    }
+    for (Entry* e : waiting) finished_.push_back(e);  // their final attempts came last
+  }
+
+  // --fill: copies of the pod until one stays Pending; how many fitted.
+  size_t Fill() {
+    if (!fill_) return 0;
+    std::string name = fill_->name;
+    for (size_t i = 0;; ++i) {
+      Entry& e = fills_.emplace_back();
+      e.pod = *fill_;
+      e.pod.name = fmt::format("{}-fill-{}", name, i);
+      e.fill = true;
+      Cycle(e);
+      finished_.push_back(&e);
+      if (!e.node) return i;
+    }
+  }
+
+  std::string Record(const Entry& e) const {
+    JsonWriter w(JsonWriter::Style::kLine);
+    w.BeginObject();
+    w.Key("pod").String(Key(e.pod));
+    if (e.node) {
+      w.Key("node").String(*e.node);
+    } else {
+      w.Key("node").Null();
+    }
+    w.Key("attempts").Int(e.attempts);
+    if (e.node) w.Key("score").Int(e.score);
+    w.Key("feasible").Int(static_cast<int64_t>(e.feasible));
+    w.Key("preempted").BeginArray().EndArray();
+    if (!e.node) {
+      w.Key("summary").String(e.placement.summary);
+      w.Key("reasons").BeginArray();
+      for (const rt::NodeResult& n : e.placement.nodes) {
+        for (const rt::NodeReason& r : n.reasons) {
+          w.BeginObject();
+          w.Key("node").String(n.name);
+          w.Key("plugin").String(r.plugin);
+          w.Key("reason").String(r.reason);
+          w.Key("detail").String(r.detail);
+          w.EndObject();
+        }
+      }
+      w.EndArray();
+    }
+    w.EndObject();
+    return w.Take();
+  }
+
+  // Requested over allocatable of the resources a capacity planner reads.
+  struct Usage {
+    std::vector<std::tuple<std::string, int64_t, int64_t>> resources;  // name, requested, allocatable (milli)
+  };
+  Usage Utilisation() const {
+    Usage u;
+    const rt::NodeTable& table = cluster_->Table();
+    for (const char* name : {"cpu", "memory", "nvidia.com/gpu", "nvidia.com/gpu-memory"}) {
+      const rt::ResourceColumn* column = table.Resource(name);
+      if (column == nullptr) continue;
+      int64_t requested = 0, allocatable = 0;
+      for (rt::RowId row : table.LiveRows()) {
+        requested += column->requested_milli[row];
+        allocatable += column->allocatable_milli[row];
+      }
+      if (allocatable > 0) u.resources.emplace_back(name, requested, allocatable);
+    }
+    return u;
+  }
+
+  void PrintText(const Usage& before, size_t fitted) const {
+    size_t placed = 0, pending = 0;
+    std::map<std::string, size_t> why;  // summary -> pods
+    for (const Entry* e : finished_) {
+      if (e->fill) continue;
+      if (e->node) {
+        ++placed;
+        fmt::print("{} -> {} (score {}, {} feasible{})\n", Key(e->pod), *e->node, e->score, e->feasible,
+                   e->attempts > 1 ? fmt::format(", attempt {}", e->attempts) : "");
+      } else {
+        ++pending;
+        ++why[e->placement.summary];
+        fmt::print("{} stays Pending: {}\n", Key(e->pod), e->placement.summary);
+      }
+    }
+    if (placed + pending > 0 || !fill_) {
+      fmt::print("{}placed {} of {} pods; {} Pending\n", placed + pending > 0 ? "\n" : "", placed, placed + pending, pending);
+    }
+    for (const auto& [summary, n] : why) fmt::print("  {} pod{}: {}\n", n, n == 1 ? "" : "s", summary);
+    if (fill_) {
+      const Entry* last = finished_.back();
+      fmt::print("{}{} more cop{} of {} fit; the next: {}\n", placed + pending > 0 ? "\n" : "", fitted,
+                 fitted == 1 ? "y" : "ies", Key(*fill_), last->placement.summary);
+    }
+    Usage after = Utilisation();
+    if (!after.resources.empty()) fmt::print("\nutilisation      before    after\n");
+    for (size_t i = 0; i < after.resources.size(); ++i) {
+      auto pct = [](int64_t req, int64_t alloc) { return alloc > 0 ? 100.0 * static_cast<double>(req) / static_cast<double>(alloc) : 0.0; };
+      const auto& [name, req, alloc] = after.resources[i];
+      int64_t req_before = i < before.resources.size() ? std::get<1>(before.resources[i]) : 0;
+      fmt::print("  {:<22} {:>5.1f}%  {:>5.1f}%\n", name, pct(req_before, alloc), pct(req, alloc));
+    }
+  }
+
+  const Args& args_;
+  DiagnosticSink diags_;
+  bool jsonl_ = false;
+  std::optional<std::mt19937_64> random_;
+  std::unique_ptr<engine::Cluster> cluster_;
+  std::unique_ptr<engine::Engine> engine_;
+  std::vector<std::shared_ptr<Source>> sources_;  // the pods' spans point into them
+  std::vector<Entry> entries_;
+  std::deque<Entry> fills_;
+  std::optional<k8s::Pod> fill_;
+  std::vector<const Entry*> finished_;  // in the order of their final attempts
+};
+
+}  // namespace
+
+int RunSchedule(const std::vector<std::string>& argv) {
+  std::variant<Args, int> parsed = ParseCommand(
+      "schedule", argv,
+      {{"cluster", true, true}, {"pending", true, true}, {"fill"}, {"profile"}, {"policy", true, true}, {"plugins"},
+       {"output", true, false, 'o'}, {"tie-break"}, {"seed"}, {"percentage-of-nodes-to-score"}, {"no-retry", false},
+       {"output-cluster"}, {"stats", false}, {"disable-pass", true, true}, {"engine"}, {"jit-opt"}, {"verify-jit", false}},
+      kUsage);
+  if (const int* status = std::get_if<int>(&parsed)) return *status;
+  const Args& args = std::get<Args>(parsed);
+  if (!args.Has("cluster")) {
+    fmt::print(stderr, "policyc schedule: `--cluster` is missing\n\n{}", kUsage);
+    return kExitBadInput;
+  }
+  if (!args.Positional().empty()) {
+    fmt::print(stderr, "policyc schedule: unexpected argument `{}` (pods go with --pending)\n\n{}",
+               args.Positional().front(), kUsage);
+    return kExitBadInput;
+  }
+  return ScheduleRun(args).Run();
+}
+
+}  // namespace policy::cli
