@@ -55,6 +55,7 @@ std::optional<rt::Profile> ProfileFromFlags(std::string_view command, const Args
   for (rt::PluginSetting& p : profile.plugins) {
     if (std::find(only.begin(), only.end(), p.name) == only.end()) p.filter = p.score = false;
   }
+  profile.preemption = std::find(only.begin(), only.end(), "DefaultPreemption") != only.end();
   return profile;
 }
 

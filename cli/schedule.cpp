@@ -7,9 +7,9 @@
 // engine (the same decision path as `check`), then binds into the cluster
 // state. Rounds repeat while the last one placed a pod.
 //
-// Not built yet (issue 12): DefaultPreemption, --percentage-of-nodes-to-score,
-// --output-cluster and incremental decisions; the flags are refused with
-// that said, never ignored.
+// Not built yet (issue 12): --percentage-of-nodes-to-score, --output-cluster
+// and incremental decisions; the flags are refused with that said, never
+// ignored.
 
 #include <algorithm>
 #include <chrono>
@@ -17,6 +17,7 @@
 #include <cstdio>
 #include <map>
 #include <random>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -27,7 +28,10 @@
 #include "cli/report.h"
 #include "compiler/k8s/pod_reader.h"
 #include "compiler/support/json_writer.h"
+#include "compiler/k8s/decode.h"
+#include "compiler/k8s/object_reader.h"
 #include "runtime/engine/engine.h"
+#include "runtime/engine/preemption.h"
 #include "runtime/sched/resolve_volumes.h"
 
 namespace policy::cli {
@@ -55,8 +59,12 @@ after. --tie-break random picks among the best nodes with a generator seeded
 by --seed (default 1); first (the default) takes the first in snapshot order.
 --stats prints timings as one JSON object on stderr.
 
-Not built yet: preemption (DefaultPreemption), --percentage-of-nodes-to-score
-and --output-cluster.
+A pod that fits nowhere preempts (DefaultPreemption, unless the profile or
+--plugins leaves it out, or the pod says preemptionPolicy: Never): the
+lower-priority pods of the best node, PodDisruptionBudgets respected, are
+evicted and the pod is bound there.
+
+Not built yet: --percentage-of-nodes-to-score and --output-cluster.
 
 Exit status: 0 every pod placed, 1 some pod stayed Pending (with --fill, the
 copy that did not fit), 2 bad input or usage.
@@ -71,7 +79,35 @@ struct Entry {
   int64_t score = 0;
   size_t feasible = 0;
   rt::Placement placement;  // the final attempt's words, when Pending
+  std::string postscript;   // kube-scheduler's preemption postscript, when Pending
+  std::vector<std::string> preempted;  // namespace/name, in eviction order
   bool fill = false;
+};
+
+// The snapshot's bound pods (whole, for preemption to evict and restore)
+// and its PodDisruptionBudgets.
+class BoundPods final : public k8s::ObjectVisitor {
+ public:
+  BoundPods(std::unordered_map<std::string, k8s::Pod>& pods, std::vector<k8s::PodDisruptionBudget>& pdbs,
+            DiagnosticSink& diags)
+      : pods_(pods), pdbs_(pdbs), diags_(diags) {}
+  void Visit(k8s::NodeRef object, std::string_view default_kind) override {
+    if (!object.IsMapping()) return;
+    std::string_view kind = k8s::KindOf(object, default_kind);
+    if (kind == "PodDisruptionBudget") {
+      if (auto pdb = k8s::DecodePodDisruptionBudget(object, diags_)) pdbs_.push_back(std::move(*pdb));
+    } else if (kind == "Pod" && !object.Get("spec").Get("nodeName").Text().empty()) {
+      std::optional<k8s::Pod> pod = k8s::DecodePod(object, diags_);
+      if (!pod || pod->phase == k8s::PodPhase::kSucceeded || pod->phase == k8s::PodPhase::kFailed) return;
+      std::string key = pod->namespace_name + "/" + pod->name;
+      pods_.emplace(std::move(key), std::move(*pod));
+    }
+  }
+
+ private:
+  std::unordered_map<std::string, k8s::Pod>& pods_;
+  std::vector<k8s::PodDisruptionBudget>& pdbs_;
+  DiagnosticSink& diags_;
 };
 
 std::string Key(const k8s::Pod& pod) { return pod.namespace_name + "/" + pod.name; }
@@ -125,6 +161,7 @@ class ScheduleRun {
     if (!profile) return diags_.HasErrors() ? Refuse() : kExitBadInput;
     std::optional<engine::EngineOptions> options = EngineOptionsFromFlags("schedule", args_);
     if (!options) return kExitBadInput;
+    preemption_ = profile->preemption;
     engine_ = EngineFromFlags(args_, *profile, *options, diags_);
     if (!engine_) return Refuse();
     if (!diags_.All().empty()) std::fputs(RenderAll(diags_).c_str(), stderr);  // warnings
@@ -152,7 +189,7 @@ class ScheduleRun {
       w.Key("pods").Int(static_cast<int64_t>(finished_.size()));
       w.Key("scheduled").Int(static_cast<int64_t>(finished_.size() - pending));
       w.Key("pending").Int(static_cast<int64_t>(pending));
-      w.Key("preempted").Int(0);
+      w.Key("preempted").Int(static_cast<int64_t>(preempted_));
       w.Key("pods_per_second").Double(schedule_s > 0 ? static_cast<double>(finished_.size()) / schedule_s : 0);
       w.EndObject();
       fmt::print(stderr, "{}", w.Take());
@@ -174,6 +211,11 @@ class ScheduleRun {
     if (snapshot.empty()) return Refuse(), false;
     cluster_ = engine::Cluster::Load(snapshot, diags_);
     if (!cluster_) return Refuse(), false;
+    BoundPods reader(bound_, pdbs_, diags_);
+    for (const std::shared_ptr<const Source>& s : snapshot) k8s::ReadObjects(*s, reader, diags_);
+    if (diags_.HasErrors()) return Refuse(), false;
+    for (auto& [key, pod] : bound_) rt::ResolvePriority(pod, cluster_->Table());
+    snapshot_ = std::move(snapshot);
     std::vector<k8s::Pod> queue;
     for (const k8s::Pod& p : cluster_->Report().pending) {
       if (p.scheduler_name == "default-scheduler") queue.push_back(p);
@@ -262,6 +304,7 @@ class ScheduleRun {
     if (!d.selected) {
       e.node.reset();
       e.placement = engine_->Explain(*plan, *cluster_, d);
+      if (preemption_ && !e.fill && e.pod.preemption_policy != "Never" && !d.rejected_by) Preempt(e);
       return;
     }
     size_t pick = *d.selected;
@@ -275,10 +318,41 @@ class ScheduleRun {
     e.score = d.score[pick];
     e.node = std::string(cluster_->Table().NodeName(d.feasible[pick]));
     e.placement = {};
+    Bind(e);
+  }
+
+  // DefaultPreemption: evict the victims, then bind where the pod now fits.
+  void Preempt(Entry& e) {
+    engine::Preemption p = engine::Preempt(*engine_, *cluster_, e.pod, e.placement, bound_, pdbs_);
+    if (!p.node) {
+      e.postscript = p.postscript;
+      return;
+    }
+    std::vector<std::string> victims;
+    for (const k8s::Pod* v : p.victims) victims.push_back(Key(*v));
+    for (const std::string& key : victims) {
+      const k8s::Pod& v = bound_.at(key);
+      cluster_->UnbindPod(v.namespace_name, v.name);
+      bound_.erase(key);
+      ++preempted_;
+    }
+    std::unique_ptr<engine::PodPlan> plan = engine_->Plan(e.pod, *cluster_);
+    const rt::Decision& d = engine_->Decide(*plan, *cluster_, {});
+    rt::RowId row = *cluster_->Table().FindNode(*p.node);
+    auto at = std::lower_bound(d.feasible.begin(), d.feasible.end(), row);
+    e.score = at != d.feasible.end() && *at == row ? d.score[static_cast<size_t>(at - d.feasible.begin())] : 0;
+    e.node = *p.node;
+    e.preempted = std::move(victims);
+    e.placement = {};
+    Bind(e);
+  }
+
+  void Bind(const Entry& e) {
     k8s::Pod bound = e.pod;
     bound.node_name = *e.node;
     bound.phase = k8s::PodPhase::kRunning;
     cluster_->BindPod(bound);
+    bound_.insert_or_assign(Key(bound), std::move(bound));
   }
 
   // Rounds over the queue until one places nothing (or one, --no-retry).
@@ -318,6 +392,11 @@ class ScheduleRun {
     }
   }
 
+  // `check`'s summary, with kube-scheduler's preemption postscript.
+  static std::string Summary(const Entry& e) {
+    return e.postscript.empty() ? e.placement.summary : e.placement.summary + " " + e.postscript;
+  }
+
   std::string Record(const Entry& e) const {
     JsonWriter w(JsonWriter::Style::kLine);
     w.BeginObject();
@@ -330,9 +409,11 @@ class ScheduleRun {
     w.Key("attempts").Int(e.attempts);
     if (e.node) w.Key("score").Int(e.score);
     w.Key("feasible").Int(static_cast<int64_t>(e.feasible));
-    w.Key("preempted").BeginArray().EndArray();
+    w.Key("preempted").BeginArray();
+    for (const std::string& v : e.preempted) w.String(v);
+    w.EndArray();
     if (!e.node) {
-      w.Key("summary").String(e.placement.summary);
+      w.Key("summary").String(Summary(e));
       w.Key("reasons").BeginArray();
       for (const rt::NodeResult& n : e.placement.nodes) {
         for (const rt::NodeReason& r : n.reasons) {
@@ -377,12 +458,13 @@ class ScheduleRun {
       if (e->fill) continue;
       if (e->node) {
         ++placed;
-        fmt::print("{} -> {} (score {}, {} feasible{})\n", Key(e->pod), *e->node, e->score, e->feasible,
-                   e->attempts > 1 ? fmt::format(", attempt {}", e->attempts) : "");
+        fmt::print("{} -> {} (score {}, {} feasible{}{})\n", Key(e->pod), *e->node, e->score, e->feasible,
+                   e->attempts > 1 ? fmt::format(", attempt {}", e->attempts) : "",
+                   e->preempted.empty() ? "" : fmt::format("; preempted {}", fmt::join(e->preempted, ", ")));
       } else {
         ++pending;
         ++why[e->placement.summary];
-        fmt::print("{} stays Pending: {}\n", Key(e->pod), e->placement.summary);
+        fmt::print("{} stays Pending: {}\n", Key(e->pod), Summary(*e));
       }
     }
     if (placed + pending > 0 || !fill_) {
@@ -415,6 +497,11 @@ class ScheduleRun {
   std::deque<Entry> fills_;
   std::optional<k8s::Pod> fill_;
   std::vector<const Entry*> finished_;  // in the order of their final attempts
+  std::vector<std::shared_ptr<const Source>> snapshot_;
+  std::unordered_map<std::string, k8s::Pod> bound_;  // every pod bound to a node, by namespace/name
+  std::vector<k8s::PodDisruptionBudget> pdbs_;
+  bool preemption_ = true;
+  size_t preempted_ = 0;
 };
 
 }  // namespace

@@ -52,17 +52,12 @@ for engine in "" " --disable-pass=all" " --engine jit --verify-jit"; do
   run "conformance (default profile)$engine" python3 "$conformance/run.py" \
     --policyc "build/policyc$engine" --policies policies --jobs 2 "$conformance/cases-default-profile"
 done
-# `policyc schedule`'s queue cases (../shared/conformance/schedule): the ones
-# without preemption gate, under both engines; the folder's line is reported
-# as it is (preemption is not built yet, issue 12).
-sched=$conformance/schedule
+# `policyc schedule`'s queue cases (../shared/conformance/schedule and our
+# own, tests/conformance/schedule), under both engines.
 for engine in "" " --engine jit --verify-jit"; do
-  run "schedule cases (no preemption)$engine" python3 "$conformance/run_schedule.py" --policyc "build/policyc$engine" \
-    --policies policies "$sched/queue-order.yaml" "$sched/each-bind-counts.yaml" "$sched/affinity-retry.yaml" \
-    "$sched/zone-anti-affinity.yaml" "$sched/statefulset-replicas.yaml" "$sched/fill-a-deployment.yaml"
+  run "schedule cases$engine" python3 "$conformance/run_schedule.py" --policyc "build/policyc$engine" \
+    --policies policies "$conformance/schedule" tests/conformance/schedule
 done
-echo "== schedule cases (whole folder, reported)"
-python3 "$conformance/run_schedule.py" --policyc build/policyc --policies policies "$sched" | tail -1
 # The unit, golden and conformance suites again on a build instrumented with
 # ASan and UBSan (clang-14, which setup.sh installs; POLICYC_SANITIZE=0
 # leaves this out of a quick local run, never out of CI).

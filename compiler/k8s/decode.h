@@ -33,6 +33,7 @@ std::optional<PersistentVolume> DecodePersistentVolume(NodeRef object, Diagnosti
 std::optional<StorageClass> DecodeStorageClass(NodeRef object, DiagnosticSink& diags);
 std::optional<CsiNode> DecodeCsiNode(NodeRef object, DiagnosticSink& diags);
 std::optional<PriorityClass> DecodePriorityClass(NodeRef object, DiagnosticSink& diags);
+std::optional<PodDisruptionBudget> DecodePodDisruptionBudget(NodeRef object, DiagnosticSink& diags);
 /// A workload's pod template as a pod in the workload's namespace, named
 /// after the workload when the template has no name.
 std::optional<Pod> DecodeWorkloadTemplate(NodeRef object, std::string_view kind, DiagnosticSink& diags);

@@ -318,6 +318,7 @@ std::optional<Pod> DecodePod(NodeRef object, DiagnosticSink& diags) {
     std::string phase;
     cx.String(status, "phase", &phase);
     pod.phase = ParsePhase(phase);
+    cx.String(status, "startTime", &pod.start_time);
   }
   if (pod.name.empty() && cx.Clean()) {
     Diagnostic& d = cx.Error(DiagCode::kMissingField, metadata.Valid() ? metadata : object, "the pod has no name");

@@ -197,4 +197,21 @@ std::optional<PriorityClass> DecodePriorityClass(NodeRef object, DiagnosticSink&
   return pc;
 }
 
+std::optional<PodDisruptionBudget> DecodePodDisruptionBudget(NodeRef object, DiagnosticSink& diags) {
+  DecodeContext cx(diags);
+  Meta m = ReadMeta(cx, object, "PodDisruptionBudget");
+  PodDisruptionBudget pdb;
+  pdb.name = m.name;
+  if (!m.namespace_name.empty()) pdb.namespace_name = m.namespace_name;
+  NodeRef spec = cx.Mapping(object, "spec");
+  NodeRef selector = spec.Valid() ? cx.Mapping(spec, "selector") : NodeRef();
+  if (selector.Valid()) pdb.selector = DecodeLabelSelector(cx, selector);
+  NodeRef status = cx.Mapping(object, "status");
+  std::optional<int32_t> allowed;
+  if (status.Valid()) cx.Int32(status, "disruptionsAllowed", &allowed);
+  pdb.disruptions_allowed = allowed.value_or(0);
+  if (!cx.Clean()) return std::nullopt;
+  return pdb;
+}
+
 }  // namespace policy::k8s

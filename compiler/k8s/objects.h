@@ -291,6 +291,7 @@ struct Pod {
   std::string priority_class_name;
   std::string preemption_policy = "PreemptLowerPriority";  ///< spec.preemptionPolicy
   std::string creation_timestamp;  ///< metadata.creationTimestamp as written (RFC 3339; sorts as text)
+  std::string start_time;          ///< status.startTime as written
   /// For a pod taken from a workload's template: how many pods the workload
   /// stands for (spec.replicas; a Job's spec.parallelism; 1 when unset; 0
   /// for a DaemonSet, whose pods are one per node).
@@ -310,6 +311,14 @@ struct Pod {
   std::optional<LabelSelector> template_selector;
   /// The controller among metadata.ownerReferences.
   std::optional<OwnerReference> controller;
+};
+
+/// A PodDisruptionBudget: which pods it guards and how many of them may go now.
+struct PodDisruptionBudget {
+  std::string name;
+  std::string namespace_name = "default";
+  std::optional<LabelSelector> selector;  ///< absent selects nothing
+  int32_t disruptions_allowed = 0;        ///< status.disruptionsAllowed
 };
 
 struct Namespace {

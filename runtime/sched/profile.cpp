@@ -24,6 +24,8 @@ const std::vector<InTreePlugin>& InTreePlugins() {
       {"InterPodAffinity", "stdlib/inter_pod_affinity.policy", "stdlib/inter_pod_affinity.policy", 2, true},
       {"NodeResourcesBalancedAllocation", "", "stdlib/balanced_allocation.policy", 1, true},
       {"ImageLocality", "", "stdlib/image_locality.policy", 1, true},
+      // PostFilter only, in the scheduling core (Profile::preemption).
+      {"DefaultPreemption", "", "", 0, true},
   };
   return kPlugins;
 }
@@ -97,6 +99,7 @@ class ProfileReader final : public k8s::ObjectVisitor {
     for (uint32_t i = 0; disabled.IsSequence() && i < disabled.Size(); ++i) {
       NodeRef name = disabled.At(i).Get("name");
       if (!Known(name)) continue;
+      if (filter && score && (name.Text() == "*" || name.Text() == "DefaultPreemption")) profile.preemption = false;  // multiPoint
       for (PluginSetting& p : profile.plugins) {
         if (name.Text() != "*" && name.Text() != p.name) continue;
         if (filter) p.filter = false;
@@ -292,6 +295,13 @@ class ProfileReader final : public k8s::ObjectVisitor {
       ApplySet(plugins.Get("multiPoint"), profile, true, true);
       ApplySet(plugins.Get("filter"), profile, true, false);
       ApplySet(plugins.Get("score"), profile, false, true);
+      // postFilter: DefaultPreemption is the only one.
+      NodeRef post = plugins.Get("postFilter");
+      NodeRef off = post.IsMapping() ? post.Get("disabled") : NodeRef();
+      for (uint32_t i = 0; off.IsSequence() && i < off.Size(); ++i) {
+        NodeRef name = off.At(i).Get("name");
+        if (Known(name) && (name.Text() == "*" || name.Text() == "DefaultPreemption")) profile.preemption = false;
+      }
     }
     NodeRef config = node.Get("pluginConfig");
     for (uint32_t i = 0; config.IsSequence() && i < config.Size(); ++i) {

@@ -55,6 +55,8 @@ struct Profile {
   std::string scheduler_name = "default-scheduler";
   std::vector<PluginSetting> plugins;            ///< in filter order
   std::string fit_strategy = "LeastAllocated";   ///< NodeResourcesFit scoringStrategy.type
+  /// DefaultPreemption (PostFilter; it acts in `policyc schedule`).
+  bool preemption = true;
   lower::ParamValues params;                    ///< plugin args as the stdlib policies' params
   /// PodTopologySpreadArgs: defaultingType List gives these default
   /// constraints (selectors are derived per pod); System (nullopt) gives

@@ -4,7 +4,8 @@
 // runs them against the example cluster (with a storage snapshot). Every layer a typo can reach is on
 // the path: file reading, the pod and profile readers, the engine (compile,
 // plan, decide, explain) and the report. The command must end with exit 0,
-// 1 or 2, never crash, leak or overflow.
+// 1 or 2, never crash, leak or overflow. The pod then goes through
+// `schedule` as a queue (a workload as its replicas) too.
 //
 // Input: POLICY \0 POD \0 PROFILE (missing parts: none given; an empty
 // profile part: no --profile).
@@ -80,9 +81,10 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   bool yaml_policy = parts[0].starts_with("apiVersion");
   // The example cluster, and a storage snapshot beside it so the volume
   // plugins have claims, volumes, classes and CSINodes to look up.
+  std::string policy = Write(yaml_policy ? "policy.yaml" : "policy.policy", parts[0]);
   std::vector<std::string> argv = {"--cluster", POLICYC_SOURCE_DIR "/examples/cluster.yaml",
                                    "--cluster", POLICYC_SOURCE_DIR "/tests/data/storage-cluster.yaml", "--output", "json",
-                                   "--policy", Write(yaml_policy ? "policy.yaml" : "policy.policy", parts[0])};
+                                   "--policy", policy};
   argv.push_back("--pod");
   argv.push_back(parts.size() > 1 ? Write("pod.yaml", parts[1]) : POLICYC_SOURCE_DIR "/examples/pods/gpu-training.yaml");
   if (parts.size() > 2 && !parts[2].empty()) {
@@ -95,5 +97,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     status = policy::cli::RunCheck(argv);
   }
   if (status != 0 && status != 1 && status != 2) __builtin_trap();
+  // The same pod (or workload: its replicas) as a queue for `schedule`,
+  // preemption included, with the fuzzed policy and profile.
+  if (parts.size() > 1) {
+    std::vector<std::string> queue = {"--cluster", POLICYC_SOURCE_DIR "/examples/cluster.yaml", "--cluster",
+                                      POLICYC_SOURCE_DIR "/tests/data/storage-cluster.yaml", "--pending",
+                                      Dir() + "/pod.yaml", "--output", "jsonl", "--policy", policy};
+    if (parts.size() > 2 && !parts[2].empty()) queue.insert(queue.end(), {"--profile", Dir() + "/profile.yaml"});
+    {
+      Quiet quiet;
+      status = policy::cli::RunSchedule(queue);
+    }
+    if (status != 0 && status != 1 && status != 2) __builtin_trap();
+  }
   return 0;
 }
