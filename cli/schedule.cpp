@@ -13,10 +13,9 @@
 
 #include <algorithm>
 #include <chrono>
-#include <deque>
 #include <cstdio>
 #include <map>
-#include <random>
+#include <unordered_set>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -31,7 +30,7 @@
 #include "compiler/k8s/decode.h"
 #include "compiler/k8s/object_reader.h"
 #include "runtime/engine/engine.h"
-#include "runtime/engine/preemption.h"
+#include "runtime/engine/scheduler.h"
 #include "runtime/sched/resolve_volumes.h"
 
 namespace policy::cli {
@@ -69,20 +68,6 @@ Not built yet: --percentage-of-nodes-to-score and --output-cluster.
 Exit status: 0 every pod placed, 1 some pod stayed Pending (with --fill, the
 copy that did not fit), 2 bad input or usage.
 )";
-
-// One pod of the queue and what became of it.
-struct Entry {
-  k8s::Pod pod;
-  size_t order = 0;  // input order
-  int attempts = 0;
-  std::optional<std::string> node;
-  int64_t score = 0;
-  size_t feasible = 0;
-  rt::Placement placement;  // the final attempt's words, when Pending
-  std::string postscript;   // kube-scheduler's preemption postscript, when Pending
-  std::vector<std::string> preempted;  // namespace/name, in eviction order
-  bool fill = false;
-};
 
 // The snapshot's bound pods (whole, for preemption to evict and restore)
 // and its PodDisruptionBudgets.
@@ -148,7 +133,6 @@ class ScheduleRun {
       fmt::print(stderr, "policyc schedule: {}\n", error);
       return kExitBadInput;
     }
-    if (tie == "random") random_.emplace(static_cast<uint64_t>(*seed));
     for (const char* flag : {"percentage-of-nodes-to-score", "output-cluster"}) {
       if (args_.Has(flag)) {
         fmt::print(stderr, "policyc schedule: `--{}` is not built yet (issue 12); nothing was scheduled\n", flag);
@@ -161,21 +145,25 @@ class ScheduleRun {
     if (!profile) return diags_.HasErrors() ? Refuse() : kExitBadInput;
     std::optional<engine::EngineOptions> options = EngineOptionsFromFlags("schedule", args_);
     if (!options) return kExitBadInput;
-    preemption_ = profile->preemption;
     engine_ = EngineFromFlags(args_, *profile, *options, diags_);
     if (!engine_) return Refuse();
     if (!diags_.All().empty()) std::fputs(RenderAll(diags_).c_str(), stderr);  // warnings
     auto compiled = Clock::now();
 
     Usage before = Utilisation();
-    PlaceQueue();
+    engine::ScheduleOptions schedule;
+    schedule.preemption = profile->preemption;
+    schedule.retry = !args_.Has("no-retry");
+    if (args_.Get("tie-break", "first") == "random") schedule.random_seed = static_cast<uint64_t>(*seed);
+    scheduler_.emplace(*engine_, *cluster_, std::move(bound_), std::move(pdbs_), schedule);
+    finished_ = scheduler_->Run(std::move(queue_));
     size_t fitted = Fill();
     auto done = Clock::now();
 
     size_t pending = 0;
-    for (const Entry* e : finished_) pending += e->node ? 0 : 1;
+    for (const engine::Outcome* e : finished_) pending += e->node ? 0 : 1;
     if (jsonl_) {
-      for (const Entry* e : finished_) fmt::print("{}", Record(*e));
+      for (const engine::Outcome* e : finished_) fmt::print("{}", Record(*e));
     } else {
       PrintText(before, fitted);
     }
@@ -189,7 +177,7 @@ class ScheduleRun {
       w.Key("pods").Int(static_cast<int64_t>(finished_.size()));
       w.Key("scheduled").Int(static_cast<int64_t>(finished_.size() - pending));
       w.Key("pending").Int(static_cast<int64_t>(pending));
-      w.Key("preempted").Int(static_cast<int64_t>(preempted_));
+      w.Key("preempted").Int(static_cast<int64_t>(scheduler_->Preempted()));
       w.Key("pods_per_second").Double(schedule_s > 0 ? static_cast<double>(finished_.size()) / schedule_s : 0);
       w.EndObject();
       fmt::print(stderr, "{}", w.Take());
@@ -249,23 +237,7 @@ class ScheduleRun {
       }
       rt::ResolvePriority(pod, cluster_->Table());
     }
-    entries_.reserve(queue.size());
-    for (size_t i = 0; i < queue.size(); ++i) {
-      Entry& e = entries_.emplace_back();
-      e.pod = std::move(queue[i]);
-      e.order = i;
-    }
-    // PrioritySort: higher priority first, then earlier creationTimestamp,
-    // then input order.
-    std::stable_sort(entries_.begin(), entries_.end(), [](const Entry& a, const Entry& b) {
-      int32_t pa = a.pod.priority.value_or(0), pb = b.pod.priority.value_or(0);
-      if (pa != pb) return pa > pb;
-      if (a.pod.creation_timestamp != b.pod.creation_timestamp) {
-        if (a.pod.creation_timestamp.empty() || b.pod.creation_timestamp.empty()) return !a.pod.creation_timestamp.empty();
-        return a.pod.creation_timestamp < b.pod.creation_timestamp;
-      }
-      return a.order < b.order;
-    });
+    queue_ = std::move(queue);
     return true;
   }
 
@@ -295,109 +267,22 @@ class ScheduleRun {
     }
   }
 
-  // One cycle: plan, decide, select; bind where it fits.
-  void Cycle(Entry& e) {
-    ++e.attempts;
-    std::unique_ptr<engine::PodPlan> plan = engine_->Plan(e.pod, *cluster_);
-    const rt::Decision& d = engine_->Decide(*plan, *cluster_, {});
-    e.feasible = d.feasible.size();
-    if (!d.selected) {
-      e.node.reset();
-      e.placement = engine_->Explain(*plan, *cluster_, d);
-      if (preemption_ && !e.fill && e.pod.preemption_policy != "Never" && !d.rejected_by) Preempt(e);
-      return;
-    }
-    size_t pick = *d.selected;
-    if (random_) {  // uniformly among the best
-      std::vector<size_t> best;
-      for (size_t k = 0; k < d.score.size(); ++k) {
-        if (d.score[k] == d.score[*d.selected]) best.push_back(k);
-      }
-      pick = best[std::uniform_int_distribution<size_t>(0, best.size() - 1)(*random_)];
-    }
-    e.score = d.score[pick];
-    e.node = std::string(cluster_->Table().NodeName(d.feasible[pick]));
-    e.placement = {};
-    Bind(e);
-  }
-
-  // DefaultPreemption: evict the victims, then bind where the pod now fits.
-  void Preempt(Entry& e) {
-    engine::Preemption p = engine::Preempt(*engine_, *cluster_, e.pod, e.placement, bound_, pdbs_);
-    if (!p.node) {
-      e.postscript = p.postscript;
-      return;
-    }
-    std::vector<std::string> victims;
-    for (const k8s::Pod* v : p.victims) victims.push_back(Key(*v));
-    for (const std::string& key : victims) {
-      const k8s::Pod& v = bound_.at(key);
-      cluster_->UnbindPod(v.namespace_name, v.name);
-      bound_.erase(key);
-      ++preempted_;
-    }
-    std::unique_ptr<engine::PodPlan> plan = engine_->Plan(e.pod, *cluster_);
-    const rt::Decision& d = engine_->Decide(*plan, *cluster_, {});
-    rt::RowId row = *cluster_->Table().FindNode(*p.node);
-    auto at = std::lower_bound(d.feasible.begin(), d.feasible.end(), row);
-    e.score = at != d.feasible.end() && *at == row ? d.score[static_cast<size_t>(at - d.feasible.begin())] : 0;
-    e.node = *p.node;
-    e.preempted = std::move(victims);
-    e.placement = {};
-    Bind(e);
-  }
-
-  void Bind(const Entry& e) {
-    k8s::Pod bound = e.pod;
-    bound.node_name = *e.node;
-    bound.phase = k8s::PodPhase::kRunning;
-    cluster_->BindPod(bound);
-    bound_.insert_or_assign(Key(bound), std::move(bound));
-  }
-
-  // Rounds over the queue until one places nothing (or one, --no-retry).
-  void PlaceQueue() {
-    std::vector<Entry*> waiting;
-    for (Entry& e : entries_) waiting.push_back(&e);
-    bool retry = !args_.Has("no-retry");
-    while (!waiting.empty()) {
-      std::vector<Entry*> still;
-      for (Entry* e : waiting) {
-        Cycle(*e);
-        if (e->node) {
-          finished_.push_back(e);
-        } else {
-          still.push_back(e);
-        }
-      }
-      bool placed = still.size() < waiting.size();
-      waiting = std::move(still);
-      if (!retry || !placed) break;
-    }
-    for (Entry* e : waiting) finished_.push_back(e);  // their final attempts came last
-  }
-
-  // --fill: copies of the pod until one stays Pending; how many fitted.
+  // --fill: copies of the pod until one stays Pending (no preemption by
+  // them); how many fitted.
   size_t Fill() {
     if (!fill_) return 0;
     std::string name = fill_->name;
     for (size_t i = 0;; ++i) {
-      Entry& e = fills_.emplace_back();
-      e.pod = *fill_;
-      e.pod.name = fmt::format("{}-fill-{}", name, i);
-      e.fill = true;
-      Cycle(e);
-      finished_.push_back(&e);
-      if (!e.node) return i;
+      k8s::Pod copy = *fill_;
+      copy.name = fmt::format("{}-fill-{}", name, i);
+      const engine::Outcome& o = scheduler_->Place(std::move(copy), false);
+      finished_.push_back(&o);
+      fills_.insert(&o);
+      if (!o.node) return i;
     }
   }
 
-  // `check`'s summary, with kube-scheduler's preemption postscript.
-  static std::string Summary(const Entry& e) {
-    return e.postscript.empty() ? e.placement.summary : e.placement.summary + " " + e.postscript;
-  }
-
-  std::string Record(const Entry& e) const {
+  std::string Record(const engine::Outcome& e) const {
     JsonWriter w(JsonWriter::Style::kLine);
     w.BeginObject();
     w.Key("pod").String(Key(e.pod));
@@ -413,7 +298,7 @@ class ScheduleRun {
     for (const std::string& v : e.preempted) w.String(v);
     w.EndArray();
     if (!e.node) {
-      w.Key("summary").String(Summary(e));
+      w.Key("summary").String(e.Summary());
       w.Key("reasons").BeginArray();
       for (const rt::NodeResult& n : e.placement.nodes) {
         for (const rt::NodeReason& r : n.reasons) {
@@ -454,8 +339,8 @@ class ScheduleRun {
   void PrintText(const Usage& before, size_t fitted) const {
     size_t placed = 0, pending = 0;
     std::map<std::string, size_t> why;  // summary -> pods
-    for (const Entry* e : finished_) {
-      if (e->fill) continue;
+    for (const engine::Outcome* e : finished_) {
+      if (fills_.contains(e)) continue;
       if (e->node) {
         ++placed;
         fmt::print("{} -> {} (score {}, {} feasible{}{})\n", Key(e->pod), *e->node, e->score, e->feasible,
@@ -464,7 +349,7 @@ class ScheduleRun {
       } else {
         ++pending;
         ++why[e->placement.summary];
-        fmt::print("{} stays Pending: {}\n", Key(e->pod), Summary(*e));
+        fmt::print("{} stays Pending: {}\n", Key(e->pod), e->Summary());
       }
     }
     if (placed + pending > 0 || !fill_) {
@@ -472,7 +357,7 @@ class ScheduleRun {
     }
     for (const auto& [summary, n] : why) fmt::print("  {} pod{}: {}\n", n, n == 1 ? "" : "s", summary);
     if (fill_) {
-      const Entry* last = finished_.back();
+      const engine::Outcome* last = finished_.back();
       fmt::print("{}{} more cop{} of {} fit; the next: {}\n", placed + pending > 0 ? "\n" : "", fitted,
                  fitted == 1 ? "y" : "ies", Key(*fill_), last->placement.summary);
     }
@@ -489,19 +374,17 @@ class ScheduleRun {
   const Args& args_;
   DiagnosticSink diags_;
   bool jsonl_ = false;
-  std::optional<std::mt19937_64> random_;
   std::unique_ptr<engine::Cluster> cluster_;
   std::unique_ptr<engine::Engine> engine_;
   std::vector<std::shared_ptr<Source>> sources_;  // the pods' spans point into them
-  std::vector<Entry> entries_;
-  std::deque<Entry> fills_;
+  std::vector<k8s::Pod> queue_;
+  std::optional<engine::Scheduler> scheduler_;
   std::optional<k8s::Pod> fill_;
-  std::vector<const Entry*> finished_;  // in the order of their final attempts
+  std::unordered_set<const engine::Outcome*> fills_;
+  std::vector<const engine::Outcome*> finished_;  // in the order of their final attempts
   std::vector<std::shared_ptr<const Source>> snapshot_;
   std::unordered_map<std::string, k8s::Pod> bound_;  // every pod bound to a node, by namespace/name
   std::vector<k8s::PodDisruptionBudget> pdbs_;
-  bool preemption_ = true;
-  size_t preempted_ = 0;
 };
 
 }  // namespace

@@ -1,0 +1,76 @@
+#pragma once
+/// The scheduling core of `policyc schedule` (and, later, of the hosts): a
+/// queue of pods placed one after another, each with one cycle through the
+/// engine's decision path, DefaultPreemption when it fits nowhere, and a
+/// bind into the cluster that every later pod sees.
+
+#include <cstdint>
+#include <deque>
+#include <memory>
+#include <optional>
+#include <random>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "compiler/k8s/objects.h"
+#include "runtime/engine/cluster.h"
+#include "runtime/engine/engine.h"
+#include "runtime/sched/explain.h"
+
+namespace policy::engine {
+
+struct ScheduleOptions {
+  bool preemption = true;  ///< DefaultPreemption (the profile's)
+  bool retry = true;       ///< rounds while the last one placed a pod
+  /// Ties among the best nodes: the first in table order, or uniformly
+  /// random from a generator seeded with this.
+  std::optional<uint64_t> random_seed;
+};
+
+/// What became of one pod.
+struct Outcome {
+  k8s::Pod pod;
+  size_t order = 0;  ///< input order
+  int attempts = 0;
+  std::optional<std::string> node;  ///< where it was bound
+  int64_t score = 0;                ///< the selected node's total
+  size_t feasible = 0;              ///< nodes every filter passed, before preemption
+  std::vector<std::string> preempted;  ///< victims, namespace/name, in eviction order
+  rt::Placement placement;  ///< the words of the final attempt, when Pending
+  std::string postscript;   ///< kube-scheduler's preemption postscript, when Pending
+  /// `check`'s summary and the postscript.
+  std::string Summary() const { return postscript.empty() ? placement.summary : placement.summary + " " + postscript; }
+};
+
+class Scheduler {
+ public:
+  /// `bound`: every pod bound to a node of `cluster`, by namespace/name
+  /// (what preemption may evict); `pdbs`: the snapshot's budgets.
+  Scheduler(Engine& engine, Cluster& cluster, std::unordered_map<std::string, k8s::Pod> bound,
+            std::vector<k8s::PodDisruptionBudget> pdbs, ScheduleOptions options);
+
+  /// Places `queue` in kube-scheduler's PrioritySort order (priority, then
+  /// creationTimestamp, then input order), in rounds; the outcomes in the
+  /// order of their final attempts.
+  std::vector<const Outcome*> Run(std::vector<k8s::Pod> queue);
+  /// One cycle for one pod (no retry): decide, preempt, bind.
+  const Outcome& Place(k8s::Pod pod, bool may_preempt = true);
+  size_t Preempted() const { return preempted_; }
+
+ private:
+  void Cycle(Outcome& o, bool may_preempt);
+  void Preempt(Outcome& o);
+  void Bind(const Outcome& o);
+
+  Engine& engine_;
+  Cluster& cluster_;
+  std::unordered_map<std::string, k8s::Pod> bound_;
+  std::vector<k8s::PodDisruptionBudget> pdbs_;
+  ScheduleOptions options_;
+  std::optional<std::mt19937_64> random_;
+  std::deque<Outcome> outcomes_;  // stable addresses
+  size_t preempted_ = 0;
+};
+
+}  // namespace policy::engine
