@@ -343,6 +343,8 @@ int64_t ClusterView::SpreadScoreCount(const k8s::TopologySpreadConstraint& c, Ro
 }
 
 int64_t ClusterView::SpreadWeight(const k8s::TopologySpreadConstraint& c) {
+  auto cached = spread_weights_.find(&c);
+  if (cached != spread_weights_.end()) return cached->second;
   bool require_all = !pod_.spread_system_defaulted;
   std::set<std::optional<std::string_view>> domains;
   int64_t scored = 0;
@@ -352,7 +354,9 @@ int64_t ClusterView::SpreadWeight(const k8s::TopologySpreadConstraint& c) {
     domains.insert(LabelOf(table_, c.topology_key, row));  // without the key: the "" domain
   }
   int64_t size = c.topology_key == kHostname ? scored : static_cast<int64_t>(domains.size());
-  return std::llround(std::log(static_cast<double>(size + 2)) * 1e9);
+  int64_t weight = std::llround(std::log(static_cast<double>(size + 2)) * 1e9);
+  spread_weights_.emplace(&c, weight);
+  return weight;
 }
 
 }  // namespace policy::rt

@@ -57,7 +57,10 @@ class ClusterView {
   int64_t SpreadSkew(const k8s::TopologySpreadConstraint& c, RowId row);
 
   /// The nodes that passed every filter; scoring builtins need them.
-  void SetFeasible(std::vector<RowId> rows) { feasible_ = std::move(rows); }
+  void SetFeasible(std::vector<RowId> rows) {
+    feasible_ = std::move(rows);
+    spread_weights_.clear();
+  }
   /// PodTopologySpread's score count for a ScheduleAnyway constraint:
   /// matching pods on this node for kubernetes.io/hostname, else on the
   /// score-eligible nodes of `row`'s domain.
@@ -107,6 +110,8 @@ class ClusterView {
   const SpreadDomains* last_filtering_ = nullptr;
   std::map<const k8s::TopologySpreadConstraint*, uint32_t> spread_sets_;
   std::map<const k8s::TopologySpreadConstraint*, SpreadDomains> filtering_, scoring_;
+  // SpreadWeight per constraint: the same on every row (the interpreter asks per row).
+  std::map<const k8s::TopologySpreadConstraint*, int64_t> spread_weights_;
   std::vector<int8_t> affinity_ok_, taints_ok_;  ///< per row: -1 not yet known
   std::optional<std::vector<const LabelColumn*>> hard_columns_, soft_columns_;  ///< the constraints' key columns
   std::vector<RowId> feasible_;
