@@ -7,9 +7,8 @@
 // engine (the same decision path as `check`), then binds into the cluster
 // state. Rounds repeat while the last one placed a pod.
 //
-// Not built yet (issue 12): --percentage-of-nodes-to-score, --output-cluster
-// and incremental decisions; the flags are refused with that said, never
-// ignored.
+// Not built yet (issue 12): --output-cluster and incremental decisions;
+// the flag is refused with that said, never ignored.
 
 #include <algorithm>
 #include <chrono>
@@ -39,7 +38,8 @@ namespace {
 constexpr const char* kUsage = R"(usage: policyc schedule --cluster CLUSTER [--pending FILE ...] [--fill POD]
                         [--profile PROFILE.yaml] [--policy FILE ...] [--plugins P1,P2,...]
                         [--output|-o text|jsonl] [--tie-break first|random] [--seed N]
-                        [--no-retry] [--stats] [--engine interp|jit|auto]
+                        [--percentage-of-nodes-to-score N] [--no-retry] [--stats]
+                        [--engine interp|jit|auto]
 
 Places the Pending pods of CLUSTER (those without spec.nodeName) and of each
 --pending file (a Deployment, ReplicaSet or StatefulSet stands for
@@ -56,14 +56,17 @@ feasible, preempted; summary and reasons when Pending); text (the default)
 a line per pod and a summary with the cluster's utilisation before and
 after. --tie-break random picks among the best nodes with a generator seeded
 by --seed (default 1); first (the default) takes the first in snapshot order.
---stats prints timings as one JSON object on stderr.
+--percentage-of-nodes-to-score N scores only the first N percent of the nodes
+(at least 100) that pass the filters, from where the last cycle stopped, as
+kube-scheduler samples (0: its adaptive default); without it every node is
+scored. --stats prints timings as one JSON object on stderr.
 
 A pod that fits nowhere preempts (DefaultPreemption, unless the profile or
 --plugins leaves it out, or the pod says preemptionPolicy: Never): the
 lower-priority pods of the best node, PodDisruptionBudgets respected, are
 evicted and the pod is bound there.
 
-Not built yet: --percentage-of-nodes-to-score and --output-cluster.
+Not built yet: --output-cluster.
 
 Exit status: 0 every pod placed, 1 some pod stayed Pending (with --fill, the
 copy that did not fit), 2 bad input or usage.
@@ -133,7 +136,12 @@ class ScheduleRun {
       fmt::print(stderr, "policyc schedule: {}\n", error);
       return kExitBadInput;
     }
-    for (const char* flag : {"percentage-of-nodes-to-score", "output-cluster"}) {
+    std::optional<int64_t> percentage = args_.GetInt("percentage-of-nodes-to-score", -1, 0, 100, &error);
+    if (!percentage) {
+      fmt::print(stderr, "policyc schedule: {}\n", error);
+      return kExitBadInput;
+    }
+    for (const char* flag : {"output-cluster"}) {
       if (args_.Has(flag)) {
         fmt::print(stderr, "policyc schedule: `--{}` is not built yet (issue 12); nothing was scheduled\n", flag);
         return kExitBadInput;
@@ -155,6 +163,7 @@ class ScheduleRun {
     schedule.preemption = profile->preemption;
     schedule.retry = !args_.Has("no-retry");
     if (args_.Get("tie-break", "first") == "random") schedule.random_seed = static_cast<uint64_t>(*seed);
+    if (*percentage >= 0) schedule.percentage_of_nodes_to_score = static_cast<int>(*percentage);
     scheduler_.emplace(*engine_, *cluster_, std::move(bound_), std::move(pdbs_), schedule);
     finished_ = scheduler_->Run(std::move(queue_));
     size_t fitted = Fill();

@@ -1,6 +1,7 @@
 #include "runtime/engine/scheduler.h"
 
 #include <algorithm>
+#include <span>
 
 #include "runtime/engine/preemption.h"
 
@@ -17,10 +18,39 @@ Scheduler::Scheduler(Engine& engine, Cluster& cluster, std::unordered_map<std::s
   if (options_.random_seed) random_.emplace(*options_.random_seed);
 }
 
+// numFeasibleNodesToFind and the nodes findNodesThatPassFilters would have
+// found: the first that many feasible ones from nextStartNodeIndex on,
+// wrapping around; the start moves past the nodes looked at.
+std::vector<rt::RowId> Scheduler::Sample(const rt::Decision& full) {
+  std::span<const rt::RowId> live = cluster_.Table().LiveRows();
+  const size_t all = live.size();
+  constexpr size_t kMinNodes = 100;
+  if (!options_.percentage_of_nodes_to_score || all < kMinNodes) return {};
+  int64_t percentage = *options_.percentage_of_nodes_to_score;
+  if (percentage == 0) percentage = std::max<int64_t>(5, 50 - static_cast<int64_t>(all) / 125);
+  if (percentage >= 100) return {};
+  size_t want = std::max(kMinNodes, all * static_cast<size_t>(percentage) / 100);
+  if (full.feasible.size() <= want) {  // every node is looked at
+    return {};
+  }
+  std::vector<rt::RowId> rows;
+  size_t looked = 0;
+  for (; looked < all && rows.size() < want; ++looked) {
+    rt::RowId row = live[(next_start_ + looked) % all];
+    if (std::binary_search(full.feasible.begin(), full.feasible.end(), row)) rows.push_back(row);
+  }
+  next_start_ = (next_start_ + looked) % all;
+  std::sort(rows.begin(), rows.end());
+  return rows;
+}
+
 void Scheduler::Cycle(Outcome& o, bool may_preempt) {
   ++o.attempts;
   std::unique_ptr<PodPlan> plan = engine_.Plan(o.pod, cluster_);
-  const rt::Decision& d = engine_.Decide(*plan, cluster_, {});
+  const rt::Decision* decision = &engine_.Decide(*plan, cluster_, {});
+  std::vector<rt::RowId> sampled = Sample(*decision);
+  if (!sampled.empty()) decision = &engine_.Decide(*plan, cluster_, {.rows = sampled});
+  const rt::Decision& d = *decision;
   o.feasible = d.feasible.size();
   if (!d.selected) {
     o.node.reset();

@@ -26,6 +26,11 @@ struct ScheduleOptions {
   /// Ties among the best nodes: the first in table order, or uniformly
   /// random from a generator seeded with this.
   std::optional<uint64_t> random_seed;
+  /// kube-scheduler's percentageOfNodesToScore: unset scores every feasible
+  /// node; 0 is its adaptive default (max(5, 50 - nodes/125) percent); either
+  /// way at least 100 nodes. Filtering stops at that many feasible nodes,
+  /// starting where the previous cycle stopped (nextStartNodeIndex).
+  std::optional<int> percentage_of_nodes_to_score;
 };
 
 /// What became of one pod.
@@ -62,6 +67,8 @@ class Scheduler {
   void Cycle(Outcome& o, bool may_preempt);
   void Preempt(Outcome& o);
   void Bind(const Outcome& o);
+  // The rows a cycle decides among under sampling; empty for all.
+  std::vector<rt::RowId> Sample(const rt::Decision& full);
 
   Engine& engine_;
   Cluster& cluster_;
@@ -71,6 +78,7 @@ class Scheduler {
   std::optional<std::mt19937_64> random_;
   std::deque<Outcome> outcomes_;  // stable addresses
   size_t preempted_ = 0;
+  size_t next_start_ = 0;  // nextStartNodeIndex, into the live rows
 };
 
 }  // namespace policy::engine

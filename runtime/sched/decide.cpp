@@ -65,7 +65,7 @@ const Decision& Decider::Decide(const std::vector<Plugin>& plugins, const k8s::P
   // first failing plugin too), so later plugins see fewer rows.
   // alive: the rows still feasible, in table order; each step reads it and
   // writes the rows it keeps to the other buffer.
-  std::span<const RowId> alive = table.LiveRows();
+  std::span<const RowId> alive = options.rows.empty() ? table.LiveRows() : options.rows;
   auto narrow = [&](auto&& step) {  // step(rows, n, out) -> how many rows it wrote to out
     std::vector<RowId>& out = alive.data() == a_.data() ? b_ : a_;
     if (out.size() < alive.size()) out.resize(alive.size());

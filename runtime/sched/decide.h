@@ -6,6 +6,7 @@
 /// once; the others in the interpreter.
 
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -38,6 +39,9 @@ struct DecideOptions {
   /// filters and raw scores in the interpreter on the same rows and abort on
   /// any difference.
   bool verify_kernels = false;
+  /// The rows to decide among, in table order (kube-scheduler's sampled
+  /// nodes); every live row when empty. Scores normalize over these alone.
+  std::span<const RowId> rows;
 };
 
 /// Decides pod after pod, keeping its buffers between calls (a scheduler
