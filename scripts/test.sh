@@ -53,10 +53,10 @@ for engine in "" " --disable-pass=all" " --engine jit --verify-jit"; do
     --policyc "build/policyc$engine" --policies policies --jobs 2 "$conformance/cases-default-profile"
 done
 # `policyc schedule`'s queue cases (../shared/conformance/schedule and our
-# own, tests/conformance/schedule), under both engines.
+# own, tests/conformance-schedule), under both engines.
 for engine in "" " --engine jit --verify-jit"; do
   run "schedule cases$engine" python3 "$conformance/run_schedule.py" --policyc "build/policyc$engine" \
-    --policies policies "$conformance/schedule" tests/conformance/schedule
+    --policies policies "$conformance/schedule" tests/conformance-schedule
 done
 # The unit, golden and conformance suites again on a build instrumented with
 # ASan and UBSan (clang-14, which setup.sh installs; POLICYC_SANITIZE=0
