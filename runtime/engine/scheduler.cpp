@@ -1,14 +1,50 @@
 #include "runtime/engine/scheduler.h"
 
 #include <algorithm>
+#include <cstdlib>
 #include <span>
 
 #include "runtime/engine/preemption.h"
+#include "runtime/sched/resolve_volumes.h"
 
 namespace policy::engine {
 namespace {
 
 std::string Key(const k8s::Pod& pod) { return pod.namespace_name + "/" + pod.name; }
+
+// volume.CheckNodeAffinity: some term (of requirements on the node's labels;
+// a field requirement sees no name) holds for `row`; no terms: any node.
+bool Admits(const std::vector<k8s::NodeSelectorTerm>& terms, const rt::NodeTable& table, rt::RowId row) {
+  if (terms.empty()) return true;
+  auto label = [&](const std::string& key) -> std::optional<std::string_view> {
+    const rt::LabelColumn* column = table.Label(key);
+    if (column == nullptr || column->domain[row] == 0) return std::nullopt;
+    return table.pool().Get(column->value[column->domain[row]]);
+  };
+  auto holds = [&](const k8s::SelectorRequirement& r) {
+    std::optional<std::string_view> v = label(r.key);
+    auto in = [&] { return v && std::find(r.values.begin(), r.values.end(), *v) != r.values.end(); };
+    auto num = [](std::string_view s) { return std::strtoll(std::string(s).c_str(), nullptr, 10); };
+    switch (r.op) {
+      case k8s::SelectorOp::kIn: return in();
+      case k8s::SelectorOp::kNotIn: return !in();
+      case k8s::SelectorOp::kExists: return v.has_value();
+      case k8s::SelectorOp::kDoesNotExist: return !v.has_value();
+      case k8s::SelectorOp::kGt: return v && !r.values.empty() && num(*v) > num(r.values[0]);
+      case k8s::SelectorOp::kLt: return v && !r.values.empty() && num(*v) < num(r.values[0]);
+    }
+    return false;
+  };
+  for (const k8s::NodeSelectorTerm& term : terms) {
+    if (term.match_expressions.empty() && term.match_fields.empty()) continue;
+    bool fields = std::all_of(term.match_fields.begin(), term.match_fields.end(), [](const k8s::SelectorRequirement& r) {
+      bool named = std::find(r.values.begin(), r.values.end(), "") != r.values.end();
+      return r.op == k8s::SelectorOp::kIn ? named : !named;
+    });
+    if (fields && std::all_of(term.match_expressions.begin(), term.match_expressions.end(), holds)) return true;
+  }
+  return false;
+}
 
 }  // namespace
 
@@ -99,7 +135,39 @@ void Scheduler::Preempt(Outcome& o) {
   Bind(o);
 }
 
+// AssumePodVolumes: each unbound WaitForFirstConsumer claim of the pod is
+// bound to the smallest available volume the node may use, or else is to
+// be provisioned for this node (volume.kubernetes.io/selected-node), so
+// the pods after it see the claim as kube-scheduler's cache does.
+void Scheduler::AssumeVolumes(const k8s::Pod& pod, const std::string& node) {
+  k8s::Pod resolved = pod;
+  rt::ResolveVolumes(resolved, cluster_.Table());
+  rt::RowId row = *cluster_.Table().FindNode(node);
+  for (const k8s::ResolvedVolume& v : resolved.resolved_volumes) {
+    if (!v.delay_binding || !v.selected_node.empty()) continue;
+    const k8s::PersistentVolumeClaim* found = cluster_.Table().Storage().Claim(pod.namespace_name, v.claim);
+    if (found == nullptr) continue;
+    k8s::PersistentVolumeClaim claim = *found;
+    auto pv = std::find_if(v.candidates.begin(), v.candidates.end(),
+                           [&](const k8s::PersistentVolume& c) { return Admits(c.node_affinity, cluster_.Table(), row); });
+    if (pv != v.candidates.end()) {
+      k8s::PersistentVolume volume = *pv;
+      volume.claim_namespace = claim.namespace_name;
+      volume.claim_name = claim.name;
+      volume.phase = "Bound";
+      claim.volume_name = volume.name;
+      claim.bind_completed = true;
+      claim.phase = "Bound";
+      cluster_.SetVolume(std::move(volume));
+    } else {
+      claim.selected_node = node;
+    }
+    cluster_.SetClaim(std::move(claim));
+  }
+}
+
 void Scheduler::Bind(const Outcome& o) {
+  AssumeVolumes(o.pod, *o.node);
   k8s::Pod bound = o.pod;
   bound.node_name = *o.node;
   bound.phase = k8s::PodPhase::kRunning;

@@ -67,6 +67,7 @@ class Scheduler {
   void Cycle(Outcome& o, bool may_preempt);
   void Preempt(Outcome& o);
   void Bind(const Outcome& o);
+  void AssumeVolumes(const k8s::Pod& pod, const std::string& node);
   // The rows a cycle decides among under sampling; empty for all.
   std::vector<rt::RowId> Sample(const rt::Decision& full);
 
