@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Builds everything once with clang-14 under AddressSanitizer and
 # UndefinedBehaviorSanitizer (build/fuzz, the folder the fuzzers use) and
-# runs the unit, golden and conformance suites on it: any leak, overflow,
+# runs the unit, golden, conformance and queue suites on it: any leak, overflow,
 # use after free or undefined behaviour fails the suite it happened in.
 #
 #   ./scripts/sanitize.sh
@@ -32,4 +32,6 @@ for engine in "" " --engine jit --verify-jit"; do
   run "conformance$engine" python3 $conformance/run.py --policyc "$policyc$engine" --policies policies --jobs 2 \
     $conformance/cases tests/conformance $conformance/cases-default-profile
 done
+run "schedule cases" python3 $conformance/run_schedule.py --policyc "$policyc" --policies policies \
+  $conformance/schedule tests/conformance-schedule
 exit $failed
