@@ -45,15 +45,7 @@ PodView::PodView(const k8s::Pod& pod)
   // Volumes no snapshot was consulted for (a compile without a cluster):
   // their claims are not found.
   if (pod.resolved_volumes.size() != pod.volumes.size()) {
-    for (const k8s::Volume& v : pod.volumes) {
-      k8s::ResolvedVolume r;
-      r.name = v.name;
-      r.kind = v.kind;
-      r.claim = v.claim;
-      r.disks = v.disks;
-      r.read_only = v.read_only;
-      unresolved_.push_back(std::move(r));
-    }
+    for (const k8s::Volume& v : pod.volumes) unresolved_.push_back(k8s::ResolvedVolume::Of(v));
   }
 }
 

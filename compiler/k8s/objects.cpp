@@ -9,6 +9,16 @@ const std::string* Find(const StringMap& map, std::string_view key) {
   return nullptr;
 }
 
+ResolvedVolume ResolvedVolume::Of(const Volume& v) {
+  ResolvedVolume r;
+  r.name = v.name;
+  r.kind = v.kind;
+  r.claim = v.claim;
+  r.disks = v.disks;
+  r.read_only = v.read_only;
+  return r;
+}
+
 const Quantity* Find(const ResourceList& list, std::string_view name) {
   for (const auto& [k, v] : list) {
     if (k == name) return &v;

@@ -242,6 +242,9 @@ struct PriorityClass {
 /// A pod volume once its claim, volume and class are looked up in the
 /// snapshot (rt::ResolveVolumes): what the volume plugins decide from.
 struct ResolvedVolume {
+  /// The volume as it is, nothing looked up yet (its claim not found).
+  static ResolvedVolume Of(const Volume& v);
+
   std::string name;
   Volume::Kind kind = Volume::Kind::kOther;
   std::string claim;

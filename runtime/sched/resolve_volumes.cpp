@@ -58,12 +58,7 @@ void ResolveVolumes(k8s::Pod& pod, const NodeTable& table) {
   const StorageObjects& storage = table.Storage();
   pod.resolved_volumes.clear();
   for (const k8s::Volume& v : pod.volumes) {
-    k8s::ResolvedVolume r;
-    r.name = v.name;
-    r.kind = v.kind;
-    r.claim = v.claim;
-    r.disks = v.disks;
-    r.read_only = v.read_only;
+    k8s::ResolvedVolume r = k8s::ResolvedVolume::Of(v);
     const k8s::PersistentVolumeClaim* claim =
         v.kind == k8s::Volume::Kind::kOther ? nullptr : storage.Claim(pod.namespace_name, v.claim);
     if (claim != nullptr) {
