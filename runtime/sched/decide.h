@@ -41,7 +41,7 @@ struct DecideOptions {
   bool verify_kernels = false;
   /// The rows to decide among, in table order (kube-scheduler's sampled
   /// nodes); every live row when empty. Scores normalize over these alone.
-  std::span<const RowId> rows;
+  std::span<const RowId> rows = {};
 };
 
 /// Decides pod after pod, keeping its buffers between calls (a scheduler
