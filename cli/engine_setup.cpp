@@ -85,6 +85,7 @@ std::optional<engine::EngineOptions> EngineOptionsFromFlags(std::string_view com
   }
   options.jit_opt_level = static_cast<int>(*level);
   options.verify_kernels = args.Has("verify-jit");
+  options.verify_incremental = args.Has("verify-incremental");
   return options;
 }
 

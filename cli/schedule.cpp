@@ -39,7 +39,7 @@ constexpr const char* kUsage = R"(usage: policyc schedule --cluster CLUSTER [--p
                         [--profile PROFILE.yaml] [--policy FILE ...] [--plugins P1,P2,...]
                         [--output|-o text|jsonl] [--tie-break first|random] [--seed N]
                         [--percentage-of-nodes-to-score N] [--no-retry] [--stats]
-                        [--engine interp|jit|auto]
+                        [--engine interp|jit|auto] [--no-incremental]
 
 Places the Pending pods of CLUSTER (those without spec.nodeName) and of each
 --pending file (a Deployment, ReplicaSet or StatefulSet stands for
@@ -59,7 +59,14 @@ by --seed (default 1); first (the default) takes the first in snapshot order.
 --percentage-of-nodes-to-score N scores only the first N percent of the nodes
 (at least 100) that pass the filters, from where the last cycle stopped, as
 kube-scheduler samples (0: its adaptive default); without it every node is
-scored. --stats prints timings as one JSON object on stderr.
+scored. --stats prints timings as one JSON object on stderr, with how the
+decisions were made.
+
+Pods of one template (equal but for their names) share one plan, and each
+decision is brought up to date from the template's previous one: only the
+nodes a bind changed, and those whose inter-pod or spread counts moved, are
+evaluated again. The outcome is the same as deciding every pod from scratch
+(--no-incremental; --verify-incremental does both and stops on a difference).
 
 A pod that fits nowhere preempts (DefaultPreemption, unless the profile or
 --plugins leaves it out, or the pod says preemptionPolicy: Never): the
@@ -164,6 +171,7 @@ class ScheduleRun {
     schedule.retry = !args_.Has("no-retry");
     if (args_.Get("tie-break", "first") == "random") schedule.random_seed = static_cast<uint64_t>(*seed);
     if (*percentage >= 0) schedule.percentage_of_nodes_to_score = static_cast<int>(*percentage);
+    schedule.incremental = !args_.Has("no-incremental");
     scheduler_.emplace(*engine_, *cluster_, std::move(bound_), std::move(pdbs_), schedule);
     finished_ = scheduler_->Run(std::move(queue_));
     size_t fitted = Fill();
@@ -188,6 +196,19 @@ class ScheduleRun {
       w.Key("pending").Int(static_cast<int64_t>(pending));
       w.Key("preempted").Int(static_cast<int64_t>(scheduler_->Preempted()));
       w.Key("pods_per_second").Double(schedule_s > 0 ? static_cast<double>(finished_.size()) / schedule_s : 0);
+      // How the decisions were made (beyond the spec's keys).
+      const engine::ScheduleStats& stats = scheduler_->Stats();
+      w.Key("templates").Int(static_cast<int64_t>(stats.templates));
+      w.Key("plans").Int(static_cast<int64_t>(stats.plans));
+      w.Key("decisions").BeginObject();
+      w.Key("incremental").Int(static_cast<int64_t>(stats.decisions.incremental));
+      w.Key("full").Int(static_cast<int64_t>(stats.decisions.full));
+      w.Key("full_because").BeginObject();
+      for (const auto& [why, n] : stats.decisions.full_because) w.Key(why).Int(static_cast<int64_t>(n));
+      w.EndObject();
+      w.Key("rows_evaluated").Int(static_cast<int64_t>(stats.decisions.rows_evaluated));
+      w.Key("plugins_on_every_row").Int(static_cast<int64_t>(stats.decisions.plugins_on_every_row));
+      w.EndObject();
       w.EndObject();
       fmt::print(stderr, "{}", w.Take());
     }
@@ -403,7 +424,8 @@ int RunSchedule(const std::vector<std::string>& argv) {
       "schedule", argv,
       {{"cluster", true, true}, {"pending", true, true}, {"fill"}, {"profile"}, {"policy", true, true}, {"plugins"},
        {"output", true, false, 'o'}, {"tie-break"}, {"seed"}, {"percentage-of-nodes-to-score"}, {"no-retry", false},
-       {"output-cluster"}, {"stats", false}, {"disable-pass", true, true}, {"engine"}, {"jit-opt"}, {"verify-jit", false}},
+       {"output-cluster"}, {"stats", false}, {"disable-pass", true, true}, {"engine"}, {"jit-opt"}, {"verify-jit", false},
+       {"no-incremental", false}, {"verify-incremental", false}},
       kUsage);
   if (const int* status = std::get_if<int>(&parsed)) return *status;
   const Args& args = std::get<Args>(parsed);

@@ -1,5 +1,7 @@
 #include "compiler/k8s/objects.h"
 
+#include <algorithm>
+
 namespace policy::k8s {
 
 const std::string* Find(const StringMap& map, std::string_view key) {
@@ -45,6 +47,16 @@ std::string_view ToString(SelectorOp op) {
     case SelectorOp::kLt: return "Lt";
   }
   return "In";
+}
+
+bool Container::operator==(const Container& o) const {
+  auto same = [](const ResourceList& a, const ResourceList& b) {
+    return a.size() == b.size() && std::equal(a.begin(), a.end(), b.begin(), [](const auto& x, const auto& y) {
+             return x.first == y.first && x.second == y.second && x.second.format() == y.second.format();
+           });
+  };
+  return name == o.name && image == o.image && host_ports == o.host_ports && same(requests, o.requests) &&
+         same(limits, o.limits) && restartable == o.restartable;
 }
 
 }  // namespace policy::k8s

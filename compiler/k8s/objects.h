@@ -58,27 +58,33 @@ struct SelectorRequirement {
   SelectorOp op = SelectorOp::kIn;
   std::vector<std::string> values;
   Span span;  ///< the requirement in the pod's file
+  /// Equal in meaning (spans aside).
+  bool operator==(const SelectorRequirement& o) const { return key == o.key && op == o.op && values == o.values; }
 };
 
 struct NodeSelectorTerm {
   std::vector<SelectorRequirement> match_expressions;
   std::vector<SelectorRequirement> match_fields;  ///< key is always `metadata.name`
+  bool operator==(const NodeSelectorTerm&) const = default;
 };
 
 struct PreferredSchedulingTerm {
   int32_t weight = 0;
   NodeSelectorTerm preference;
+  bool operator==(const PreferredSchedulingTerm&) const = default;
 };
 
 struct NodeAffinity {
   /// requiredDuringSchedulingIgnoredDuringExecution; absent = no requirement.
   std::optional<std::vector<NodeSelectorTerm>> required;
   std::vector<PreferredSchedulingTerm> preferred;
+  bool operator==(const NodeAffinity&) const = default;
 };
 
 struct LabelSelector {
   StringMap match_labels;
   std::vector<SelectorRequirement> match_expressions;  ///< In/NotIn/Exists/DoesNotExist
+  bool operator==(const LabelSelector&) const = default;
 };
 
 struct PodAffinityTerm {
@@ -89,22 +95,31 @@ struct PodAffinityTerm {
   std::vector<std::string> match_label_keys;
   std::vector<std::string> mismatch_label_keys;
   Span span;
+  /// Equal in meaning (spans aside).
+  bool operator==(const PodAffinityTerm& o) const {
+    return label_selector == o.label_selector && namespaces == o.namespaces &&
+           namespace_selector == o.namespace_selector && topology_key == o.topology_key &&
+           match_label_keys == o.match_label_keys && mismatch_label_keys == o.mismatch_label_keys;
+  }
 };
 
 struct WeightedPodAffinityTerm {
   int32_t weight = 0;
   PodAffinityTerm term;
+  bool operator==(const WeightedPodAffinityTerm&) const = default;
 };
 
 struct PodAffinity {
   std::vector<PodAffinityTerm> required;
   std::vector<WeightedPodAffinityTerm> preferred;
+  bool operator==(const PodAffinity&) const = default;
 };
 
 struct Affinity {
   std::optional<NodeAffinity> node_affinity;
   std::optional<PodAffinity> pod_affinity;
   std::optional<PodAffinity> pod_anti_affinity;
+  bool operator==(const Affinity&) const = default;
 };
 
 enum class TolerationOp : uint8_t { kEqual, kExists };
@@ -115,6 +130,7 @@ struct Toleration {
   std::string value;
   std::optional<TaintEffect> effect;  ///< absent: every effect
   std::optional<int64_t> toleration_seconds;
+  bool operator==(const Toleration&) const = default;
 };
 
 enum class WhenUnsatisfiable : uint8_t { kDoNotSchedule, kScheduleAnyway };
@@ -130,6 +146,13 @@ struct TopologySpreadConstraint {
   InclusionPolicy node_taints_policy = InclusionPolicy::kIgnore;
   std::vector<std::string> match_label_keys;
   Span span;
+  /// Equal in meaning (spans aside).
+  bool operator==(const TopologySpreadConstraint& o) const {
+    return max_skew == o.max_skew && topology_key == o.topology_key && when_unsatisfiable == o.when_unsatisfiable &&
+           label_selector == o.label_selector && min_domains == o.min_domains &&
+           node_affinity_policy == o.node_affinity_policy && node_taints_policy == o.node_taints_policy &&
+           match_label_keys == o.match_label_keys;
+  }
 };
 
 /// A container port that takes a port of the node (hostPort > 0), as
@@ -149,6 +172,8 @@ struct Container {
   ResourceList requests;  ///< defaulted: a limit without a request requests the limit
   ResourceList limits;
   bool restartable = false;  ///< init container with restartPolicy Always (a sidecar)
+  /// Equal, quantities in the same spelling too (messages print them).
+  bool operator==(const Container& o) const;
 };
 
 /// metadata.ownerReferences entry with controller: true.
@@ -156,6 +181,7 @@ struct OwnerReference {
   std::string api_version;
   std::string kind;
   std::string name;
+  bool operator==(const OwnerReference&) const = default;
 };
 
 /// A Service, ReplicationController, ReplicaSet or StatefulSet of the
@@ -182,6 +208,7 @@ struct Volume {
   /// (an EBS volume conflicts even read-only, so it is never read-only here).
   std::vector<std::string> disks;
   bool read_only = false;
+  bool operator==(const Volume&) const = default;
 };
 
 /// A PersistentVolumeClaim of the snapshot.
@@ -214,6 +241,7 @@ struct PersistentVolume {
   /// spec.nodeAffinity.required's terms (ORed); empty: any node.
   std::vector<NodeSelectorTerm> node_affinity;
   std::string csi_driver, csi_handle;         ///< spec.csi
+  bool operator==(const PersistentVolume&) const = default;
 };
 
 /// A StorageClass of the snapshot.
@@ -270,6 +298,7 @@ struct ResolvedVolume {
   std::string attach_driver, attach_handle;  ///< NodeVolumeLimits' CSI driver and volume handle; empty: not counted
   std::vector<std::string> disks;  ///< Volume::disks
   bool read_only = false;
+  bool operator==(const ResolvedVolume&) const = default;
 };
 
 enum class PodPhase : uint8_t { kPending, kRunning, kSucceeded, kFailed, kUnknown };
@@ -314,6 +343,7 @@ struct Pod {
   std::optional<LabelSelector> template_selector;
   /// The controller among metadata.ownerReferences.
   std::optional<OwnerReference> controller;
+  bool operator==(const Pod&) const = default;
 };
 
 /// A PodDisruptionBudget: which pods it guards and how many of them may go now.

@@ -179,6 +179,7 @@ void NodeTable::ClearNodeData(RowId row) {
 std::optional<RowId> NodeTable::AddNode(const k8s::Node& node) {
   uint32_t name = pool_.Intern(node.name);
   if (row_of_name_.contains(name)) return std::nullopt;
+  TouchAll();
   RowId row = static_cast<RowId>(RowCount());
   Append<uint8_t>(live_, 1);
   Append(name_, name);
@@ -224,6 +225,7 @@ std::optional<RowId> NodeTable::AddNode(const k8s::Node& node) {
 bool NodeTable::UpdateNode(const k8s::Node& node) {
   std::optional<RowId> row = FindNode(node.name);
   if (!row) return false;
+  TouchAll();  // its labels may move it between topology domains
   ClearNodeData(*row);
   WriteNodeData(*row, node);
   return true;
@@ -232,6 +234,7 @@ bool NodeTable::UpdateNode(const k8s::Node& node) {
 bool NodeTable::RemoveNode(std::string_view name) {
   std::optional<RowId> found = FindNode(name);
   if (!found) return false;
+  TouchAll();
   RowId row = *found;
   // Its pods go back to waiting for a node of this name.
   uint32_t slot = pod_head_[row];
@@ -299,6 +302,7 @@ void NodeTable::Compact() {
 }
 
 void NodeTable::SetNamespaceLabels(std::string_view name, k8s::StringMap labels) {
+  TouchAll();
   namespaces_[std::string(name)] = std::move(labels);
 }
 
@@ -307,7 +311,16 @@ bool NodeTable::RemoveSelectorOwner(std::string_view kind, std::string_view name
     return o.kind == kind && o.namespace_name == namespace_name && o.name == name;
   });
   if (it == owners_.end()) return false;
+  TouchAll();
   owners_.erase(it);
+  return true;
+}
+
+bool NodeTable::RowsChangedSince(uint64_t epoch, std::vector<RowId>& rows) const {
+  if (epoch < whole_epoch_) return false;
+  auto first = std::upper_bound(row_changes_.begin(), row_changes_.end(), epoch,
+                                [](uint64_t e, const std::pair<uint64_t, RowId>& change) { return e < change.first; });
+  for (auto it = first; it != row_changes_.end(); ++it) rows.push_back(it->second);
   return true;
 }
 

@@ -175,6 +175,17 @@ class NodeTable {
   /// valid while it does not. Ids, once given, never change.
   uint64_t DictionaryVersion() const { return dictionary_version_; }
 
+  // --- changes ---------------------------------------------------------
+  /// Moves on every update of the table (what incremental decisions key on).
+  uint64_t ChangeEpoch() const { return epoch_; }
+  /// Appends to `rows` the rows whose own data updates since `epoch` changed
+  /// (a pod bound to or unbound from them); false when an update since then
+  /// reached further (a node added, removed or changed, a namespace, a
+  /// selector owner or a storage object): then anything may differ. The
+  /// topology index's counts change with binds too; those are cluster-wide
+  /// values, which incremental decisions compare themselves.
+  bool RowsChangedSince(uint64_t epoch, std::vector<RowId>& rows) const;
+
   // --- topology index (node_table_topology.cpp) ------------------------
   // Pods bound to the table, grouped so that inter-pod constraints cost O(1)
   // per node: a set of pods a selector selects, or the bound pods carrying
@@ -221,7 +232,10 @@ class NodeTable {
   bool ClaimInUse(std::string_view namespace_name, std::string_view name) const;
   /// The snapshot's storage objects and PriorityClasses.
   const StorageObjects& Storage() const { return storage_; }
-  StorageObjects& MutableStorage() { return storage_; }
+  StorageObjects& MutableStorage() {
+    TouchAll();
+    return storage_;
+  }
   /// The id of image name `name` for ImageSize, or nullopt when no node has it.
   std::optional<uint32_t> ImageId(std::string_view name) const { return pool_.Lookup(name); }
   /// The size in bytes of image `image` (an ImageId) on `row`, 0 when it
@@ -236,12 +250,18 @@ class NodeTable {
   size_t NamespaceCount() const { return namespaces_.size(); }
   /// Services, ReplicationControllers, ReplicaSets and StatefulSets of the
   /// snapshot (their selectors; kube-scheduler's default spread).
-  void AddSelectorOwner(k8s::SelectorOwner owner) { owners_.push_back(std::move(owner)); }
+  void AddSelectorOwner(k8s::SelectorOwner owner) {
+    TouchAll();
+    owners_.push_back(std::move(owner));
+  }
   /// Removes the selector owner of that kind, namespace and name; false
   /// when there is none.
   bool RemoveSelectorOwner(std::string_view kind, std::string_view namespace_name, std::string_view name);
   /// Removes a namespace; false when there is none of that name.
-  bool RemoveNamespace(std::string_view name) { return namespaces_.erase(std::string(name)) > 0; }
+  bool RemoveNamespace(std::string_view name) {
+    TouchAll();
+    return namespaces_.erase(std::string(name)) > 0;
+  }
   const std::vector<k8s::SelectorOwner>& SelectorOwners() const { return owners_; }
   /// Every namespace the snapshot has an object for, with its labels.
   const std::unordered_map<std::string, k8s::StringMap>& Namespaces() const { return namespaces_; }
@@ -283,6 +303,14 @@ class NodeTable {
   uint32_t ResourceIndex(std::string_view name);
   uint32_t DomainFor(LabelColumn& column, uint32_t value);
   uint32_t TaintListFor(const std::vector<k8s::Taint>& taints);
+  void TouchRow(RowId row) {
+    if (row_changes_.size() >= (size_t{1} << 20)) return TouchAll();  // a bound on the log
+    row_changes_.push_back({++epoch_, row});
+  }
+  void TouchAll() {
+    whole_epoch_ = ++epoch_;
+    row_changes_.clear();
+  }
   void WriteNodeData(RowId row, const k8s::Node& node);
   void ClearNodeData(RowId row);
   void GrowTaintWords(size_t words);
@@ -314,6 +342,9 @@ class NodeTable {
   std::vector<uint32_t> pod_head_;
   size_t taint_words_ = 1;
   uint64_t dictionary_version_ = 0;
+  uint64_t epoch_ = 0;        // ChangeEpoch()
+  uint64_t whole_epoch_ = 0;  // the last update not confined to rows
+  std::vector<std::pair<uint64_t, RowId>> row_changes_;  // since whole_epoch_, by epoch
   std::unordered_map<uint32_t, RowId> row_of_name_;
 
   std::vector<LabelColumn> labels_;

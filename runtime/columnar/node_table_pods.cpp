@@ -157,6 +157,7 @@ BindResult NodeTable::BindPod(const k8s::Pod& pod) {
   bound.row = row == row_of_name_.end() ? kNoRow : row->second;
   Link(slot, HeadFor(bound));
   if (bound.row == kNoRow) return BindResult::kWaitingForNode;
+  TouchRow(bound.row);
   Apply(slot, bound.row, +1);
   ++bound_pods_;
   return BindResult::kBound;
@@ -172,6 +173,7 @@ bool NodeTable::UnbindPod(std::string_view namespace_name, std::string_view name
   uint32_t* head = HeadFor(pod);
   Unlink(slot, head);
   if (pod.row != kNoRow) {
+    TouchRow(pod.row);
     Apply(slot, pod.row, -1);
     --bound_pods_;
   } else if (*head == UINT32_MAX) {

@@ -1,5 +1,7 @@
 #include "runtime/engine/engine.h"
 
+#include <cstdio>
+#include <cstdlib>
 #include <map>
 
 #include <fmt/format.h>
@@ -20,6 +22,7 @@ struct Engine::State {
   std::vector<const driver::CompiledFile*> files;
   std::vector<PluginSpec> plugins;
   KernelSource kernels;
+  bool reads_pod_name = false;  // some file reads pod.name (then no two pods share a plan)
 
   State(rt::Profile p, EngineOptions o)
       : profile(std::move(p)), options(std::move(o)), kernels(options.jit_opt_level, options.hot_after) {}
@@ -124,6 +127,12 @@ std::unique_ptr<Engine> Engine::Create(rt::Profile profile, std::vector<std::sha
                                        EngineOptions options, DiagnosticSink& diags) {
   auto state = std::make_shared<State>(std::move(profile), std::move(options));
   if (!state->AddBuiltins(diags) || !state->AddPolicies(std::move(policies), diags)) return nullptr;
+  for (const driver::CompiledFile* file : state->files) {
+    for (const ir::Node& node : file->program.nodes) {
+      const auto* load = std::get_if<ir::LoadField>(&node);
+      if (load != nullptr && load->field == sema::FieldId::kPodName) state->reads_pod_name = true;
+    }
+  }
   return std::unique_ptr<Engine>(new Engine(std::move(state)));
 }
 
@@ -168,6 +177,7 @@ void Engine::Fill(PodPlan& plan, const Cluster& cluster, std::string* trace) {
     plan.programs_.push_back(std::make_unique<ir::Program>(s.compilation.Optimize(file->program, pass_options, trace)));
   }
   plan.version_ = cluster.Table().DictionaryVersion();
+  plan.incremental_.Reset();  // new programs (perhaps at the old addresses)
 
   Backend backend = s.options.backend;
   if (backend == Backend::kAuto) {
@@ -188,16 +198,39 @@ void Engine::Fill(PodPlan& plan, const Cluster& cluster, std::string* trace) {
 
 const rt::Decision& Engine::Decide(PodPlan& plan, const Cluster& cluster, rt::DecideOptions options) {
   if (plan.version_ != cluster.Table().DictionaryVersion()) Fill(plan, cluster, nullptr);
-  if (plan.tiered_) {  // the kernels the tiering thread has finished since
-    for (size_t i = 0; i < plan.plugins_.size(); ++i) {
-      rt::Plugin& plugin = plan.plugins_[i];
-      if (plugin.kernels != nullptr) continue;
-      plan.kernels_[i] = state_->kernels.Tiered(*plugin.program, plugin.function);
-      plugin.kernels = plan.kernels_[i].get();
-    }
-  }
+  TakeTieredKernels(plan);
   options.verify_kernels = options.verify_kernels || state_->options.verify_kernels;
   return decider_.Decide(plan.plugins_, plan.pod_, cluster.Table(), options);
+}
+
+bool Engine::SharesPlans() const { return !state_->reads_pod_name; }
+
+const rt::Decision& Engine::DecideIncremental(PodPlan& plan, const Cluster& cluster, rt::DecideOptions options,
+                                              rt::IncrementalStats* stats) {
+  if (plan.version_ != cluster.Table().DictionaryVersion()) Fill(plan, cluster, nullptr);
+  TakeTieredKernels(plan);
+  const rt::Decision& d = plan.incremental_.Decide(plan.plugins_, plan.pod_, cluster.Table(), options, stats);
+  if (state_->options.verify_incremental || state_->options.verify_kernels) {  // the same as from scratch, or stop
+    options.verify_kernels = state_->options.verify_kernels;
+    const rt::Decision& full = decider_.Decide(plan.plugins_, plan.pod_, cluster.Table(), options);
+    if (full.feasible != d.feasible || full.score != d.score || full.selected != d.selected ||
+        full.rejected_by != d.rejected_by) {
+      std::fprintf(stderr, "policyc: an incremental decision differs from a full one for pod %s/%s (%zu vs %zu feasible)\n",
+                   plan.pod_.namespace_name.c_str(), plan.pod_.name.c_str(), d.feasible.size(), full.feasible.size());
+      std::abort();
+    }
+  }
+  return d;
+}
+
+void Engine::TakeTieredKernels(PodPlan& plan) {
+  if (!plan.tiered_) return;
+  for (size_t i = 0; i < plan.plugins_.size(); ++i) {  // the kernels the tiering thread has finished since
+    rt::Plugin& plugin = plan.plugins_[i];
+    if (plugin.kernels != nullptr) continue;
+    plan.kernels_[i] = state_->kernels.Tiered(*plugin.program, plugin.function);
+    plugin.kernels = plan.kernels_[i].get();
+  }
 }
 
 rt::Placement Engine::Explain(const PodPlan& plan, const Cluster& cluster, const rt::Decision& decision,

@@ -28,6 +28,7 @@
 #include "runtime/engine/cluster.h"
 #include "runtime/sched/decide.h"
 #include "runtime/sched/explain.h"
+#include "runtime/sched/incremental.h"
 #include "runtime/sched/plugin.h"
 #include "runtime/sched/profile.h"
 
@@ -59,6 +60,9 @@ struct EngineOptions {
   /// Differential testing: kernels are checked against the interpreter on
   /// every row they decide (rt::DecideOptions::verify_kernels).
   bool verify_kernels = false;
+  /// Differential testing: every incremental decision is checked against a
+  /// decision from scratch (also with verify_kernels).
+  bool verify_incremental = false;
 };
 
 /// A plugin of the engine before any pod: which compiled file and function.
@@ -97,6 +101,7 @@ class PodPlan {
   std::vector<std::shared_ptr<const codegen::CompiledFunction>> kernels_;  // by plugin, may be null
   uint64_t version_ = 0;  // the cluster dictionaries' version the programs are bound to
   bool tiered_ = false;
+  rt::IncrementalDecider incremental_;  // DecideIncremental's kept decision
 };
 
 class Engine {
@@ -125,6 +130,17 @@ class Engine {
   /// dictionaries is planned again first; a tiered plan takes the kernels
   /// that are ready.
   const rt::Decision& Decide(PodPlan& plan, const Cluster& cluster, rt::DecideOptions options = {});
+  /// Decide for the next pod of the plan's template (a pod equal to the
+  /// plan's but for its name and timestamps, when SharesPlans()): the same
+  /// decision, brought up to date from the plan's last one rather than made
+  /// over every node again (rt::IncrementalDecider). With
+  /// EngineOptions::verify_incremental or verify_kernels it is checked
+  /// against Decide, and a difference aborts.
+  const rt::Decision& DecideIncremental(PodPlan& plan, const Cluster& cluster, rt::DecideOptions options,
+                                        rt::IncrementalStats* stats);
+  /// Whether pods that differ only in name and timestamps may share one
+  /// plan: no plugin reads the pod's name.
+  bool SharesPlans() const;
   /// Words for `rows` of `decision` (made by Decide on this plan and
   /// cluster with DecideOptions::plugin_scores); every live row when
   /// `rows` is empty.
@@ -140,6 +156,7 @@ class Engine {
   struct State;
   explicit Engine(std::shared_ptr<State> state);
   void Fill(PodPlan& plan, const Cluster& cluster, std::string* trace);
+  void TakeTieredKernels(PodPlan& plan);
 
   std::shared_ptr<State> state_;
   rt::Decider decider_;

@@ -46,6 +46,28 @@ bool Admits(const std::vector<k8s::NodeSelectorTerm>& terms, const rt::NodeTable
   return false;
 }
 
+// Pods that may share a plan: equal but for their name and timestamps, and
+// without volumes (their claims change as pods bind, and an ephemeral
+// volume's claim is named after its pod).
+bool SameTemplate(const k8s::Pod& a, const k8s::Pod& b) {
+  if (!a.volumes.empty() || !b.volumes.empty()) return false;
+  k8s::Pod c = b;
+  c.name = a.name;
+  c.creation_timestamp = a.creation_timestamp;
+  c.start_time = a.start_time;
+  return c == a;
+}
+
+size_t TemplateHash(const k8s::Pod& pod) {
+  std::string text = pod.namespace_name + "/" + pod.template_of;
+  for (const auto& [k, v] : pod.labels) text += "," + k + "=" + v;
+  for (const k8s::Container& c : pod.containers) {
+    text += ";" + c.name + "@" + c.image;
+    for (const auto& [name, q] : c.requests) text += "," + name + "=" + q.ToString();
+  }
+  return std::hash<std::string>()(text);
+}
+
 }  // namespace
 
 Scheduler::Scheduler(Engine& engine, Cluster& cluster, std::unordered_map<std::string, k8s::Pod> bound,
@@ -80,17 +102,44 @@ std::vector<rt::RowId> Scheduler::Sample(const rt::Decision& full) {
   return rows;
 }
 
+PodPlan& Scheduler::PlanFor(const k8s::Pod& pod, std::unique_ptr<PodPlan>& own) {
+  if (!options_.incremental || !engine_.SharesPlans() || !pod.volumes.empty()) {
+    own = engine_.Plan(pod, cluster_);
+    ++stats_.plans;
+    return *own;
+  }
+  std::vector<Template>& bucket = templates_[TemplateHash(pod)];
+  for (Template& t : bucket) {
+    if (SameTemplate(t.pod, pod)) return *t.plan;
+  }
+  bucket.push_back({pod, engine_.Plan(pod, cluster_)});
+  ++stats_.templates;
+  ++stats_.plans;
+  return *bucket.back().plan;
+}
+
+const rt::Decision& Scheduler::Decide(PodPlan& plan, bool shared, std::span<const rt::RowId> rows) {
+  if (shared) return engine_.DecideIncremental(plan, cluster_, {.rows = rows}, &stats_.decisions);
+  if (options_.incremental) {  // a pod of its own: nothing kept to start from
+    ++stats_.decisions.full;
+    ++stats_.decisions.full_because[engine_.SharesPlans() ? "the pod has volumes" : "a plugin reads the pod's name"];
+  }
+  return engine_.Decide(plan, cluster_, {.rows = rows});
+}
+
 void Scheduler::Cycle(Outcome& o, bool may_preempt) {
   ++o.attempts;
-  std::unique_ptr<PodPlan> plan = engine_.Plan(o.pod, cluster_);
-  const rt::Decision* decision = &engine_.Decide(*plan, cluster_, {});
+  std::unique_ptr<PodPlan> own;
+  PodPlan& plan = PlanFor(o.pod, own);
+  bool shared = own == nullptr;
+  const rt::Decision* decision = &Decide(plan, shared, {});
   std::vector<rt::RowId> sampled = Sample(*decision);
-  if (!sampled.empty()) decision = &engine_.Decide(*plan, cluster_, {.rows = sampled});
+  if (!sampled.empty()) decision = &Decide(plan, shared, sampled);
   const rt::Decision& d = *decision;
   o.feasible = d.feasible.size();
   if (!d.selected) {
     o.node.reset();
-    o.placement = engine_.Explain(*plan, cluster_, d);
+    o.placement = engine_.Explain(plan, cluster_, d);
     o.postscript.clear();
     if (may_preempt && options_.preemption && o.pod.preemption_policy != "Never" && !d.rejected_by) Preempt(o);
     return;
@@ -104,7 +153,7 @@ void Scheduler::Cycle(Outcome& o, bool may_preempt) {
     pick = best[std::uniform_int_distribution<size_t>(0, best.size() - 1)(*random_)];
   }
   o.score = d.score[pick];
-  o.node = std::string(cluster_.Table().NodeName(d.feasible[pick]));
+  o.node = std::string(cluster_.Table().NodeName(d.feasible[pick]));  // before Bind changes the decision
   o.placement = {};
   Bind(o);
 }

@@ -9,6 +9,7 @@
 #include <memory>
 #include <optional>
 #include <random>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -31,6 +32,18 @@ struct ScheduleOptions {
   /// way at least 100 nodes. Filtering stops at that many feasible nodes,
   /// starting where the previous cycle stopped (nextStartNodeIndex).
   std::optional<int> percentage_of_nodes_to_score;
+  /// Pods of one template (equal but for name and timestamps) share one
+  /// plan, and each decision is brought up to date from the template's
+  /// previous one (Engine::DecideIncremental); false decides every pod
+  /// from scratch. The outcomes are the same either way.
+  bool incremental = true;
+};
+
+/// How a run's decisions were made.
+struct ScheduleStats {
+  rt::IncrementalStats decisions;
+  size_t templates = 0;  ///< plans made for templates (pods that share them)
+  size_t plans = 0;      ///< plans made in all (a pod that shares none gets its own)
 };
 
 /// What became of one pod.
@@ -62,6 +75,7 @@ class Scheduler {
   /// One cycle for one pod (no retry): decide, preempt, bind.
   const Outcome& Place(k8s::Pod pod, bool may_preempt = true);
   size_t Preempted() const { return preempted_; }
+  const ScheduleStats& Stats() const { return stats_; }
 
  private:
   void Cycle(Outcome& o, bool may_preempt);
@@ -70,6 +84,14 @@ class Scheduler {
   void AssumeVolumes(const k8s::Pod& pod, const std::string& node);
   // The rows a cycle decides among under sampling; empty for all.
   std::vector<rt::RowId> Sample(const rt::Decision& full);
+  // The plan `pod` decides with: its template's, or `own` when it has none.
+  PodPlan& PlanFor(const k8s::Pod& pod, std::unique_ptr<PodPlan>& own);
+  const rt::Decision& Decide(PodPlan& plan, bool shared, std::span<const rt::RowId> rows);
+
+  struct Template {
+    k8s::Pod pod;
+    std::unique_ptr<PodPlan> plan;
+  };
 
   Engine& engine_;
   Cluster& cluster_;
@@ -80,6 +102,8 @@ class Scheduler {
   std::deque<Outcome> outcomes_;  // stable addresses
   size_t preempted_ = 0;
   size_t next_start_ = 0;  // nextStartNodeIndex, into the live rows
+  std::unordered_map<size_t, std::vector<Template>> templates_;  // by TemplateHash
+  ScheduleStats stats_;
 };
 
 }  // namespace policy::engine

@@ -1,10 +1,18 @@
 #include "runtime/sched/kernel_columns.h"
 
+#include <algorithm>
+
 namespace policy::rt {
 
 KernelColumns::KernelColumns(const codegen::CompiledFunction& kernels, const NodeTable& table, Interpreter* interp,
-                             size_t f) {
+                             size_t f, std::span<const std::pair<ir::NodeId, const int64_t*>> given) {
+  cluster_values_.reserve(kernels.cluster.size());  // their data stays where cluster_ points
   for (ir::NodeId call : kernels.cluster) {
+    auto known = std::find_if(given.begin(), given.end(), [&](const auto& g) { return g.first == call; });
+    if (known != given.end()) {
+      cluster_.push_back(known->second);
+      continue;
+    }
     cluster_values_.emplace_back(table.RowCount(), 0);
     if (interp != nullptr) interp->ClusterValues(f, call, cluster_values_.back().data());
     cluster_.push_back(cluster_values_.back().data());

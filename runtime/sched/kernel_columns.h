@@ -3,6 +3,8 @@
 /// kernels read, filled from a NodeTable: its label and resource slots
 /// resolved to the table's columns. Valid while the table is unchanged.
 
+#include <span>
+#include <utility>
 #include <vector>
 
 #include "compiler/codegen/compiled_function.h"
@@ -15,8 +17,9 @@ class KernelColumns {
  public:
   /// `interp` (on the kernels' program, for the pod) computes the cluster
   /// slots' values per row for function `f`; null when there are none.
+  /// `given`: values already computed for some of those calls, by row.
   KernelColumns(const codegen::CompiledFunction& kernels, const NodeTable& table, Interpreter* interp = nullptr,
-                size_t f = 0);
+                size_t f = 0, std::span<const std::pair<ir::NodeId, const int64_t*>> given = {});
   const PolicyColumns* get() const { return &columns_; }
 
  private:

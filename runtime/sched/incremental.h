@@ -1,0 +1,67 @@
+#pragma once
+/// Incremental decisions: the next pod of a template decided from what the
+/// previous decision kept, not from every node again. Exact for every
+/// plugin, custom policies included: a row is evaluated again when
+/// something it reads may have changed, which is
+///   * its own data: the rows binds and unbinds touched since
+///     (NodeTable::RowsChangedSince);
+///   * a cluster-wide value a plugin reads there (podsInDomain, spreadSkew,
+///     ... every builtin marked kCluster): each such call's value on every
+///     row is computed again (O(1) a row over the topology index) and
+///     compared with the last one; where it differs, the row is evaluated
+///     again for that plugin (a pod joining a zone moves that zone's rows).
+/// Anything else (a node added, removed or relabelled, a namespace, a
+/// storage object, another dictionary version, a plugin that now applies
+/// or not) makes a full decision. So does a cluster call whose value
+/// cannot be compared per row (its arguments read the node or a loop
+/// variable): that plugin alone is evaluated on every row each time.
+/// Scores are normalized over the feasible rows every time, from the kept
+/// raw values, exactly as Decider does.
+
+#include <cstddef>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "runtime/sched/decide.h"
+
+namespace policy::rt {
+
+/// How incremental decisions went, summed over a run.
+struct IncrementalStats {
+  size_t full = 0;         ///< decisions that evaluated every plugin on every row
+  size_t incremental = 0;  ///< decisions updated from the previous one
+  /// Rows evaluated again, summed over plugins, by incremental decisions.
+  size_t rows_evaluated = 0;
+  /// Plugins evaluated on every row within incremental decisions (a cluster
+  /// value not comparable per row).
+  size_t plugins_on_every_row = 0;
+  /// Why decisions were full, with how many.
+  std::map<std::string, size_t> full_because;
+};
+
+/// One template's kept decision. Use one per template (pods whose plugins,
+/// specialized to them, are the same); `plugins` must be the same programs
+/// from call to call, or the next decision is full.
+class IncrementalDecider {
+ public:
+  IncrementalDecider();
+  ~IncrementalDecider();
+  IncrementalDecider(IncrementalDecider&&) noexcept;
+  IncrementalDecider& operator=(IncrementalDecider&&) noexcept;
+
+  /// What Decider::Decide returns for the same arguments (plugin_scores
+  /// and verify_kernels are not supported: ask Decider), valid until the
+  /// next call. `stats` (may be null) counts how it was made.
+  const Decision& Decide(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table,
+                         const DecideOptions& options, IncrementalStats* stats);
+  /// Forgets what was kept: the next decision is full.
+  void Reset();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
+  Decision d_;
+};
+
+}  // namespace policy::rt
