@@ -7,8 +7,9 @@
 // engine (the same decision path as `check`), then binds into the cluster
 // state. Rounds repeat while the last one placed a pod.
 //
-// Not built yet (issue 12): --output-cluster and incremental decisions;
-// the flag is refused with that said, never ignored.
+// Pods of one template share a plan and decide incrementally
+// (engine::Scheduler, rt::IncrementalDecider). Not built yet (issue 12):
+// --output-cluster; the flag is refused with that said, never ignored.
 
 #include <algorithm>
 #include <chrono>

@@ -32,6 +32,6 @@ for engine in "" " --engine jit --verify-jit"; do
   run "conformance$engine" python3 $conformance/run.py --policyc "$policyc$engine" --policies policies --jobs 2 \
     $conformance/cases tests/conformance $conformance/cases-default-profile
 done
-run "schedule cases" python3 $conformance/run_schedule.py --policyc "$policyc" --policies policies \
+run "schedule cases" python3 $conformance/run_schedule.py --policyc "$policyc --verify-incremental" --policies policies \
   $conformance/schedule tests/conformance-schedule
 exit $failed

@@ -53,8 +53,11 @@ for engine in "" " --disable-pass=all" " --engine jit --verify-jit"; do
     --policyc "build/policyc$engine" --policies policies --jobs 2 "$conformance/cases-default-profile"
 done
 # `policyc schedule`'s queue cases (../shared/conformance/schedule and our
-# own, tests/conformance-schedule), under both engines.
-for engine in "" " --engine jit --verify-jit"; do
+# own, tests/conformance-schedule), under both engines: incremental decisions
+# each checked against a full one as it is made, every pod decided from
+# scratch, and native kernels checked against the interpreter (which checks
+# the incremental decisions too).
+for engine in " --verify-incremental" " --no-incremental" " --engine jit --verify-jit"; do
   run "schedule cases$engine" python3 "$conformance/run_schedule.py" --policyc "build/policyc$engine" \
     --policies policies "$conformance/schedule" tests/conformance-schedule
 done

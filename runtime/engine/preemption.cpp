@@ -3,6 +3,8 @@
 #include <algorithm>
 #include <climits>
 #include <map>
+#include <string_view>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -50,8 +52,11 @@ Preemption Preempt(Engine& engine, Cluster& cluster, const k8s::Pod& pod, const 
                    const std::unordered_map<std::string, k8s::Pod>& bound,
                    const std::vector<k8s::PodDisruptionBudget>& pdbs) {
   Preemption out;
-  std::map<std::string, std::vector<const k8s::Pod*>> by_node;
-  for (const auto& [key, p] : bound) by_node[p.node_name].push_back(&p);
+  // Only pods of lower priority can be victims: those, by node.
+  std::unordered_map<std::string_view, std::vector<const k8s::Pod*>> by_node;
+  for (const auto& [key, p] : bound) {
+    if (Priority(p) < Priority(pod)) by_node[p.node_name].push_back(&p);
+  }
   size_t not_helpful = 0, no_victims = 0;
   std::vector<Candidate> candidates;
   for (size_t i = 0; i < placement.nodes.size(); ++i) {
@@ -66,9 +71,7 @@ Preemption Preempt(Engine& engine, Cluster& cluster, const k8s::Pod& pod, const 
     }
     // Every pod of lower priority goes; does the pod fit then?
     std::vector<const k8s::Pod*> lower;
-    for (const k8s::Pod* p : by_node[n.name]) {
-      if (Priority(*p) < Priority(pod)) lower.push_back(p);
-    }
+    if (auto on_node = by_node.find(n.name); on_node != by_node.end()) lower = on_node->second;
     std::sort(lower.begin(), lower.end(), MoreImportant);
     for (const k8s::Pod* p : lower) cluster.UnbindPod(p->namespace_name, p->name);
     if (lower.empty() || !Fits(engine, cluster, pod, n.name)) {

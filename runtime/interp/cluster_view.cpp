@@ -346,14 +346,19 @@ int64_t ClusterView::SpreadWeight(const k8s::TopologySpreadConstraint& c) {
   auto cached = spread_weights_.find(&c);
   if (cached != spread_weights_.end()) return cached->second;
   bool require_all = !pod_.spread_system_defaulted;
-  std::set<std::optional<std::string_view>> domains;
-  int64_t scored = 0;
+  // Distinct domains by their dictionary ids (0: without the key, the ""
+  // domain), the key's column looked up once.
+  const LabelColumn* column = table_.Label(c.topology_key);
+  std::vector<uint8_t> seen(column != nullptr ? column->value.size() : 1, 0);
+  int64_t scored = 0, distinct = 0;
   for (RowId row : feasible_) {
     if (require_all && !HasKeys(row, false)) continue;  // ignored nodes
     ++scored;
-    domains.insert(LabelOf(table_, c.topology_key, row));  // without the key: the "" domain
+    uint32_t domain = column != nullptr ? column->domain[row] : 0;
+    distinct += seen[domain] == 0 ? 1 : 0;
+    seen[domain] = 1;
   }
-  int64_t size = c.topology_key == kHostname ? scored : static_cast<int64_t>(domains.size());
+  int64_t size = c.topology_key == kHostname ? scored : distinct;
   int64_t weight = std::llround(std::log(static_cast<double>(size + 2)) * 1e9);
   spread_weights_.emplace(&c, weight);
   return weight;

@@ -130,7 +130,8 @@ class Update {
       for (RowId row : base) add(row);
     }
     const Plugin& plugin = plugins_[i];
-    std::vector<int64_t> now(table_.RowCount());
+    std::vector<int64_t>& now = now_;
+    now.resize(table_.RowCount());
     for (auto& site : sites) {
       context_.Interp(i).ClusterValues(plugin.function, site.call, now.data());
       if (!all) {
@@ -215,6 +216,7 @@ class Update {
   const NodeTable& table_;
   std::vector<uint32_t> mark_;
   uint32_t stamp_ = 0;
+  std::vector<int64_t> now_;
   std::vector<uint64_t> failed_;
   std::vector<RowId> passed_;
 };
