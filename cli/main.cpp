@@ -41,7 +41,8 @@ int main(int argc, char** argv) {
   // takes them).
   std::vector<std::string> leading;
   auto leading_option = [](const std::string& a) {
-    return a.rfind("--disable-pass", 0) == 0 || a.rfind("--engine", 0) == 0 || a == "--verify-jit" || a == "--verify-incremental";
+    return a.rfind("--disable-pass", 0) == 0 || a.rfind("--engine", 0) == 0 || a == "--verify-jit" || a == "--verify-incremental" ||
+           a == "--no-incremental";
   };
   while (!args.empty() && leading_option(args.front())) {
     leading.push_back(args.front());
