@@ -33,6 +33,9 @@ struct CompiledFunction {
   /// arguments, by slot: the runtime computes their value per row for the
   /// pod (the topology index makes that O(1) a row) and the kernel reads it.
   std::vector<ir::NodeId> cluster;
+  /// By cluster slot: whether the filter and pass kernels read it, and
+  /// whether some score kernel does (a caller may leave the others unset).
+  std::vector<uint8_t> cluster_in_filters, cluster_in_scores;
 };
 
 }  // namespace policy::codegen

@@ -51,6 +51,7 @@ class KernelEmitter {
     // void kernel(const PolicyColumns* columns, const uint32_t* rows, uint64_t n, T* out),
     // or for kPass: uint64_t kernel(..., uint32_t* passing), the count of passing rows.
     bool pass = kind == Kind::kPass;
+    kind_ = kind;
     auto* type = llvm::FunctionType::get(pass ? i64_ : b_.getVoidTy(), {ptr_, ptr_, i64_, ptr_}, false);
     auto* f = llvm::Function::Create(type, llvm::Function::ExternalLinkage, name, module_);
     for (unsigned i : {0u, 1u, 3u}) f->addParamAttr(i, llvm::Attribute::NoAlias);
@@ -293,6 +294,9 @@ class KernelEmitter {
       size_t slot = 0;
       while (slot < out_.cluster.size() && out_.cluster[slot] != id) ++slot;
       if (slot == out_.cluster.size()) out_.cluster.push_back(id);
+      out_.cluster_in_filters.resize(out_.cluster.size(), 0);
+      out_.cluster_in_scores.resize(out_.cluster.size(), 0);
+      (kind_ == Kind::kScore ? out_.cluster_in_scores : out_.cluster_in_filters)[slot] = 1;
       llvm::Value* values = b_.CreateLoad(ptr_, b_.CreateGEP(ptr_, cluster_, b_.getInt64(slot)));
       llvm::Value* v = b_.CreateLoad(i64_, b_.CreateGEP(i64_, values, row_));
       return wrap(Unwrapped(id)->kind == sema::TypeKind::kBool ? b_.CreateICmpNE(v, b_.getInt64(0)) : v);
@@ -520,6 +524,7 @@ class KernelEmitter {
   llvm::Value *unschedulable_ = nullptr, *pod_count_ = nullptr, *row_ = nullptr;
   llvm::Value *label_ints_ = nullptr, *label_is_int_ = nullptr;
   llvm::Value *label_quantities_ = nullptr, *label_is_quantity_ = nullptr, *cluster_ = nullptr;
+  Kind kind_ = Kind::kFilter;  // the kernel being emitted
   std::map<size_t, llvm::Value*> label_columns_, resource_columns_;
   std::map<NodeId, Val> memo_;
   std::map<SlotId, Val> slots_;

@@ -210,6 +210,11 @@ class NodeTable {
   int64_t PodsWithKey(uint32_t set, std::string_view key) const;
   /// Every group of identical affinity terms of bound pods.
   const std::vector<TermGroup>& TermGroups() const { return term_groups_; }
+  /// Moves whenever pod set `set`'s counts change (a pod it selects binds
+  /// or goes), so a reader can tell its counts are as it last saw them.
+  uint64_t PodSetVersion(uint32_t set) const { return pod_sets_[set].version; }
+  /// Moves whenever a term group is added or its counts change.
+  uint64_t TermGroupsVersion() const { return term_groups_version_; }
   /// Pods carrying group `g`'s term on the rows that share `row`'s value of
   /// the term's topology key; 0 when `row` lacks it.
   int64_t TermGroupInDomain(uint32_t g, RowId row) const;
@@ -295,6 +300,7 @@ class NodeTable {
   };
   struct PodSetEntry {
     PodSelector selector;
+    uint64_t version = 0;
     std::vector<int32_t> per_row;
     std::unordered_map<uint32_t, DomainCounts> domains;  // label key pool id ->
   };
@@ -373,6 +379,7 @@ class NodeTable {
   mutable std::vector<PodSetEntry> pod_sets_;
   mutable std::unordered_map<std::string, uint32_t> pod_set_ids_;
   std::vector<TermGroup> term_groups_;
+  uint64_t term_groups_version_ = 0;
   mutable std::vector<DomainCounts> term_group_domains_;
   std::unordered_map<std::string, uint32_t> term_group_ids_;
   uint64_t topology_epoch_ = 0;

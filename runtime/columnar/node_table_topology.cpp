@@ -61,6 +61,7 @@ void NodeTable::InternTermGroups(const k8s::Pod& pod, BoundPod& bound) {
                                                static_cast<uint32_t>(term_groups_.size()));
     if (added) {
       term_groups_.push_back(TermGroup{kind, weight, term, pod.namespace_name, {}});
+      ++term_groups_version_;
       term_group_domains_.emplace_back();
     }
     bound.groups.push_back(it->second);
@@ -87,10 +88,12 @@ void NodeTable::ApplyTopology(const BoundPod& pod, RowId row, int sign) {
   };
   for (PodSetEntry& set : pod_sets_) {
     if (!set.selector.Matches(pod.namespace_name, pod.labels)) continue;
+    ++set.version;
     Grow(set.per_row, RowCount());
     set.per_row[row] += sign;
     for (auto& [key, counts] : set.domains) bump(counts, key);
   }
+  if (!pod.groups.empty()) ++term_groups_version_;
   for (uint32_t g : pod.groups) {
     TermGroup& group = term_groups_[g];
     Grow(group.per_row, RowCount());

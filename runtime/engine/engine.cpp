@@ -178,6 +178,7 @@ void Engine::Fill(PodPlan& plan, const Cluster& cluster, std::string* trace) {
   }
   plan.version_ = cluster.Table().DictionaryVersion();
   plan.incremental_.Reset();  // new programs (perhaps at the old addresses)
+  plan.explainer_.Reset();
 
   Backend backend = s.options.backend;
   if (backend == Backend::kAuto) {
@@ -221,6 +222,28 @@ const rt::Decision& Engine::DecideIncremental(PodPlan& plan, const Cluster& clus
     }
   }
   return d;
+}
+
+rt::Placement Engine::ExplainIncremental(PodPlan& plan, const Cluster& cluster, const rt::Decision& decision) {
+  rt::Placement p = plan.explainer_.Explain(plan.plugins_, plan.pod_, cluster.Table(), decision);
+  if (state_->options.verify_incremental || state_->options.verify_kernels) {
+    rt::Placement full = Explain(plan, cluster, decision);
+    bool same = full.summary == p.summary && full.nodes.size() == p.nodes.size();
+    for (size_t k = 0; same && k < full.nodes.size(); ++k) {
+      const rt::NodeResult &a = full.nodes[k], &b = p.nodes[k];
+      same = a.row == b.row && a.first_failing_reasons == b.first_failing_reasons && a.reasons.size() == b.reasons.size();
+      for (size_t r = 0; same && r < a.reasons.size(); ++r) {
+        same = a.reasons[r].plugin == b.reasons[r].plugin && a.reasons[r].reason == b.reasons[r].reason &&
+               a.reasons[r].detail == b.reasons[r].detail;
+      }
+    }
+    if (!same) {
+      std::fprintf(stderr, "policyc: an incremental explanation differs from a full one for pod %s/%s:\n  %s\n  %s\n",
+                   plan.pod_.namespace_name.c_str(), plan.pod_.name.c_str(), p.summary.c_str(), full.summary.c_str());
+      std::abort();
+    }
+  }
+  return p;
 }
 
 void Engine::TakeTieredKernels(PodPlan& plan) {

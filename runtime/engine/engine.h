@@ -102,6 +102,7 @@ class PodPlan {
   uint64_t version_ = 0;  // the cluster dictionaries' version the programs are bound to
   bool tiered_ = false;
   rt::IncrementalDecider incremental_;  // DecideIncremental's kept decision
+  rt::IncrementalExplainer explainer_;  // ExplainIncremental's kept words
 };
 
 class Engine {
@@ -138,6 +139,10 @@ class Engine {
   /// against Decide, and a difference aborts.
   const rt::Decision& DecideIncremental(PodPlan& plan, const Cluster& cluster, rt::DecideOptions options,
                                         rt::IncrementalStats* stats);
+  /// Explain for every live row, for the next pod of the plan's template:
+  /// the words kept from its last explanation, brought up to date
+  /// (rt::IncrementalExplainer); checked like DecideIncremental.
+  rt::Placement ExplainIncremental(PodPlan& plan, const Cluster& cluster, const rt::Decision& decision);
   /// Whether pods that differ only in name and timestamps may share one
   /// plan: no plugin reads the pod's name.
   bool SharesPlans() const;

@@ -139,7 +139,7 @@ void Scheduler::Cycle(Outcome& o, bool may_preempt) {
   o.feasible = d.feasible.size();
   if (!d.selected) {
     o.node.reset();
-    o.placement = engine_.Explain(plan, cluster_, d);
+    o.placement = shared ? engine_.ExplainIncremental(plan, cluster_, d) : engine_.Explain(plan, cluster_, d);
     o.postscript.clear();
     if (may_preempt && options_.preemption && o.pod.preemption_policy != "Never" && !d.rejected_by) Preempt(o);
     return;
@@ -189,6 +189,7 @@ void Scheduler::Preempt(Outcome& o) {
 // be provisioned for this node (volume.kubernetes.io/selected-node), so
 // the pods after it see the claim as kube-scheduler's cache does.
 void Scheduler::AssumeVolumes(const k8s::Pod& pod, const std::string& node) {
+  if (pod.volumes.empty()) return;
   k8s::Pod resolved = pod;
   rt::ResolveVolumes(resolved, cluster_.Table());
   rt::RowId row = *cluster_.Table().FindNode(node);

@@ -301,20 +301,22 @@ void Interpreter::ClusterValues(size_t f, ir::NodeId call_id, int64_t* out) {
       std::fill(out, out + rows, v.kind == Value::Kind::kBool ? (v.Truthy() ? 1 : 0) : v.i);
       return;
     }
-    case sema::BuiltinId::kExistingAntiAffinity:
-      for (RowId row = 0; row < rows; ++row) out[row] = cluster.ExistingAntiAffinity(row);
-      return;
+    case sema::BuiltinId::kExistingAntiAffinity: cluster.ExistingAntiAffinityColumn(out, rows); return;
     case sema::BuiltinId::kExistingAffinityWeight:
-      for (RowId row = 0; row < rows; ++row) out[row] = cluster.ExistingAffinityWeight(args[0].i, args[1].Truthy(), row);
+      cluster.ExistingAffinityWeightColumn(args[0].i, args[1].Truthy(), out, rows);
       return;
     case sema::BuiltinId::kSpreadCount:
-      for (RowId row = 0; row < rows; ++row) out[row] = constraint ? cluster.SpreadCount(*constraint, row) : 0;
-      return;
     case sema::BuiltinId::kSpreadSkew:
-      for (RowId row = 0; row < rows; ++row) out[row] = constraint ? cluster.SpreadSkew(*constraint, row) : 0;
-      return;
     case sema::BuiltinId::kSpreadScoreCount:
-      for (RowId row = 0; row < rows; ++row) out[row] = constraint ? cluster.SpreadScoreCount(*constraint, row) : 0;
+      if (constraint == nullptr) {
+        std::fill(out, out + rows, 0);
+      } else if (call.builtin == sema::BuiltinId::kSpreadCount) {
+        cluster.SpreadCountColumn(*constraint, out, rows);
+      } else if (call.builtin == sema::BuiltinId::kSpreadSkew) {
+        cluster.SpreadSkewColumn(*constraint, out, rows);
+      } else {
+        cluster.SpreadScoreCountColumn(*constraint, out, rows);
+      }
       return;
     case sema::BuiltinId::kImageScore: {  // the image's id and node count once, its size per row
       std::optional<uint32_t> image = args[0].IsNone() ? std::nullopt : table_.ImageId(args[0].s);
@@ -330,6 +332,35 @@ void Interpreter::ClusterValues(size_t f, ir::NodeId call_id, int64_t* out) {
         Value v = ClusterBuiltin(call.builtin, args);
         out[row] = v.kind == Value::Kind::kBool ? (v.Truthy() ? 1 : 0) : v.i;
       }
+  }
+}
+
+std::optional<uint64_t> Interpreter::ClusterVersion(size_t f, ir::NodeId call_id) {
+  const auto& call = std::get<ir::CallBuiltin>(program_.nodes[call_id]);
+  Begin(f, 0);
+  std::vector<Value> args;
+  for (ir::NodeId a : call.args) args.push_back(Eval(a));
+  ClusterView& cluster = Cluster();
+  const auto* constraint = args.empty() || args[0].IsNone() || args[0].kind != Value::Kind::kRecord
+                               ? nullptr
+                               : static_cast<const k8s::TopologySpreadConstraint*>(args[0].ptr);
+  switch (call.builtin) {
+    case sema::BuiltinId::kSpreadCount:
+    case sema::BuiltinId::kSpreadSkew:
+    case sema::BuiltinId::kSpreadMin:
+    case sema::BuiltinId::kSpreadScoreCount:
+      // The constraint's counts over its eligible nodes (which change only
+      // with the nodes, and then nothing kept is used).
+      return constraint ? table_.PodSetVersion(cluster.SpreadSet(*constraint)) : 0;
+    case sema::BuiltinId::kPodsInDomain:
+    case sema::BuiltinId::kPodsWithKey: return table_.PodSetVersion(cluster.TermsSet(Terms(args[0])));
+    case sema::BuiltinId::kExistingAntiAffinity:
+    case sema::BuiltinId::kExistingAffinityWeight: return table_.TermGroupsVersion();
+    case sema::BuiltinId::kPodMatches:  // the pod's own labels
+    case sema::BuiltinId::kNodesWithLabel:  // the nodes' labels
+    case sema::BuiltinId::kImageScore:  // the nodes' images
+      return 0;
+    default: return std::nullopt;  // spreadWeight (the feasible rows), and any other
   }
 }
 

@@ -215,6 +215,24 @@ int64_t ClusterView::ExistingAffinityWeight(int64_t hard_weight, bool preferred,
   return score;
 }
 
+void ClusterView::ExistingAntiAffinityColumn(int64_t* out, size_t rows) {
+  std::fill(out, out + rows, 0);
+  if (rows == 0) return;
+  ExistingAntiAffinity(0);  // the views
+  for (const DomainView& v : *anti_views_) {
+    for (RowId row = 0; row < rows; ++row) out[row] += v.At(row);
+  }
+}
+
+void ClusterView::ExistingAffinityWeightColumn(int64_t hard_weight, bool preferred, int64_t* out, size_t rows) {
+  std::fill(out, out + rows, 0);
+  if (rows == 0) return;
+  ExistingAffinityWeight(hard_weight, preferred, 0);  // the views
+  for (const auto& [weight, view] : *weight_views_) {
+    for (RowId row = 0; row < rows; ++row) out[row] += weight * view.At(row);
+  }
+}
+
 // --- PodTopologySpread ---------------------------------------------------
 
 uint32_t ClusterView::SpreadSet(const k8s::TopologySpreadConstraint& c) {
@@ -340,6 +358,28 @@ const ClusterView::SpreadDomains& ClusterView::Scoring(const k8s::TopologySpread
 int64_t ClusterView::SpreadScoreCount(const k8s::TopologySpreadConstraint& c, RowId row) {
   if (c.topology_key == kHostname) return table_.PodsOnRow(SpreadSet(c), row);
   return Scoring(c).view().At(row);
+}
+
+void ClusterView::SpreadCountColumn(const k8s::TopologySpreadConstraint& c, int64_t* out, size_t rows) {
+  DomainView view = Filtering(c).view();
+  for (RowId row = 0; row < rows; ++row) out[row] = view.At(row);
+}
+
+void ClusterView::SpreadSkewColumn(const k8s::TopologySpreadConstraint& c, int64_t* out, size_t rows) {
+  const SpreadDomains& d = Filtering(c);
+  DomainView view = d.view();
+  int64_t add = (d.self ? 1 : 0) - d.min;
+  for (RowId row = 0; row < rows; ++row) out[row] = view.At(row) + add;
+}
+
+void ClusterView::SpreadScoreCountColumn(const k8s::TopologySpreadConstraint& c, int64_t* out, size_t rows) {
+  if (c.topology_key == kHostname) {
+    uint32_t set = SpreadSet(c);
+    for (RowId row = 0; row < rows; ++row) out[row] = table_.PodsOnRow(set, row);
+    return;
+  }
+  DomainView view = Scoring(c).view();
+  for (RowId row = 0; row < rows; ++row) out[row] = view.At(row);
 }
 
 int64_t ClusterView::SpreadWeight(const k8s::TopologySpreadConstraint& c) {

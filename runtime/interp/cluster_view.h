@@ -44,6 +44,10 @@ class ClusterView {
   /// `preferred` false leaves bound pods' preferred terms out
   /// (ignorePreferredTermsOfExistingPods).
   int64_t ExistingAffinityWeight(int64_t hard_weight, bool preferred, RowId row);
+  /// ExistingAntiAffinity and ExistingAffinityWeight for rows [0, rows) at
+  /// once, into out.
+  void ExistingAntiAffinityColumn(int64_t* out, size_t rows);
+  void ExistingAffinityWeightColumn(int64_t hard_weight, bool preferred, int64_t* out, size_t rows);
 
   // --- PodTopologySpread -----------------------------------------------
   /// Pods in the pod's namespace matching constraint `c` on the eligible
@@ -55,6 +59,11 @@ class ClusterView {
   int64_t SpreadMin(const k8s::TopologySpreadConstraint& c);
   /// SpreadCount + (1 if the pod matches its own selector) - SpreadMin.
   int64_t SpreadSkew(const k8s::TopologySpreadConstraint& c, RowId row);
+  /// SpreadCount, SpreadSkew and SpreadScoreCount for rows [0, rows) at
+  /// once, into out (the constraint's domains looked up once).
+  void SpreadCountColumn(const k8s::TopologySpreadConstraint& c, int64_t* out, size_t rows);
+  void SpreadSkewColumn(const k8s::TopologySpreadConstraint& c, int64_t* out, size_t rows);
+  void SpreadScoreCountColumn(const k8s::TopologySpreadConstraint& c, int64_t* out, size_t rows);
 
   /// The nodes that passed every filter; scoring builtins need them.
   void SetFeasible(std::vector<RowId> rows) {
@@ -72,6 +81,8 @@ class ClusterView {
   /// The pod set a constraint counts (the pod's namespace, its selector
   /// with matchLabelKeys merged).
   uint32_t SpreadSet(const k8s::TopologySpreadConstraint& c);
+  /// The pod set that matches every term of `terms` (PodsInDomain's).
+  uint32_t TermsSet(const std::vector<const k8s::PodAffinityTerm*>& terms) { return SetFor(terms); }
 
  private:
   struct SpreadDomains {

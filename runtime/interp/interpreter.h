@@ -50,6 +50,11 @@ class Interpreter {
   /// The value of cluster-builtin call `call` (its arguments pod-side) of
   /// function `f` on every row: out[row], for RowCount() rows; bools as 0/1.
   void ClusterValues(size_t f, ir::NodeId call, int64_t* out);
+  /// A number that moves whenever ClusterValues(f, call) may answer
+  /// differently for the same table rows (the versions of the pod sets or
+  /// term groups it counts); nullopt when there is none to give (its value
+  /// depends on more, such as the feasible rows).
+  std::optional<uint64_t> ClusterVersion(size_t f, ir::NodeId call);
 
  private:
   Value Eval(ir::NodeId id);

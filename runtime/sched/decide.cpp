@@ -104,10 +104,10 @@ const Decision& Decider::Decide(const std::vector<Plugin>& plugins, const k8s::P
     const codegen::CompiledFunction* kernels = plugin.kernels;
     if (kernels != nullptr && kernels->pass != nullptr && options.threads <= 1 && !options.verify_kernels) {
       // One pass: the kernel writes the rows that pass, in order.
-      KernelColumns columns(*kernels, table, &interp(), plugin.function);
+      KernelColumns columns(*kernels, table, &interp(), plugin.function, {}, KernelColumns::Kernels::kFilters);
       narrow([&](const RowId* rows, size_t n, RowId* out) { return kernels->pass(columns.get(), rows, n, out); });
     } else if (kernels != nullptr && kernels->filter != nullptr) {
-      KernelColumns columns(*kernels, table, &interp(), plugin.function);
+      KernelColumns columns(*kernels, table, &interp(), plugin.function, {}, KernelColumns::Kernels::kFilters);
       failed_.resize(alive.size());
       Chunked(options.threads, alive.data(), alive.size(), failed_.data(), [&](const RowId* r, size_t n, uint64_t* out) {
         kernels->filter(columns.get(), r, n, out);
@@ -154,7 +154,10 @@ const Decision& Decider::Decide(const std::vector<Plugin>& plugins, const k8s::P
     if (!plugin.score || fn.scores.empty() || !context.Applies(i)) continue;
     Interpreter& interp = context.Interp(i);
     std::optional<KernelColumns> columns;
-    if (plugin.kernels != nullptr) columns.emplace(*plugin.kernels, table, &interp, plugin.function);
+    if (plugin.kernels != nullptr) {
+      columns.emplace(*plugin.kernels, table, &interp, plugin.function, std::span<const std::pair<ir::NodeId, const int64_t*>>(),
+                      KernelColumns::Kernels::kScores);
+    }
     // One rule adds its normalized value times the weight; several add
     // their sum divided by their count (integer division after the sum).
     size_t rules = fn.scores.size();

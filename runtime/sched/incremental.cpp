@@ -11,6 +11,8 @@
 #include "runtime/sched/normalize.h"
 #include "runtime/sched/plugin_context.h"
 
+#include <fmt/format.h>
+
 namespace policy::rt {
 namespace {
 
@@ -71,16 +73,22 @@ class SiteFinder {
   std::vector<uint8_t> seen_;
 };
 
-// A cluster call's value on every row, as last computed.
+// A cluster call's value on every row, as last computed, and the version
+// of what it counted then (Interpreter::ClusterVersion).
 struct ClusterSite {
   ir::NodeId call;
   std::vector<int64_t> values;  // by row
+  std::optional<uint64_t> version = std::nullopt;
 };
 
 }  // namespace
 
 struct IncrementalDecider::State {
   using Site = ClusterSite;
+  struct Rule {
+    Extremes extremes;
+    bool valid = false;
+  };
   struct PluginState {
     const ir::Program* program = nullptr;
     bool filters = false;     // filtered this pod
@@ -90,9 +98,17 @@ struct IncrementalDecider::State {
     std::vector<uint8_t> pass;               // by row: its prefilters and filters pass
     std::vector<std::vector<int64_t>> raw;   // by score rule, by row
     std::vector<uint8_t> raw_valid;          // by row
+    std::vector<Rule> rules;                 // by score rule: the extremes its values were normalized by
+    std::vector<int64_t> contribution;       // by row: weighted, normalized, as in the total
   };
   std::vector<PluginState> plugins;
   std::vector<uint32_t> fails;  // by row: how many filtering plugins fail there
+  // The last scored rows (R): as a list, as flags by row; and each row's
+  // total, the sum of the plugins' contributions.
+  bool scored = false;
+  std::vector<RowId> r;
+  std::vector<uint8_t> in_r;
+  std::vector<int64_t> total;
   uint64_t epoch = 0;
   size_t rows = 0;
 };
@@ -133,6 +149,10 @@ class Update {
     std::vector<int64_t>& now = now_;
     now.resize(table_.RowCount());
     for (auto& site : sites) {
+      // What it counts has not moved since: neither have its values.
+      std::optional<uint64_t> version = context_.Interp(i).ClusterVersion(plugin.function, site.call);
+      if (!all && version && site.version == version) continue;
+      site.version = version;
       context_.Interp(i).ClusterValues(plugin.function, site.call, now.data());
       if (!all) {
         for (RowId row : live) {
@@ -143,6 +163,19 @@ class Update {
     }
     std::sort(rows.begin(), rows.end());
     return rows;
+  }
+
+  // Calls f once for each row of a, b and c.
+  template <typename F>
+  void Unique(std::span<const RowId> a, std::span<const RowId> b, std::span<const RowId> c, F&& f) {
+    ++stamp_;
+    for (std::span<const RowId> list : {a, b, c}) {
+      for (RowId row : list) {
+        if (mark_[row] == stamp_) continue;
+        mark_[row] = stamp_;
+        f(row);
+      }
+    }
   }
 
   // Whether each of `rows` passes plugin i's node prefilters and filters.
@@ -165,7 +198,8 @@ class Update {
       return;
     }
     if (kernels->filter == nullptr && kernels->pass == nullptr) return;
-    KernelColumns columns(*kernels, table_, &context_.Interp(i), plugin.function, Given(sites));
+    KernelColumns columns(*kernels, table_, &context_.Interp(i), plugin.function, Given(sites),
+                          KernelColumns::Kernels::kFilters);
     if (kernels->filter != nullptr) {
       failed_.resize(n);
       kernels->filter(columns.get(), rows.data(), n, failed_.data());
@@ -190,7 +224,8 @@ class Update {
     const ir::Function& fn = plugin.program->functions[plugin.function];
     std::optional<KernelColumns> columns;
     if (plugin.kernels != nullptr) {
-      columns.emplace(*plugin.kernels, table_, &context_.Interp(i), plugin.function, Given(sites));
+      columns.emplace(*plugin.kernels, table_, &context_.Interp(i), plugin.function, Given(sites),
+                      KernelColumns::Kernels::kScores);
     }
     std::vector<int64_t> out(n);
     for (size_t s = 0; s < fn.scores.size(); ++s) {
@@ -265,6 +300,8 @@ const Decision& IncrementalDecider::Decide(const std::vector<Plugin>& plugins, c
     state_ = std::make_unique<State>();
     state_->rows = table.RowCount();
     state_->fails.assign(table.RowCount(), 0);
+    state_->in_r.assign(table.RowCount(), 0);
+    state_->total.assign(table.RowCount(), 0);
     state_->plugins.resize(plugins.size());
     for (size_t i = 0; i < plugins.size(); ++i) {
       State::PluginState& ps = state_->plugins[i];
@@ -286,6 +323,8 @@ const Decision& IncrementalDecider::Decide(const std::vector<Plugin>& plugins, c
       ps.pass.assign(table.RowCount(), 1);
       ps.raw.assign(ps.scores ? fn.scores.size() : 0, std::vector<int64_t>(table.RowCount(), 0));
       ps.raw_valid.assign(table.RowCount(), 0);
+      ps.rules.assign(ps.raw.size(), {});
+      ps.contribution.assign(table.RowCount(), 0);
     }
     if (stats != nullptr) {
       ++stats->full;
@@ -300,7 +339,6 @@ const Decision& IncrementalDecider::Decide(const std::vector<Plugin>& plugins, c
     if (stats != nullptr) ++stats->incremental;
   }
   State& state = *state_;
-
   // Filters: each plugin on its dirty rows, the failing count per row kept.
   Update update(plugins, context, table);
   std::vector<uint8_t> ok;
@@ -336,53 +374,259 @@ const Decision& IncrementalDecider::Decide(const std::vector<Plugin>& plugins, c
     if (state.fails[row] == 0) d.feasible.push_back(row);
   }
 
-  // Scores over the feasible rows, from kept raw values where still valid.
+  // Scores over the feasible rows (R), from kept raw values where still
+  // valid. Each rule's normalized values are kept with the extremes they
+  // were normalized by: while the extremes over R stay, only the rows whose
+  // raw value changed, or that entered R, are normalized again; and the
+  // total per row is kept as the sum of the plugins' contributions.
   const std::vector<RowId>& rows = d.feasible;
   size_t n = rows.size();
   if (n > 0) {
-    d.score.assign(n, 0);
     context.Cluster().SetFeasible(rows);
-    std::vector<int64_t> normalized(n), total;
+    bool fresh = full || !state.scored;
+    std::vector<RowId> entering, leaving;
+    if (fresh) {
+      std::fill(state.in_r.begin(), state.in_r.end(), 0);
+      for (RowId row : rows) state.total[row] = 0;
+    } else {
+      for (RowId row : rows) {
+        if (state.in_r[row] == 0) entering.push_back(row);
+        state.in_r[row] |= 2;  // in R now
+      }
+      for (RowId row : state.r) {
+        if ((state.in_r[row] & 2) == 0) leaving.push_back(row);
+      }
+    }
+    for (RowId row : state.r) state.in_r[row] = 0;
+    for (RowId row : rows) state.in_r[row] = 1;
+    std::vector<RowId> need, touched;
+    std::vector<int64_t> before;  // raw values of need rows that were in R, by rule
     for (size_t i = 0; i < plugins.size(); ++i) {
       State::PluginState& ps = state.plugins[i];
       if (!ps.scores) continue;
       const Plugin& plugin = plugins[i];
       const ir::Function& fn = plugin.program->functions[plugin.function];
-      std::vector<RowId> stale = update.Dirty(i, ps.score_sites, {}, full || !ps.comparable);
+      size_t rules = fn.scores.size();
+      bool every = fresh || !ps.comparable;
+      std::vector<RowId> stale = update.Dirty(i, ps.score_sites, {}, every);
       for (RowId row : stale) ps.raw_valid[row] = 0;
-      std::vector<RowId> need;
-      for (RowId row : rows) {
-        if (ps.raw_valid[row] == 0) need.push_back(row);
+      // The rows of R to evaluate again.
+      need.clear();
+      if (every) {
+        for (RowId row : rows) {
+          if (ps.raw_valid[row] == 0) need.push_back(row);
+        }
+      } else {
+        update.Unique(entering, stale, changed, [&](RowId row) {
+          if (state.in_r[row] == 1 && ps.raw_valid[row] == 0) need.push_back(row);
+        });
+      }
+      before.clear();
+      bool was_in_r = !fresh;
+      for (size_t s = 0; was_in_r && s < rules; ++s) {
+        for (RowId row : need) before.push_back(ps.raw[s][row]);
       }
       update.Score(i, need, ps.score_sites, ps.raw);
       for (RowId row : need) ps.raw_valid[row] = 1;
       if (!full && stats != nullptr) stats->rows_evaluated += need.size();
-      // As Decider: one rule adds its normalized value times the weight;
-      // several add their sum divided by their count.
-      size_t rules = fn.scores.size();
-      if (rules > 1) total.assign(n, 0);
+      // Rows whose normalized value may change even with the extremes kept.
+      touched.clear();
+      if (!every) update.Unique(need, entering, {}, [&](RowId row) { touched.push_back(row); });
+      bool all = every;
       for (size_t s = 0; s < rules; ++s) {
-        for (size_t k = 0; k < n; ++k) normalized[k] = ps.raw[s][rows[k]];
-        Normalize(fn.scores[s].normalize, std::span<int64_t>(normalized.data(), n));
-        if (rules == 1) {
-          for (size_t k = 0; k < n; ++k) d.score[k] += normalized[k] * plugin.weight;
-        } else {
-          for (size_t k = 0; k < n; ++k) total[k] += normalized[k];
+        sema::Normalize kind = fn.scores[s].normalize;
+        State::Rule& rule = ps.rules[s];
+        const std::vector<int64_t>& raw = ps.raw[s];
+        bool recompute = every || !rule.valid;
+        // The extremes may move when a value at one of them goes or
+        // changes, or a new value lies outside them.
+        auto at_edge = [&](int64_t v) {
+          if (kind == sema::Normalize::kSpread && v < 0) return false;
+          return v == rule.extremes.min || v == rule.extremes.max;
+        };
+        auto outside = [&](int64_t v) {
+          if (kind == sema::Normalize::kSpread && v < 0) return false;
+          return v < rule.extremes.min || v > rule.extremes.max;
+        };
+        if (kind != sema::Normalize::kNone) {
+          for (size_t k = 0; !recompute && k < leaving.size(); ++k) recompute = at_edge(raw[leaving[k]]);
+          for (size_t k = 0; !recompute && k < need.size(); ++k) {
+            bool old_in_r = state.in_r[need[k]] == 1 &&
+                            !std::binary_search(entering.begin(), entering.end(), need[k]);
+            recompute = (old_in_r && at_edge(before[s * need.size() + k])) || outside(raw[need[k]]);
+          }
+          for (size_t k = 0; !recompute && k < entering.size(); ++k) recompute = outside(raw[entering[k]]);
+        }
+        if (recompute) {
+          Extremes e = ExtremesOf(kind, raw.data(), rows);
+          if (!rule.valid || !(e == rule.extremes)) all = true;
+          rule.extremes = e;
+          rule.valid = true;
         }
       }
-      if (rules > 1) {
-        int64_t count = static_cast<int64_t>(rules);
-        for (size_t k = 0; k < n; ++k) d.score[k] += total[k] / count * plugin.weight;
+      // Normalize again and update each row's contribution and total.
+      auto contribute = [&](RowId row) {
+        int64_t sum = 0;
+        for (size_t s = 0; s < rules; ++s) sum += NormalizeOne(fn.scores[s].normalize, ps.raw[s][row], ps.rules[s].extremes);
+        int64_t c = (rules == 1 ? sum : sum / static_cast<int64_t>(rules)) * plugin.weight;
+        state.total[row] += c - ps.contribution[row];
+        ps.contribution[row] = c;
+      };
+      if (all) {
+        if (fresh) {
+          for (RowId row : rows) ps.contribution[row] = 0;
+        }
+        for (RowId row : rows) contribute(row);
+      } else {
+        for (RowId row : touched) contribute(row);
       }
     }
+    state.r = rows;
+    state.scored = true;
+    d.score.resize(n);
     size_t best = 0;
-    for (size_t k = 1; k < n; ++k) {
+    for (size_t k = 0; k < n; ++k) {
+      d.score[k] = state.total[rows[k]];
       if (d.score[k] > d.score[best]) best = k;
     }
     d.selected = best;
   }
   state.epoch = table.ChangeEpoch();
   return d;
+}
+
+// --- IncrementalExplainer ------------------------------------------------
+
+struct IncrementalExplainer::State {
+  struct PluginState {
+    const ir::Program* program = nullptr;
+    bool filters = false;
+    bool comparable = true;           // its filters' cluster calls compare per row
+    bool messages_comparable = true;  // and its messages'
+    std::vector<ClusterSite> filter_sites, message_sites;
+  };
+  std::vector<PluginState> plugins;
+  Placement last;   // every live row, in row order
+  std::map<std::string, size_t> counts;  // the summary's: first failing reasons
+  uint64_t epoch = 0;
+  size_t rows = 0;
+};
+
+IncrementalExplainer::IncrementalExplainer() = default;
+IncrementalExplainer::~IncrementalExplainer() = default;
+IncrementalExplainer::IncrementalExplainer(IncrementalExplainer&&) noexcept = default;
+IncrementalExplainer& IncrementalExplainer::operator=(IncrementalExplainer&&) noexcept = default;
+void IncrementalExplainer::Reset() { state_.reset(); }
+
+namespace {
+
+std::string SummaryOf(size_t nodes, const std::map<std::string, size_t>& counts) {
+  std::vector<std::string> parts;
+  for (const auto& [reason, count] : counts) {
+    if (count > 0) parts.push_back(fmt::format("{} {}", count, reason));
+  }
+  std::sort(parts.begin(), parts.end());
+  return fmt::format("0/{} nodes are available: {}.", nodes, fmt::join(parts, ", "));
+}
+
+void Count(std::map<std::string, size_t>& counts, const NodeResult& node, int sign) {
+  for (size_t k = 0; k < node.first_failing_reasons; ++k) counts[node.reasons[k].reason] += static_cast<size_t>(sign);
+}
+
+}  // namespace
+
+Placement IncrementalExplainer::Explain(const std::vector<Plugin>& plugins, const k8s::Pod& pod,
+                                        const NodeTable& table, const Decision& decision) {
+  // Only a pod that fits nowhere, and not for its PreFilter, is kept.
+  if (!decision.feasible.empty() || decision.rejected_by || table.NodeCount() == 0) {
+    state_.reset();
+    return rt::Explain(plugins, pod, table, decision, table.LiveRows());
+  }
+  PluginContext context(plugins, pod, table);
+  std::vector<RowId> changed;
+  bool usable = state_ && state_->plugins.size() == plugins.size() && state_->rows == table.RowCount() &&
+                table.RowsChangedSince(state_->epoch, changed);
+  for (size_t i = 0; usable && i < plugins.size(); ++i) {
+    usable = state_->plugins[i].program == plugins[i].program && state_->plugins[i].filters == context.Filters(i);
+  }
+  if (!usable) {
+    state_ = std::make_unique<State>();
+    State& st = *state_;
+    st.rows = table.RowCount();
+    st.plugins.resize(plugins.size());
+    for (size_t i = 0; i < plugins.size(); ++i) {
+      State::PluginState& ps = st.plugins[i];
+      const Plugin& plugin = plugins[i];
+      const ir::Function& fn = plugin.program->functions[plugin.function];
+      ps.program = plugin.program;
+      ps.filters = context.Filters(i);
+      if (!ps.filters) continue;
+      SiteFinder filter_sites(*plugin.program, fn), message_sites(*plugin.program, fn);
+      auto messages = [&](const ir::Message& m) {
+        for (const ir::Message::Part& part : m.parts) {
+          if (part.value) message_sites.From(*part.value);
+        }
+      };
+      for (const ir::Filter& f : fn.prefilters) {
+        filter_sites.From(f.condition);
+        messages(f.reason);
+        messages(f.detail);
+      }
+      for (const ir::Filter& f : fn.filters) {
+        filter_sites.From(f.condition);
+        if (f.each_collection) filter_sites.From(*f.each_collection);
+        messages(f.reason);
+        messages(f.detail);
+      }
+      ps.comparable = filter_sites.comparable;
+      ps.messages_comparable = message_sites.comparable;
+      for (ir::NodeId call : filter_sites.calls) ps.filter_sites.push_back({call, std::vector<int64_t>(table.RowCount())});
+      for (ir::NodeId call : message_sites.calls) ps.message_sites.push_back({call, std::vector<int64_t>(table.RowCount())});
+      Update update(plugins, context, table);
+      update.Dirty(i, ps.filter_sites, {}, true);  // their values now
+      update.Dirty(i, ps.message_sites, {}, true);
+    }
+    st.last = rt::Explain(plugins, pod, table, decision, table.LiveRows());
+    for (const NodeResult& node : st.last.nodes) Count(st.counts, node, +1);
+    st.epoch = table.ChangeEpoch();
+    return st.last;
+  }
+  State& st = *state_;
+  std::span<const RowId> live = table.LiveRows();
+  Update update(plugins, context, table);
+  std::vector<uint8_t> dirty(table.RowCount(), 0);
+  for (RowId row : changed) dirty[row] = 1;
+  for (size_t i = 0; i < plugins.size(); ++i) {
+    State::PluginState& ps = st.plugins[i];
+    if (!ps.filters) continue;
+    for (RowId row : update.Dirty(i, ps.filter_sites, {}, !ps.comparable)) dirty[row] = 1;
+    std::vector<RowId> moved = update.Dirty(i, ps.message_sites, {}, false);
+    if (!ps.messages_comparable || !moved.empty()) {
+      // Rows where it failed: their words may differ.
+      std::vector<uint8_t> moved_at(table.RowCount(), ps.messages_comparable ? 0 : 1);
+      for (RowId row : moved) moved_at[row] = 1;
+      for (const NodeResult& node : st.last.nodes) {
+        if (!moved_at[node.row]) continue;
+        for (const NodeReason& r : node.reasons) {
+          if (r.plugin == plugins[i].name) dirty[node.row] = 1;
+        }
+      }
+    }
+  }
+  for (size_t k = 0; k < live.size(); ++k) {
+    RowId row = live[k];
+    if (!dirty[row]) continue;
+    NodeResult& node = st.last.nodes[k];
+    Count(st.counts, node, -1);
+    Placement one = rt::Explain(plugins, pod, table, decision, std::span<const RowId>(&live[k], 1));
+    node = std::move(one.nodes[0]);
+    Count(st.counts, node, +1);
+  }
+  st.last.feasible = 0;
+  st.last.selected.reset();
+  st.last.summary = SummaryOf(live.size(), st.counts);
+  st.epoch = table.ChangeEpoch();
+  return st.last;
 }
 
 }  // namespace policy::rt

@@ -24,6 +24,7 @@
 #include <vector>
 
 #include "runtime/sched/decide.h"
+#include "runtime/sched/explain.h"
 
 namespace policy::rt {
 
@@ -62,6 +63,27 @@ class IncrementalDecider {
   struct State;
   std::unique_ptr<State> state_;
   Decision d_;
+};
+
+/// One template's kept explanation of a pod that fits nowhere: the words
+/// for every node, brought up to date like IncrementalDecider's decision
+/// (a row is explained again where a bind touched it, or where a
+/// cluster-wide value its filters or their messages read moved).
+class IncrementalExplainer {
+ public:
+  IncrementalExplainer();
+  ~IncrementalExplainer();
+  IncrementalExplainer(IncrementalExplainer&&) noexcept;
+  IncrementalExplainer& operator=(IncrementalExplainer&&) noexcept;
+
+  /// What Explain(plugins, pod, table, decision, table.LiveRows()) returns.
+  Placement Explain(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table,
+                    const Decision& decision);
+  void Reset();
+
+ private:
+  struct State;
+  std::unique_ptr<State> state_;
 };
 
 }  // namespace policy::rt

@@ -5,9 +5,15 @@
 namespace policy::rt {
 
 KernelColumns::KernelColumns(const codegen::CompiledFunction& kernels, const NodeTable& table, Interpreter* interp,
-                             size_t f, std::span<const std::pair<ir::NodeId, const int64_t*>> given) {
+                             size_t f, std::span<const std::pair<ir::NodeId, const int64_t*>> given, Kernels which) {
   cluster_values_.reserve(kernels.cluster.size());  // their data stays where cluster_ points
-  for (ir::NodeId call : kernels.cluster) {
+  for (size_t slot = 0; slot < kernels.cluster.size(); ++slot) {
+    ir::NodeId call = kernels.cluster[slot];
+    const std::vector<uint8_t>& read = which == Kernels::kFilters ? kernels.cluster_in_filters : kernels.cluster_in_scores;
+    if (which != Kernels::kAll && slot < read.size() && read[slot] == 0) {
+      cluster_.push_back(table.ZeroColumn().data());  // no kernel that runs reads it
+      continue;
+    }
     auto known = std::find_if(given.begin(), given.end(), [&](const auto& g) { return g.first == call; });
     if (known != given.end()) {
       cluster_.push_back(known->second);

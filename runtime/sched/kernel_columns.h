@@ -18,8 +18,12 @@ class KernelColumns {
   /// `interp` (on the kernels' program, for the pod) computes the cluster
   /// slots' values per row for function `f`; null when there are none.
   /// `given`: values already computed for some of those calls, by row.
+  /// Which kernels will run: the cluster calls only the others read are
+  /// not computed (their slots read zeros).
+  enum class Kernels : uint8_t { kAll, kFilters, kScores };
   KernelColumns(const codegen::CompiledFunction& kernels, const NodeTable& table, Interpreter* interp = nullptr,
-                size_t f = 0, std::span<const std::pair<ir::NodeId, const int64_t*>> given = {});
+                size_t f = 0, std::span<const std::pair<ir::NodeId, const int64_t*>> given = {},
+                Kernels which = Kernels::kAll);
   const PolicyColumns* get() const { return &columns_; }
 
  private:

@@ -67,4 +67,50 @@ void Normalize(sema::Normalize kind, std::span<int64_t> scores) {
   }
 }
 
+Extremes ExtremesOf(sema::Normalize kind, const int64_t* raw, std::span<const uint32_t> rows) {
+  Extremes e;
+  switch (kind) {
+    case sema::Normalize::kNone: return e;
+    case sema::Normalize::kSpread:
+      e.min = INT64_MAX;
+      for (uint32_t row : rows) {
+        int64_t s = raw[row];
+        if (s < 0) continue;
+        e.min = std::min(e.min, s);
+        e.max = std::max(e.max, s);
+      }
+      return e;
+    case sema::Normalize::kMinMax:
+      e.min = e.max = raw[rows[0]];
+      for (uint32_t row : rows) {
+        e.min = std::min(e.min, raw[row]);
+        e.max = std::max(e.max, raw[row]);
+      }
+      return e;
+    default:
+      e.max = raw[rows[0]];
+      for (uint32_t row : rows) e.max = std::max(e.max, raw[row]);
+      return e;
+  }
+}
+
+int64_t NormalizeOne(sema::Normalize kind, int64_t s, Extremes e) {
+  switch (kind) {
+    case sema::Normalize::kNone: return s;
+    case sema::Normalize::kSpread:
+      if (s < 0) return 0;
+      return e.max == 0 ? 100 : 100 * (e.max + e.min - s) / e.max;
+    case sema::Normalize::kMinMax:
+      return e.max == e.min
+                 ? 0
+                 : static_cast<int64_t>(100.0 * (static_cast<double>(s - e.min) / static_cast<double>(e.max - e.min)));
+    default: {
+      bool reverse = kind == sema::Normalize::kReverse;
+      if (e.max == 0) return reverse ? 100 : s;
+      int64_t q = 100 * s / e.max;
+      return reverse ? 100 - q : q;
+    }
+  }
+}
+
 }  // namespace policy::rt

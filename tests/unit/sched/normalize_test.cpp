@@ -43,3 +43,27 @@ TEST_CASE("default normalization: every quotient next to an integer - for small 
     for (int64_t s = 0; s <= max; ++s) REQUIRE(raw[static_cast<size_t>(s)] == 100 * s / max);
   }
 }
+
+TEST_CASE("one score normalized by the extremes equals the whole normalization - every kind") {
+  std::mt19937_64 rng(7);
+  using sema::Normalize;
+  for (int round = 0; round < 2000; ++round) {
+    int64_t bound = int64_t{1} << (rng() % 52);
+    std::vector<int64_t> raw(1 + rng() % 64);
+    for (int64_t& s : raw) s = static_cast<int64_t>(rng() % static_cast<uint64_t>(bound + 1));
+    if (round % 3 == 0) raw[rng() % raw.size()] = -1;  // spread's ignored node; negative weights elsewhere
+    if (round % 7 == 0) std::fill(raw.begin(), raw.end(), raw[0]);
+    std::vector<uint32_t> rows(raw.size());
+    for (uint32_t k = 0; k < rows.size(); ++k) rows[k] = k;
+    for (Normalize kind : {Normalize::kNone, Normalize::kMax, Normalize::kReverse, Normalize::kMinMax, Normalize::kSpread}) {
+      std::vector<int64_t> all = raw;
+      rt::Normalize(kind, all);
+      rt::Extremes e = rt::ExtremesOf(kind, raw.data(), rows);
+      for (size_t k = 0; k < raw.size(); ++k) {
+        CAPTURE(static_cast<int>(kind));
+        CAPTURE(raw[k]);
+        REQUIRE(rt::NormalizeOne(kind, raw[k], e) == all[k]);
+      }
+    }
+  }
+}
