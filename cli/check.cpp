@@ -29,7 +29,7 @@ namespace {
 
 constexpr const char* kUsage = R"(usage: policyc check --cluster CLUSTER (--pod POD | --all-pending) [--plugins P1,P2,...] [--profile PROFILE.yaml]
                      [--policy FILE.policy ...] [--output|-o text|json|yaml] [--node NAME ...] [--all-nodes]
-                     [--disable-pass NAME|all ...] [--engine interp|jit|auto] [--jit-opt 0..3]
+                     [--disable-pass NAME|all ...] [--engine interp|jit|auto|tiered] [--jit-opt 0..3]
                      [--verify-jit]
        policyc check POLICY.policy...
 
@@ -59,8 +59,9 @@ compiles each plugin the LLVM back end supports into native kernels (the rest,
 and every message, stay with the interpreter); `auto` (the default) compiles
 only for clusters of at least 250,000 nodes: compiling a profile takes about
 150 ms, interpreting it about 0.65 us per node, and one `check` places one
-pod. --jit-opt sets LLVM's optimization level (default 2; 0 compiles in a
-third of the time). --verify-jit also runs the interpreter everywhere and
+pod; `tiered` interprets while the kernels compile on another thread.
+--jit-opt sets LLVM's optimization level (default 2; 0 compiles in a third of
+the time). --verify-jit also runs the interpreter everywhere and
 aborts on any difference (testing).
 
 With policy files only, type-checks and lints them.

@@ -69,14 +69,16 @@ std::optional<engine::EngineOptions> EngineOptionsFromFlags(std::string_view com
     }
     options.disabled_passes.insert(name);
   }
-  std::string backend = args.Get("engine", "auto");
-  if (backend != "interp" && backend != "jit" && backend != "auto") {
-    fmt::print(stderr, "policyc {}: `--engine` must be `interp`, `jit` or `auto`, not `{}`\n", command, backend);
+  // A queue has many pods of few templates: compiling beside deciding pays.
+  std::string backend = args.Get("engine", command == "schedule" ? "tiered" : "auto");
+  if (backend != "interp" && backend != "jit" && backend != "auto" && backend != "tiered") {
+    fmt::print(stderr, "policyc {}: `--engine` must be `interp`, `jit`, `auto` or `tiered`, not `{}`\n", command, backend);
     return std::nullopt;
   }
-  options.backend = backend == "interp" ? engine::Backend::kInterp
-                    : backend == "jit"  ? engine::Backend::kJit
-                                        : engine::Backend::kAuto;
+  options.backend = backend == "interp"   ? engine::Backend::kInterp
+                    : backend == "jit"    ? engine::Backend::kJit
+                    : backend == "tiered" ? engine::Backend::kTiered
+                                          : engine::Backend::kAuto;
   std::string error;
   std::optional<int64_t> level = args.GetInt("jit-opt", 2, 0, 3, &error);
   if (!level) {
