@@ -8,11 +8,13 @@
 // state. Rounds repeat while the last one placed a pod.
 //
 // Pods of one template share a plan and decide incrementally
-// (engine::Scheduler, rt::IncrementalDecider). Not built yet (issue 12):
-// --output-cluster; the flag is refused with that said, never ignored.
+// (engine::Scheduler, rt::IncrementalDecider); --output-cluster writes the
+// cluster as the run left it (output_cluster.h).
 
 #include <algorithm>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <map>
 #include <unordered_set>
@@ -24,6 +26,7 @@
 #include "cli/commands.h"
 #include "cli/engine_setup.h"
 #include "cli/input.h"
+#include "cli/output_cluster.h"
 #include "cli/report.h"
 #include "compiler/k8s/pod_reader.h"
 #include "compiler/support/json_writer.h"
@@ -41,6 +44,7 @@ constexpr const char* kUsage = R"(usage: policyc schedule --cluster CLUSTER [--p
                         [--output|-o text|jsonl] [--tie-break first|random] [--seed N]
                         [--percentage-of-nodes-to-score N] [--no-retry] [--stats]
                         [--engine interp|jit|auto|tiered] [--no-incremental]
+                        [--output-cluster FILE]
 
 Places the Pending pods of CLUSTER (those without spec.nodeName) and of each
 --pending file (a Deployment, ReplicaSet or StatefulSet stands for
@@ -76,7 +80,12 @@ A pod that fits nowhere preempts (DefaultPreemption, unless the profile or
 lower-priority pods of the best node, PodDisruptionBudgets respected, are
 evicted and the pod is bound there.
 
-Not built yet: --output-cluster.
+--output-cluster FILE writes the cluster as the run left it, as a v1/List in
+the format of the first --cluster file: every object of the snapshot (the
+victims left out, the placed Pending pods with spec.nodeName), the other
+objects of the --pending files, and a Pod for each of their pods (a
+workload's from its template; spec.nodeName where it was placed) and each
+--fill copy that fitted. It can be checked or scheduled again.
 
 Exit status: 0 every pod placed, 1 some pod stayed Pending (with --fill, the
 copy that did not fit), 2 bad input or usage.
@@ -151,12 +160,6 @@ class ScheduleRun {
       fmt::print(stderr, "policyc schedule: {}\n", error);
       return kExitBadInput;
     }
-    for (const char* flag : {"output-cluster"}) {
-      if (args_.Has(flag)) {
-        fmt::print(stderr, "policyc schedule: `--{}` is not built yet (issue 12); nothing was scheduled\n", flag);
-        return kExitBadInput;
-      }
-    }
     if (!ReadInputs()) return kExitBadInput;
     auto loaded = Clock::now();
     std::optional<rt::Profile> profile = ProfileFromFlags("schedule", args_, "default-scheduler", diags_);
@@ -182,6 +185,7 @@ class ScheduleRun {
 
     size_t pending = 0;
     for (const engine::Outcome* e : finished_) pending += e->node ? 0 : 1;
+    if (args_.Has("output-cluster") && !WriteCluster(args_.Get("output-cluster"))) return kExitBadInput;
     if (jsonl_) {
       for (const engine::Outcome* e : finished_) fmt::print("{}", Record(*e));
     } else {
@@ -347,6 +351,24 @@ class ScheduleRun {
     }
     w.EndObject();
     return w.Take();
+  }
+
+  // --output-cluster: the snapshot as the run left it.
+  bool WriteCluster(const std::string& path) const {
+    RunResult result;
+    for (const engine::Outcome* e : finished_) {
+      bool fill = fills_.contains(e);
+      if (fill && !e->node) continue;  // the copy that did not fit
+      ScheduledPod p{e->pod.namespace_name, e->pod.name, fill ? fill_->name : "", e->pod.template_of, e->node};
+      result.pods.push_back(std::move(p));
+      for (const std::string& victim : e->preempted) result.evicted.push_back(victim);
+    }
+    std::string text = ClusterAfter(snapshot_, sources_, result);
+    std::FILE* out = std::fopen(path.c_str(), "wb");
+    bool ok = out != nullptr && std::fwrite(text.data(), 1, text.size(), out) == text.size();
+    if (out != nullptr) ok = std::fclose(out) == 0 && ok;
+    if (!ok) fmt::print(stderr, "policyc schedule: cannot write `{}`: {}\n", path, std::strerror(errno));
+    return ok;
   }
 
   // Requested over allocatable of the resources a capacity planner reads.

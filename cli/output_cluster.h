@@ -1,0 +1,37 @@
+#pragma once
+/// `policyc schedule --output-cluster FILE`: the snapshot as a run left it,
+/// as a `v1/List` in the format of the input (../shared/spec/
+/// policyc-schedule.md), so it can be checked or scheduled again.
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "compiler/support/source.h"
+
+namespace policy::cli {
+
+/// One pod of the run as it ended.
+struct ScheduledPod {
+  std::string namespace_name, name;
+  std::string source_name;          ///< the Pod object it came from (a --fill copy's source); empty: itself
+  std::string template_of;          ///< `Kind/name` for a workload's pod, else empty
+  std::optional<std::string> node;  ///< where it was bound; none: Pending
+};
+
+struct RunResult {
+  std::vector<ScheduledPod> pods;     ///< every pod of the queue and every --fill copy that fitted
+  std::vector<std::string> evicted;   ///< namespace/name of each victim
+};
+
+/// The List: every object of `snapshot` (victims left out, Pending pods
+/// that were placed given spec.nodeName); every object of `inputs` (the
+/// --pending files and the --fill pod) other than pods and workloads; and a
+/// Pod for each pod of `result` that came from `inputs` (a workload's made
+/// from its template), with spec.nodeName when it was placed. JSON when the
+/// first snapshot file is, else YAML.
+std::string ClusterAfter(const std::vector<std::shared_ptr<const Source>>& snapshot,
+                         const std::vector<std::shared_ptr<Source>>& inputs, const RunResult& result);
+
+}  // namespace policy::cli

@@ -1,0 +1,109 @@
+#!/usr/bin/env python3
+"""`policyc schedule --output-cluster` writes a cluster that reads back as
+the run left it: for each run below, the file loads (PyYAML or json), keeps
+the format of the input, has every placed pod bound to the node the run
+chose, has no victim, keeps every other object, and a second `schedule` of
+it finds the same pods Pending for the same reasons and places nothing new.
+
+  python3 tests/cli/output_cluster_roundtrip.py --policyc build/policyc
+"""
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+import yaml
+
+RUNS = [
+    ["--cluster", "tests/data/storage-cluster.yaml", "--pending", "tests/data/helm-web-release.yaml"],
+    ["--cluster", "tests/data/schedule-preempt-cluster.yaml", "--pending", "tests/data/schedule-preempt-pending.yaml"],
+    ["--cluster", "examples/cluster.yaml", "--fill", "examples/pods/web-one-per-node.yaml"],
+    ["--cluster", "examples/cluster.yaml", "--pending", "examples/pods/gpu-training.yaml"],
+    ["--cluster", "tests/data/pending-snapshot.yaml"],  # the snapshot's own Pending pods
+    ["--cluster", "tests/data/bom-cluster.json", "--pending", "examples/pods/web.yaml"],  # JSON in, JSON out
+]
+
+
+def schedule(policyc, args):
+    p = subprocess.run([policyc, "schedule", "-o", "jsonl"] + args, capture_output=True, text=True)
+    if p.returncode not in (0, 1):
+        raise SystemExit(f"schedule {' '.join(args)}: exit {p.returncode}\n{p.stderr}")
+    return [json.loads(line) for line in p.stdout.splitlines() if line.strip()]
+
+
+def load(path, as_json):
+    with open(path) as f:
+        return json.load(f) if as_json else yaml.safe_load(f)
+
+
+def items_of(path):
+    """Objects of a snapshot file (a List, or a stream of documents)."""
+    with open(path) as f:
+        text = f.read()
+    docs = [json.loads(text)] if text.lstrip().startswith("{") else [d for d in yaml.safe_load_all(text) if d]
+    out = []
+    for d in docs:
+        out.extend(d.get("items", []) if d.get("kind", "").endswith("List") else [d])
+    return out
+
+
+def key(obj):
+    m = obj.get("metadata", {})
+    return f"{m.get('namespace') or 'default'}/{m.get('name')}"
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--policyc", required=True)
+    args = ap.parse_args()
+    failures = 0
+    with tempfile.TemporaryDirectory() as tmp:
+        for n, run in enumerate(RUNS):
+            out = os.path.join(tmp, f"out{n}")
+            records = schedule(args.policyc, run + ["--output-cluster", out])
+            snapshot = run[run.index("--cluster") + 1]
+            as_json = open(snapshot).read().lstrip().startswith("{")
+            doc = load(out, as_json)
+            problems = []
+            if doc.get("apiVersion") != "v1" or doc.get("kind") != "List":
+                problems.append("not a v1/List")
+            pods = {key(o): o for o in doc["items"] if o.get("kind") == "Pod"}
+            evicted = {v for r in records for v in r["preempted"]}
+            for r in records:
+                pod = pods.get(r["pod"])
+                if r["node"] is not None and (pod is None or pod.get("spec", {}).get("nodeName") != r["node"]):
+                    problems.append(f"{r['pod']} is not bound to {r['node']}")
+                if r["node"] is None and "--fill" not in run and (pod is None or pod.get("spec", {}).get("nodeName")):
+                    problems.append(f"{r['pod']} stayed Pending but is not there unbound")
+            for v in evicted:
+                if v in pods:
+                    problems.append(f"victim {v} is still there")
+            others = {(o.get("kind"), key(o)) for o in items_of(snapshot) if o.get("kind") != "Pod"}
+            written = {(o.get("kind"), key(o)) for o in doc["items"]}
+            for missing in sorted(others - written):
+                problems.append(f"{missing[0]} {missing[1]} is missing")
+            again = schedule(args.policyc, ["--cluster", out])
+            pending = {r["pod"]: r["summary"] for r in records if r["node"] is None and "--fill" not in run}
+            for r in again:
+                if r["node"] is not None:
+                    problems.append(f"scheduling again placed {r['pod']}")
+                elif pending.get(r["pod"]) != r["summary"]:
+                    problems.append(f"scheduling again: {r['pod']} says `{r['summary']}`")
+            if len(again) != len(pending):
+                problems.append(f"scheduling again found {len(again)} Pending pods, not {len(pending)}")
+            label = " ".join(run)
+            if problems:
+                failures += 1
+                print(f"FAIL {label}")
+                for p in problems:
+                    print(f"  {p}")
+            else:
+                print(f"ok   {label}")
+    print(f"{len(RUNS) - failures} passed, {failures} failed")
+    return 1 if failures else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
