@@ -123,7 +123,7 @@ std::string PlacementText(const std::string& pod, const rt::Placement& p, const 
   for (const rt::NodeResult& node : p.nodes) {
     if (all_nodes || std::find(nodes.begin(), nodes.end(), node.name) != nodes.end()) NodeDetail(node, out);
   }
-  if (!all_nodes && nodes.empty() && p.feasible == 0 && !p.nodes.empty()) {
+  if (notes.node_hint && !all_nodes && nodes.empty() && p.feasible == 0 && !p.nodes.empty()) {
     out += "\n(--node NAME or --all-nodes shows what was compared on each node)\n";
   }
   return out;

@@ -15,6 +15,7 @@ namespace policy::cli {
 struct PodNotes {
   std::vector<std::string> notes;
   bool gated = false;
+  bool node_hint = true;  ///< end with how to see each node's detail (check's flags)
 };
 
 /// The JSON document of ../shared/spec/policyc-check.md (with `notes` and

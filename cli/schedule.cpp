@@ -407,14 +407,34 @@ class ScheduleRun {
         fmt::print("{} stays Pending: {}\n", Key(e->pod), e->Summary());
       }
     }
+    size_t preempted = scheduler_->Preempted();
     if (placed + pending > 0 || !fill_) {
-      fmt::print("{}placed {} of {} pods; {} Pending\n", placed + pending > 0 ? "\n" : "", placed, placed + pending, pending);
+      fmt::print("{}placed {} of {} pods; {} Pending{}\n", placed + pending > 0 ? "\n" : "", placed, placed + pending,
+                 pending, preempted > 0 ? fmt::format("; {} preempted", preempted) : "");
     }
     for (const auto& [summary, n] : why) fmt::print("  {} pod{}: {}\n", n, n == 1 ? "" : "s", summary);
     if (fill_) {
       const engine::Outcome* last = finished_.back();
-      fmt::print("{}{} more cop{} of {} fit; the next: {}\n", placed + pending > 0 ? "\n" : "", fitted,
-                 fitted == 1 ? "y" : "ies", Key(*fill_), last->placement.summary);
+      fmt::print("{}{} more cop{} of {} fit", placed + pending > 0 ? "\n" : "", fitted, fitted == 1 ? "y" : "ies",
+                 Key(*fill_));
+      // Where they went: by instance type and zone, most first.
+      std::map<std::string, size_t> groups;
+      const rt::NodeTable& table = cluster_->Table();
+      auto label = [&](rt::RowId row, std::string_view key) {
+        const rt::LabelColumn* column = table.Label(key);
+        uint32_t d = column != nullptr ? column->domain[row] : 0;
+        return d == 0 ? std::string("-") : std::string(table.pool().Get(column->value[d]));
+      };
+      for (const engine::Outcome* e : finished_) {
+        if (!fills_.contains(e) || !e->node) continue;
+        rt::RowId row = *table.FindNode(*e->node);
+        ++groups[label(row, "node.kubernetes.io/instance-type") + " in " + label(row, "topology.kubernetes.io/zone")];
+      }
+      std::vector<std::pair<std::string, size_t>> sorted(groups.begin(), groups.end());
+      std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
+      fmt::print("{}\n", sorted.empty() ? "" : ":");
+      for (const auto& [group, n] : sorted) fmt::print("  {:>5}  {}\n", n, group);
+      fmt::print("the next one does not fit:\n{}", PlacementText(Key(last->pod), last->placement, {}, false, {.notes = {}, .gated = false, .node_hint = false}));
     }
     Usage after = Utilisation();
     if (!after.resources.empty()) fmt::print("\nutilisation      before    after\n");
