@@ -43,7 +43,7 @@ constexpr const char* kUsage = R"(usage: policyc schedule --cluster CLUSTER [--p
                         [--profile PROFILE.yaml] [--policy FILE ...] [--plugins P1,P2,...]
                         [--output|-o text|jsonl] [--tie-break first|random] [--seed N]
                         [--percentage-of-nodes-to-score N] [--no-retry] [--stats]
-                        [--engine interp|jit|auto|tiered] [--no-incremental]
+                        [--engine interp|jit|auto|tiered] [--jit-opt 0..3] [--no-incremental]
                         [--output-cluster FILE]
 
 Places the Pending pods of CLUSTER (those without spec.nodeName) and of each
@@ -73,7 +73,9 @@ nodes a bind changed, and those whose inter-pod or spread counts moved, are
 evaluated again. The outcome is the same as deciding every pod from scratch
 (--no-incremental; --verify-incremental does both and stops on a difference).
 The default engine is `tiered`: a template's first pods are interpreted while
-its kernels compile on another thread, later ones use them.
+its kernels compile on another thread, later ones use them; --jit-opt sets
+LLVM's optimization level (default 0 here: kernels three times as soon, and
+an incremental decision runs them on few rows).
 
 A pod that fits nowhere preempts (DefaultPreemption, unless the profile or
 --plugins leaves it out, or the pod says preemptionPolicy: Never): the
