@@ -74,6 +74,7 @@ Scheduler::Scheduler(Engine& engine, Cluster& cluster, std::unordered_map<std::s
                      std::vector<k8s::PodDisruptionBudget> pdbs, ScheduleOptions options)
     : engine_(engine), cluster_(cluster), bound_(std::move(bound)), pdbs_(std::move(pdbs)), options_(options) {
   if (options_.random_seed) random_.emplace(*options_.random_seed);
+  for (const auto& [key, pod] : bound_) ++bound_priorities_[pod.priority.value_or(0)];
 }
 
 // numFeasibleNodesToFind and the nodes findNodesThatPassFilters would have
@@ -160,7 +161,11 @@ void Scheduler::Cycle(Outcome& o, bool may_preempt) {
 
 // DefaultPreemption: evict the victims, then bind where the pod now fits.
 void Scheduler::Preempt(Outcome& o) {
-  Preemption p = engine::Preempt(engine_, cluster_, o.pod, o.placement, bound_, pdbs_);
+  // No bound pod of lower priority: no victims anywhere, and no need to
+  // look through every bound pod for them.
+  static const std::unordered_map<std::string, k8s::Pod> kNone;
+  bool lower = !bound_priorities_.empty() && bound_priorities_.begin()->first < o.pod.priority.value_or(0);
+  Preemption p = engine::Preempt(engine_, cluster_, o.pod, o.placement, lower ? bound_ : kNone, pdbs_);
   if (!p.node) {
     o.postscript = p.postscript;
     return;
@@ -170,6 +175,8 @@ void Scheduler::Preempt(Outcome& o) {
   for (const std::string& key : victims) {
     const k8s::Pod& v = bound_.at(key);
     cluster_.UnbindPod(v.namespace_name, v.name);
+    auto count = bound_priorities_.find(v.priority.value_or(0));
+    if (count != bound_priorities_.end() && --count->second == 0) bound_priorities_.erase(count);
     bound_.erase(key);
     ++preempted_;
   }
@@ -222,6 +229,7 @@ void Scheduler::Bind(const Outcome& o) {
   bound.node_name = *o.node;
   bound.phase = k8s::PodPhase::kRunning;
   cluster_.BindPod(bound);
+  ++bound_priorities_[bound.priority.value_or(0)];
   bound_.insert_or_assign(Key(bound), std::move(bound));
 }
 

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <deque>
+#include <map>
 #include <memory>
 #include <optional>
 #include <random>
@@ -96,6 +97,7 @@ class Scheduler {
   Engine& engine_;
   Cluster& cluster_;
   std::unordered_map<std::string, k8s::Pod> bound_;
+  std::map<int32_t, size_t> bound_priorities_;  // how many bound pods of each priority
   std::vector<k8s::PodDisruptionBudget> pdbs_;
   ScheduleOptions options_;
   std::optional<std::mt19937_64> random_;
