@@ -33,6 +33,7 @@
 #include <string>
 
 #include "benchmarks/cluster_gen.h"
+#include "benchmarks/handwritten_scores.h"
 #include "compiler/codegen/jit.h"
 #include "compiler/k8s/pod_reader.h"
 #include "runtime/engine/engine.h"
@@ -238,21 +239,11 @@ struct Handwritten {
       uint32_t g = gpu_memory ? gpu_memory->domain[r] : 0;
       affinity[j] = g != 0 && gpu_memory->is_int[g] && gpu_memory->int_value[g] > 40000 ? 50 : 0;
       // LeastAllocated over cpu (milli) and memory (bytes, as milli-units), non-zero requested.
-      int64_t cpu_cap = cpu->allocatable[r], cpu_req = t.NonZeroMilliCpu()[r] + kCpu;
-      int64_t mem_cap = memory->allocatable_milli[r], mem_req = t.NonZeroMemoryMilli()[r] + kMemory * 1000;
-      auto least_allocated = [](int64_t req, int64_t cap) { return cap == 0 || req > cap ? 0 : (cap - req) * 100 / cap; };
-      int64_t weights = (cpu_cap > 0) + (mem_cap > 0);
-      least[j] = weights == 0 ? 0 : (least_allocated(cpu_req, cpu_cap) + least_allocated(mem_req, mem_cap)) / weights;
+      least[j] = policy::bench::LeastAllocated(t.NonZeroMilliCpu()[r] + kCpu, cpu->allocatable[r],
+                                               t.NonZeroMemoryMilli()[r] + kMemory * 1000, memory->allocatable_milli[r]);
       // BalancedAllocation: |cpu share - memory share| in parts per million.
-      auto share = [](__int128 req, __int128 cap) {
-        if (cap == 0) return int64_t{0};
-        __int128 q = req * 1000000 / cap;
-        return static_cast<int64_t>(q < 1000000 ? q : 1000000);
-      };
-      int64_t c = share(cpu->requested[r] + kCpu, cpu->allocatable[r]);
-      int64_t mm = share(memory->requested_milli[r] + kMemory * 1000, memory->allocatable_milli[r]);
-      int64_t spread = c > mm ? c - mm : mm - c;
-      balanced[j] = cpu->allocatable[r] == 0 || memory->allocatable[r] == 0 ? 100 : (2000000 - spread) * 100 / 2000000;
+      balanced[j] = policy::bench::BalancedAllocation(cpu->requested[r] + kCpu, cpu->allocatable[r],
+                                                      memory->requested_milli[r] + kMemory * 1000, memory->allocatable_milli[r]);
     }
     policy::rt::Normalize(policy::sema::Normalize::kReverse, taint);
     policy::rt::Normalize(policy::sema::Normalize::kMax, affinity);

@@ -33,6 +33,7 @@
 #include <fmt/format.h>
 
 #include "benchmarks/cluster_gen.h"
+#include "benchmarks/handwritten_scores.h"
 #include "runtime/engine/scheduler.h"
 #include "runtime/sched/normalize.h"
 
@@ -285,19 +286,12 @@ class Handwritten {
       for (size_t w = 0; w < words; ++w) count += __builtin_popcountll(bits[w] & prefer[w]);
       taint_.push_back(count);
       // LeastAllocated over cpu and memory (non-zero requests), BalancedAllocation.
-      int64_t cpu_cap = cpu->allocatable[r], cpu_used = t.NonZeroMilliCpu()[r] + cpu_nonzero;
-      int64_t mem_cap = memory->allocatable_milli[r], mem_used = t.NonZeroMemoryMilli()[r] + memory_nonzero_milli;
-      auto least = [](int64_t used, int64_t cap) { return cap == 0 || used > cap ? 0 : (cap - used) * 100 / cap; };
-      int64_t weights = (cpu_cap > 0) + (mem_cap > 0);
-      int64_t least_allocated = weights == 0 ? 0 : (least(cpu_used, cpu_cap) + least(mem_used, mem_cap)) / weights;
-      auto share = [](__int128 used, __int128 cap) {
-        if (cap == 0) return int64_t{0};
-        __int128 q = used * 1000000 / cap;
-        return static_cast<int64_t>(q < 1000000 ? q : 1000000);
-      };
-      int64_t c = share(cpu->requested[r] + cpu_req, cpu->allocatable[r]);
-      int64_t m = share(memory->requested_milli[r] + mem_req * 1000, memory->allocatable_milli[r]);
-      int64_t balanced = cpu->allocatable[r] == 0 || memory->allocatable[r] == 0 ? 100 : (2000000 - (c > m ? c - m : m - c)) * 100 / 2000000;
+      int64_t least_allocated =
+          policy::bench::LeastAllocated(t.NonZeroMilliCpu()[r] + cpu_nonzero, cpu->allocatable[r],
+                                        t.NonZeroMemoryMilli()[r] + memory_nonzero_milli, memory->allocatable_milli[r]);
+      int64_t balanced = policy::bench::BalancedAllocation(cpu->requested[r] + cpu_req, cpu->allocatable[r],
+                                                           memory->requested_milli[r] + mem_req * 1000,
+                                                           memory->allocatable_milli[r]);
       rest_.push_back(least_allocated + balanced);
     }
     if (feasible_.empty()) return std::nullopt;
