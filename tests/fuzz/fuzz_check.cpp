@@ -98,11 +98,13 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   }
   if (status != 0 && status != 1 && status != 2) __builtin_trap();
   // The same pod (or workload: its replicas) as a queue for `schedule`,
-  // preemption included, with the fuzzed policy and profile.
+  // preemption included, with the fuzzed policy and profile, writing the
+  // cluster it leaves (the fuzzed pod's objects copied into it).
   if (parts.size() > 1) {
     std::vector<std::string> queue = {"--cluster", POLICYC_SOURCE_DIR "/examples/cluster.yaml", "--cluster",
                                       POLICYC_SOURCE_DIR "/tests/data/storage-cluster.yaml", "--pending",
-                                      Dir() + "/pod.yaml", "--output", "jsonl", "--policy", policy};
+                                      Dir() + "/pod.yaml", "--output", "jsonl", "--policy", policy,
+                                      "--output-cluster", Dir() + "/after.yaml"};
     if (parts.size() > 2 && !parts[2].empty()) queue.insert(queue.end(), {"--profile", Dir() + "/profile.yaml"});
     {
       Quiet quiet;
