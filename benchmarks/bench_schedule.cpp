@@ -166,6 +166,8 @@ struct Result {
   double seconds = 0;
   std::vector<std::optional<std::string>> nodes;  // by queue position
   policy::engine::ScheduleStats stats;
+  size_t kernels = 0;  // distinct kernels compiled for the run (after it, the queue drained)
+  size_t plugins = 0;  // the profile's plugins
 };
 
 Result RunEngine(bool incremental, bool subset, policy::engine::Backend backend = policy::engine::Backend::kTiered,
@@ -189,6 +191,9 @@ Result RunEngine(bool incremental, bool subset, policy::engine::Backend backend 
   result.nodes.resize(count);
   for (const auto* o : out) result.nodes[o->order] = o->node;
   result.stats = scheduler.Stats();
+  engine->DrainCompilations();
+  result.kernels = engine->CompiledKernels();
+  result.plugins = engine->Plugins().size();
   return result;
 }
 
@@ -202,6 +207,10 @@ void Report(benchmark::State& state, const Result& r, double baseline, const cha
   state.counters["placed"] = static_cast<double>(placed);
   state.counters["incremental"] = static_cast<double>(r.stats.decisions.incremental);
   state.counters["templates"] = static_cast<double>(r.stats.templates);
+  // Kernels compiled, against templates x plugins: how many a template found
+  // made already (equal functions after specialization share one).
+  if (r.kernels > 0) state.counters["kernels"] = static_cast<double>(r.kernels);
+  if (r.kernels > 0) state.counters["plugins"] = static_cast<double>(r.plugins);
   if (baseline > 0) state.counters[over] = rate / baseline;
 }
 

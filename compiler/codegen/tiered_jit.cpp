@@ -80,6 +80,13 @@ std::shared_ptr<const CompiledFunction> TieredJit::Get(const Program& program, s
   return nullptr;
 }
 
+size_t TieredJit::Compiled() const {
+  std::lock_guard<std::mutex> lock(state_->mutex);
+  size_t n = 0;
+  for (const auto& [key, kernels] : state_->ready) n += kernels != nullptr ? 1 : 0;
+  return n;
+}
+
 void TieredJit::Drain() {
   std::unique_lock<std::mutex> lock(state_->mutex);
   state_->idle.wait(lock, [&] { return state_->queue.empty() && !state_->busy; });

@@ -31,6 +31,9 @@ class TieredJit {
   std::shared_ptr<const CompiledFunction> Get(const ir::Program& program, size_t f);
   /// Waits until every queued compilation is done (tests, benchmarks).
   void Drain();
+  /// Distinct kernels compiled so far (functions equal after specialization
+  /// share one, whatever template they came from).
+  size_t Compiled() const;
 
  private:
   struct State;

@@ -140,6 +140,7 @@ const rt::Profile& Engine::Profile() const { return state_->profile; }
 const std::vector<PluginSpec>& Engine::Plugins() const { return state_->plugins; }
 const std::vector<const driver::CompiledFile*>& Engine::Files() const { return state_->files; }
 void Engine::DrainCompilations() { state_->kernels.Drain(); }
+size_t Engine::CompiledKernels() const { return state_->kernels.Compiled(); }
 bool Engine::HasJit() { return KernelSource::Available(); }
 
 std::unique_ptr<PodPlan> Engine::Plan(k8s::Pod pod, const Cluster& cluster, std::string* trace) {

@@ -154,6 +154,9 @@ class Engine {
 
   /// Waits for the tiering thread's queued compilations (tests, benchmarks).
   void DrainCompilations();
+  /// Distinct kernels compiled so far (plugins equal after specialization,
+  /// in any template, share one).
+  size_t CompiledKernels() const;
   /// Whether this build has the LLVM back end.
   static bool HasJit();
 

@@ -26,6 +26,8 @@ class KernelSource {
   /// compilation queued once the template is hot.
   std::shared_ptr<const codegen::CompiledFunction> Tiered(const ir::Program& program, size_t f);
   void Drain();
+  /// Distinct kernels compiled (by Compile and by the tiering thread).
+  size_t Compiled() const;
   static bool Available();
 
  private:

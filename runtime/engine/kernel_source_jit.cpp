@@ -48,6 +48,11 @@ void KernelSource::Drain() {
   if (tiered != nullptr) tiered->Drain();
 }
 
+size_t KernelSource::Compiled() const {
+  std::lock_guard lock(impl_->mutex);
+  return (impl_->jit ? impl_->jit->CachedTemplates() : 0) + (impl_->tiered ? impl_->tiered->Compiled() : 0);
+}
+
 bool KernelSource::Available() { return true; }
 
 }  // namespace policy::engine
