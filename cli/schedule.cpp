@@ -339,7 +339,7 @@ class ScheduleRun {
     if (!e.node) {
       w.Key("summary").String(e.Summary());
       w.Key("reasons").BeginArray();
-      for (const rt::NodeResult& n : e.placement.nodes) {
+      for (const rt::NodeResult& n : e.placement().nodes) {
         for (const rt::NodeReason& r : n.reasons) {
           w.BeginObject();
           w.Key("node").String(n.name);
@@ -405,7 +405,7 @@ class ScheduleRun {
                    e->preempted.empty() ? "" : fmt::format("; preempted {}", fmt::join(e->preempted, ", ")));
       } else {
         ++pending;
-        ++why[e->placement.summary];
+        ++why[e->placement().summary];
         fmt::print("{} stays Pending: {}\n", Key(e->pod), e->Summary());
       }
     }
@@ -436,7 +436,7 @@ class ScheduleRun {
       std::stable_sort(sorted.begin(), sorted.end(), [](const auto& a, const auto& b) { return a.second > b.second; });
       fmt::print("{}\n", sorted.empty() ? "" : ":");
       for (const auto& [group, n] : sorted) fmt::print("  {:>5}  {}\n", n, group);
-      fmt::print("the next one does not fit:\n{}", PlacementText(Key(last->pod), last->placement, {}, false, {.notes = {}, .gated = false, .node_hint = false}));
+      fmt::print("the next one does not fit:\n{}", PlacementText(Key(last->pod), last->placement(), {}, false, {.notes = {}, .gated = false, .node_hint = false}));
     }
     Usage after = Utilisation();
     if (!after.resources.empty()) fmt::print("\nutilisation      before    after\n");

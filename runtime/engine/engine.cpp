@@ -225,8 +225,10 @@ const rt::Decision& Engine::DecideIncremental(PodPlan& plan, const Cluster& clus
   return d;
 }
 
-rt::Placement Engine::ExplainIncremental(PodPlan& plan, const Cluster& cluster, const rt::Decision& decision) {
-  rt::Placement p = plan.explainer_.Explain(plan.plugins_, plan.pod_, cluster.Table(), decision);
+std::shared_ptr<const rt::Placement> Engine::ExplainIncremental(PodPlan& plan, const Cluster& cluster,
+                                                                const rt::Decision& decision) {
+  std::shared_ptr<const rt::Placement> shared = plan.explainer_.Explain(plan.plugins_, plan.pod_, cluster.Table(), decision);
+  const rt::Placement& p = *shared;
   if (state_->options.verify_incremental || state_->options.verify_kernels) {
     rt::Placement full = Explain(plan, cluster, decision);
     bool same = full.summary == p.summary && full.nodes.size() == p.nodes.size();
@@ -244,7 +246,7 @@ rt::Placement Engine::ExplainIncremental(PodPlan& plan, const Cluster& cluster, 
       std::abort();
     }
   }
-  return p;
+  return shared;
 }
 
 void Engine::TakeTieredKernels(PodPlan& plan) {

@@ -142,7 +142,8 @@ class Engine {
   /// Explain for every live row, for the next pod of the plan's template:
   /// the words kept from its last explanation, brought up to date
   /// (rt::IncrementalExplainer); checked like DecideIncremental.
-  rt::Placement ExplainIncremental(PodPlan& plan, const Cluster& cluster, const rt::Decision& decision);
+  std::shared_ptr<const rt::Placement> ExplainIncremental(PodPlan& plan, const Cluster& cluster,
+                                                          const rt::Decision& decision);
   /// Whether pods that differ only in name and timestamps may share one
   /// plan: no plugin reads the pod's name.
   bool SharesPlans() const;

@@ -140,7 +140,8 @@ void Scheduler::Cycle(Outcome& o, bool may_preempt) {
   o.feasible = d.feasible.size();
   if (!d.selected) {
     o.node.reset();
-    o.placement = shared ? engine_.ExplainIncremental(plan, cluster_, d) : engine_.Explain(plan, cluster_, d);
+    o.words = shared ? engine_.ExplainIncremental(plan, cluster_, d)
+                     : std::make_shared<const rt::Placement>(engine_.Explain(plan, cluster_, d));
     o.postscript.clear();
     if (may_preempt && options_.preemption && o.pod.preemption_policy != "Never" && !d.rejected_by) Preempt(o);
     return;
@@ -155,7 +156,7 @@ void Scheduler::Cycle(Outcome& o, bool may_preempt) {
   }
   o.score = d.score[pick];
   o.node = std::string(cluster_.Table().NodeName(d.feasible[pick]));  // before Bind changes the decision
-  o.placement = {};
+  o.words.reset();
   Bind(o);
 }
 
@@ -165,7 +166,7 @@ void Scheduler::Preempt(Outcome& o) {
   // look through every bound pod for them.
   static const std::unordered_map<std::string, k8s::Pod> kNone;
   bool lower = !bound_priorities_.empty() && bound_priorities_.begin()->first < o.pod.priority.value_or(0);
-  Preemption p = engine::Preempt(engine_, cluster_, o.pod, o.placement, lower ? bound_ : kNone, pdbs_);
+  Preemption p = engine::Preempt(engine_, cluster_, o.pod, o.placement(), lower ? bound_ : kNone, pdbs_);
   if (!p.node) {
     o.postscript = p.postscript;
     return;
@@ -187,7 +188,7 @@ void Scheduler::Preempt(Outcome& o) {
   o.score = at != d.feasible.end() && *at == row ? d.score[static_cast<size_t>(at - d.feasible.begin())] : 0;
   o.node = *p.node;
   o.preempted = std::move(victims);
-  o.placement = {};
+  o.words.reset();
   Bind(o);
 }
 

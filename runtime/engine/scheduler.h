@@ -56,10 +56,18 @@ struct Outcome {
   int64_t score = 0;                ///< the selected node's total
   size_t feasible = 0;              ///< nodes every filter passed, before preemption
   std::vector<std::string> preempted;  ///< victims, namespace/name, in eviction order
-  rt::Placement placement;  ///< the words of the final attempt, when Pending
+  /// The words of the final attempt, when Pending (shared: pods of one
+  /// template that fail on an unchanged cluster share them).
+  std::shared_ptr<const rt::Placement> words;
+  const rt::Placement& placement() const {
+    static const rt::Placement kNone;
+    return words ? *words : kNone;
+  }
   std::string postscript;   ///< kube-scheduler's preemption postscript, when Pending
   /// `check`'s summary and the postscript.
-  std::string Summary() const { return postscript.empty() ? placement.summary : placement.summary + " " + postscript; }
+  std::string Summary() const {
+    return postscript.empty() ? placement().summary : placement().summary + " " + postscript;
+  }
 };
 
 class Scheduler {

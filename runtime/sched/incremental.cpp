@@ -506,7 +506,7 @@ struct IncrementalExplainer::State {
     std::vector<ClusterSite> filter_sites, message_sites;
   };
   std::vector<PluginState> plugins;
-  Placement last;   // every live row, in row order
+  std::shared_ptr<const Placement> last;  // every live row, in row order; shared with callers, never changed
   std::map<std::string, size_t> counts;  // the summary's: first failing reasons
   uint64_t epoch = 0;
   size_t rows = 0;
@@ -529,18 +529,28 @@ std::string SummaryOf(size_t nodes, const std::map<std::string, size_t>& counts)
   return fmt::format("0/{} nodes are available: {}.", nodes, fmt::join(parts, ", "));
 }
 
+bool SameWords(const NodeResult& a, const NodeResult& b) {
+  if (a.first_failing_reasons != b.first_failing_reasons || a.reasons.size() != b.reasons.size()) return false;
+  for (size_t r = 0; r < a.reasons.size(); ++r) {
+    const NodeReason &x = a.reasons[r], &y = b.reasons[r];
+    if (x.plugin != y.plugin || x.reason != y.reason || x.detail != y.detail) return false;
+  }
+  return true;
+}
+
 void Count(std::map<std::string, size_t>& counts, const NodeResult& node, int sign) {
   for (size_t k = 0; k < node.first_failing_reasons; ++k) counts[node.reasons[k].reason] += static_cast<size_t>(sign);
 }
 
 }  // namespace
 
-Placement IncrementalExplainer::Explain(const std::vector<Plugin>& plugins, const k8s::Pod& pod,
-                                        const NodeTable& table, const Decision& decision) {
+std::shared_ptr<const Placement> IncrementalExplainer::Explain(const std::vector<Plugin>& plugins,
+                                                               const k8s::Pod& pod, const NodeTable& table,
+                                                               const Decision& decision) {
   // Only a pod that fits nowhere, and not for its PreFilter, is kept.
   if (!decision.feasible.empty() || decision.rejected_by || table.NodeCount() == 0) {
     state_.reset();
-    return rt::Explain(plugins, pod, table, decision, table.LiveRows());
+    return std::make_shared<const Placement>(rt::Explain(plugins, pod, table, decision, table.LiveRows()));
   }
   PluginContext context(plugins, pod, table);
   std::vector<RowId> changed;
@@ -586,8 +596,8 @@ Placement IncrementalExplainer::Explain(const std::vector<Plugin>& plugins, cons
       update.Dirty(i, ps.filter_sites, {}, true);  // their values now
       update.Dirty(i, ps.message_sites, {}, true);
     }
-    st.last = rt::Explain(plugins, pod, table, decision, table.LiveRows());
-    for (const NodeResult& node : st.last.nodes) Count(st.counts, node, +1);
+    st.last = std::make_shared<const Placement>(rt::Explain(plugins, pod, table, decision, table.LiveRows()));
+    for (const NodeResult& node : st.last->nodes) Count(st.counts, node, +1);
     st.epoch = table.ChangeEpoch();
     return st.last;
   }
@@ -605,7 +615,7 @@ Placement IncrementalExplainer::Explain(const std::vector<Plugin>& plugins, cons
       // Rows where it failed: their words may differ.
       std::vector<uint8_t> moved_at(table.RowCount(), ps.messages_comparable ? 0 : 1);
       for (RowId row : moved) moved_at[row] = 1;
-      for (const NodeResult& node : st.last.nodes) {
+      for (const NodeResult& node : st.last->nodes) {
         if (!moved_at[node.row]) continue;
         for (const NodeReason& r : node.reasons) {
           if (r.plugin == plugins[i].name) dirty[node.row] = 1;
@@ -613,18 +623,24 @@ Placement IncrementalExplainer::Explain(const std::vector<Plugin>& plugins, cons
       }
     }
   }
+  // The dirty rows explained again; a new Placement only when some row's
+  // words differ (callers keep the old one).
+  std::vector<std::pair<size_t, NodeResult>> differ;
   for (size_t k = 0; k < live.size(); ++k) {
-    RowId row = live[k];
-    if (!dirty[row]) continue;
-    NodeResult& node = st.last.nodes[k];
-    Count(st.counts, node, -1);
+    if (!dirty[live[k]]) continue;
     Placement one = rt::Explain(plugins, pod, table, decision, std::span<const RowId>(&live[k], 1));
-    node = std::move(one.nodes[0]);
-    Count(st.counts, node, +1);
+    if (!SameWords(one.nodes[0], st.last->nodes[k])) differ.emplace_back(k, std::move(one.nodes[0]));
   }
-  st.last.feasible = 0;
-  st.last.selected.reset();
-  st.last.summary = SummaryOf(live.size(), st.counts);
+  if (!differ.empty()) {
+    auto next = std::make_shared<Placement>(*st.last);
+    for (auto& [k, node] : differ) {
+      Count(st.counts, next->nodes[k], -1);
+      next->nodes[k] = std::move(node);
+      Count(st.counts, next->nodes[k], +1);
+    }
+    next->summary = SummaryOf(live.size(), st.counts);
+    st.last = std::move(next);
+  }
   st.epoch = table.ChangeEpoch();
   return st.last;
 }

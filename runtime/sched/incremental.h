@@ -20,6 +20,7 @@
 
 #include <cstddef>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -76,9 +77,10 @@ class IncrementalExplainer {
   IncrementalExplainer(IncrementalExplainer&&) noexcept;
   IncrementalExplainer& operator=(IncrementalExplainer&&) noexcept;
 
-  /// What Explain(plugins, pod, table, decision, table.LiveRows()) returns.
-  Placement Explain(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table,
-                    const Decision& decision);
+  /// What Explain(plugins, pod, table, decision, table.LiveRows()) returns;
+  /// the same object as the last call's when nothing it says has changed.
+  std::shared_ptr<const Placement> Explain(const std::vector<Plugin>& plugins, const k8s::Pod& pod,
+                                           const NodeTable& table, const Decision& decision);
   void Reset();
 
  private:

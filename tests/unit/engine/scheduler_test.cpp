@@ -56,7 +56,7 @@ TEST_CASE("each bind counts for the next pod and the queue runs by priority") {
   CHECK(out[2]->pod.name == "low");
   CHECK_FALSE(out[2]->node);
   CHECK(out[2]->attempts == 2);
-  CHECK(out[2]->placement.summary == "0/1 nodes are available: 1 Insufficient cpu.");
+  CHECK(out[2]->placement().summary == "0/1 nodes are available: 1 Insufficient cpu.");
 }
 
 TEST_CASE("percentageOfNodesToScore samples from where the last cycle stopped") {
