@@ -208,6 +208,7 @@ class ScheduleRun {
       // How the decisions were made (beyond the spec's keys).
       const engine::ScheduleStats& stats = scheduler_->Stats();
       w.Key("templates").Int(static_cast<int64_t>(stats.templates));
+      w.Key("kernels").Int(static_cast<int64_t>(engine_->CompiledKernels()));  // distinct, so far
       w.Key("plans").Int(static_cast<int64_t>(stats.plans));
       w.Key("decisions").BeginObject();
       w.Key("incremental").Int(static_cast<int64_t>(stats.decisions.incremental));
