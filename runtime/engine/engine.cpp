@@ -207,6 +207,13 @@ const rt::Decision& Engine::Decide(PodPlan& plan, const Cluster& cluster, rt::De
 
 bool Engine::SharesPlans() const { return !state_->reads_pod_name; }
 
+size_t Engine::ForgetKept(PodPlan& plan, std::string why) {
+  size_t bytes = plan.incremental_.KeptBytes();
+  plan.incremental_.Reset(std::move(why));
+  plan.explainer_.Reset();
+  return bytes;
+}
+
 const rt::Decision& Engine::DecideIncremental(PodPlan& plan, const Cluster& cluster, rt::DecideOptions options,
                                               rt::IncrementalStats* stats) {
   if (plan.version_ != cluster.Table().DictionaryVersion()) Fill(plan, cluster, nullptr);

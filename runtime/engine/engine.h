@@ -90,6 +90,8 @@ class PodPlan {
   const ir::Program& Program(size_t file) const { return *programs_[file]; }
   /// How many plugins run native kernels.
   size_t NativePlugins() const;
+  /// Bytes its template's kept decision holds (Engine::DecideIncremental).
+  size_t KeptBytes() const { return incremental_.KeptBytes(); }
 
  private:
   friend class Engine;
@@ -144,6 +146,10 @@ class Engine {
   /// (rt::IncrementalExplainer); checked like DecideIncremental.
   std::shared_ptr<const rt::Placement> ExplainIncremental(PodPlan& plan, const Cluster& cluster,
                                                           const rt::Decision& decision);
+  /// Drops what DecideIncremental and ExplainIncremental keep for `plan`'s
+  /// template (its next decision is full, `why` in the statistics); returns
+  /// the bytes it held.
+  size_t ForgetKept(PodPlan& plan, std::string why);
   /// Whether pods that differ only in name and timestamps may share one
   /// plan: no plugin reads the pod's name.
   bool SharesPlans() const;

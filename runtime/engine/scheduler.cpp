@@ -110,13 +110,42 @@ PodPlan& Scheduler::PlanFor(const k8s::Pod& pod, std::unique_ptr<PodPlan>& own) 
     return *own;
   }
   std::vector<Template>& bucket = templates_[TemplateHash(pod)];
+  Template* found = nullptr;
   for (Template& t : bucket) {
-    if (SameTemplate(t.pod, pod)) return *t.plan;
+    if (SameTemplate(t.pod, pod)) found = &t;
   }
-  bucket.push_back({pod, engine_.Plan(pod, cluster_)});
-  ++stats_.templates;
-  ++stats_.plans;
-  return *bucket.back().plan;
+  if (found == nullptr) {
+    bucket.push_back({pod, engine_.Plan(pod, cluster_), 0});
+    ++stats_.templates;
+    ++stats_.plans;
+    found = &bucket.back();
+  }
+  found->used = ++uses_;
+  BoundKept(*found);
+  return *found->plan;
+}
+
+// Each template's kept decision is O(nodes x plugins) bytes; a queue of many
+// templates on a large cluster drops the least recently used ones' first.
+void Scheduler::BoundKept(const Template& current) {
+  size_t rows = cluster_.Table().RowCount();
+  size_t per_template = rows * engine_.Plugins().size() * 32;  // an estimate, before any is kept
+  if (per_template == 0 || stats_.templates * per_template <= options_.kept_bytes_limit) return;
+  size_t total = 0;
+  std::vector<Template*> kept;
+  for (auto& [hash, bucket] : templates_) {
+    for (Template& t : bucket) {
+      size_t bytes = t.plan->KeptBytes();
+      if (bytes == 0 || &t == &current) continue;
+      total += bytes;
+      kept.push_back(&t);
+    }
+  }
+  std::sort(kept.begin(), kept.end(), [](const Template* a, const Template* b) { return a->used < b->used; });
+  for (Template* t : kept) {
+    if (total + per_template <= options_.kept_bytes_limit) break;
+    total -= engine_.ForgetKept(*t->plan, "its kept decision was dropped to bound memory");
+  }
 }
 
 const rt::Decision& Scheduler::Decide(PodPlan& plan, bool shared, std::span<const rt::RowId> rows) {

@@ -38,6 +38,9 @@ struct ScheduleOptions {
   /// previous one (Engine::DecideIncremental); false decides every pod
   /// from scratch. The outcomes are the same either way.
   bool incremental = true;
+  /// What the templates' kept decisions may hold together; past it, the
+  /// least recently used template's is dropped (its next decision is full).
+  size_t kept_bytes_limit = size_t{512} << 20;
 };
 
 /// How a run's decisions were made.
@@ -100,7 +103,10 @@ class Scheduler {
   struct Template {
     k8s::Pod pod;
     std::unique_ptr<PodPlan> plan;
+    uint64_t used = 0;  // when it last decided (a counter)
   };
+  // Keeps the templates' kept decisions under kept_bytes_limit.
+  void BoundKept(const Template& current);
 
   Engine& engine_;
   Cluster& cluster_;
@@ -113,6 +119,7 @@ class Scheduler {
   size_t preempted_ = 0;
   size_t next_start_ = 0;  // nextStartNodeIndex, into the live rows
   std::unordered_map<size_t, std::vector<Template>> templates_;  // by TemplateHash
+  uint64_t uses_ = 0;
   ScheduleStats stats_;
 };
 

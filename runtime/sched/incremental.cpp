@@ -118,7 +118,24 @@ IncrementalDecider::~IncrementalDecider() = default;
 IncrementalDecider::IncrementalDecider(IncrementalDecider&&) noexcept = default;
 IncrementalDecider& IncrementalDecider::operator=(IncrementalDecider&&) noexcept = default;
 
-void IncrementalDecider::Reset() { state_.reset(); }
+void IncrementalDecider::Reset(std::string why) {
+  state_.reset();
+  dropped_because_ = std::move(why);
+}
+
+size_t IncrementalDecider::KeptBytes() const {
+  if (!state_) return 0;
+  size_t bytes = state_->fails.size() * sizeof(uint32_t) + state_->in_r.size() + state_->total.size() * sizeof(int64_t) +
+                 state_->r.size() * sizeof(RowId);
+  for (const State::PluginState& ps : state_->plugins) {
+    bytes += ps.pass.size() + ps.raw_valid.size() + ps.contribution.size() * sizeof(int64_t);
+    for (const auto& raw : ps.raw) bytes += raw.size() * sizeof(int64_t);
+    for (const auto* sites : {&ps.filter_sites, &ps.score_sites}) {
+      for (const ClusterSite& site : *sites) bytes += site.values.size() * sizeof(int64_t);
+    }
+  }
+  return bytes;
+}
 
 namespace {
 
@@ -281,7 +298,7 @@ const Decision& IncrementalDecider::Decide(const std::vector<Plugin>& plugins, c
   std::vector<RowId> changed;
   std::string full_because;
   if (!state_) {
-    full_because = "the template's first pod";
+    full_because = dropped_because_.empty() ? "the template's first pod" : dropped_because_;
   } else if (state_->plugins.size() != plugins.size() || state_->rows != table.RowCount()) {
     full_because = "the cluster changed beyond binds";
   } else if (!table.RowsChangedSince(state_->epoch, changed)) {

@@ -57,12 +57,16 @@ class IncrementalDecider {
   /// next call. `stats` (may be null) counts how it was made.
   const Decision& Decide(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table,
                          const DecideOptions& options, IncrementalStats* stats);
-  /// Forgets what was kept: the next decision is full.
-  void Reset();
+  /// Forgets what was kept: the next decision is full (`why` says why in
+  /// IncrementalStats::full_because; empty: as for a first pod).
+  void Reset(std::string why = {});
+  /// Bytes kept between decisions.
+  size_t KeptBytes() const;
 
  private:
   struct State;
   std::unique_ptr<State> state_;
+  std::string dropped_because_;
   Decision d_;
 };
 

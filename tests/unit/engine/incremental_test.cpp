@@ -227,3 +227,51 @@ TEST_CASE("pods of one template after the first take the incremental path and ev
   CHECK(stats.decisions.rows_evaluated < 29 * 60);
   CHECK(stats.decisions.plugins_on_every_row == 0);
 }
+
+TEST_CASE("kept decisions past the memory bound are dropped and decided in full - with the same outcomes") {
+  auto run = [](bool incremental, size_t limit, engine::ScheduleStats* stats) {
+    auto cluster = std::make_unique<engine::Cluster>();
+    for (int i = 0; i < 40; ++i) {
+      k8s::Node n;
+      n.name = fmt::format("n{}", i);
+      n.labels = {{"kubernetes.io/hostname", n.name}, {"topology.kubernetes.io/zone", fmt::format("z{}", i % 3)}};
+      n.allocatable = {{"cpu", k8s::Quantity::FromUnits(2 + i % 5)}, {"pods", k8s::Quantity::FromUnits(110)}};
+      cluster->AddNode(n);
+    }
+    DiagnosticSink diags;
+    auto engine = engine::Engine::Create(rt::DefaultProfile(), {}, {}, diags);
+    REQUIRE(engine);
+    engine::ScheduleOptions options;
+    options.incremental = incremental;
+    options.kept_bytes_limit = limit;
+    engine::Scheduler scheduler(*engine, *cluster, {}, {}, options);
+    std::vector<k8s::Pod> queue;
+    for (int i = 0; i < 60; ++i) {  // three templates, taking turns
+      k8s::Pod p;
+      p.name = fmt::format("p{}", i);
+      std::string app = fmt::format("app{}", i % 3);
+      p.labels = {{"app", app}};
+      k8s::Container c;
+      c.name = "main";
+      c.requests = {{"cpu", k8s::Quantity::FromMilli(300 + 200 * (i % 3))}};
+      p.containers = {c};
+      if (i % 3 == 1) {
+        p.affinity.pod_anti_affinity.emplace();
+        p.affinity.pod_anti_affinity->required.push_back(Stream::Term(app, "kubernetes.io/hostname"));
+      }
+      queue.push_back(std::move(p));
+    }
+    std::vector<std::string> lines;
+    for (const engine::Outcome* o : scheduler.Run(std::move(queue))) {
+      lines.push_back(fmt::format("{} {} {} {}", o->pod.name, o->node.value_or("-"), o->score, o->feasible));
+    }
+    if (stats != nullptr) *stats = scheduler.Stats();
+    return lines;
+  };
+  engine::ScheduleStats bounded, unbounded;
+  std::vector<std::string> full = run(false, SIZE_MAX, nullptr);
+  CHECK(run(true, 1, &bounded) == full);  // every switch of template drops the others
+  CHECK(run(true, SIZE_MAX, &unbounded) == full);
+  CHECK(bounded.decisions.full_because["its kept decision was dropped to bound memory"] > 0);
+  CHECK(unbounded.decisions.full == 3);
+}
