@@ -240,12 +240,7 @@ std::shared_ptr<const rt::Placement> Engine::ExplainIncremental(PodPlan& plan, c
     rt::Placement full = Explain(plan, cluster, decision);
     bool same = full.summary == p.summary && full.nodes.size() == p.nodes.size();
     for (size_t k = 0; same && k < full.nodes.size(); ++k) {
-      const rt::NodeResult &a = full.nodes[k], &b = p.nodes[k];
-      same = a.row == b.row && a.first_failing_reasons == b.first_failing_reasons && a.reasons.size() == b.reasons.size();
-      for (size_t r = 0; same && r < a.reasons.size(); ++r) {
-        same = a.reasons[r].plugin == b.reasons[r].plugin && a.reasons[r].reason == b.reasons[r].reason &&
-               a.reasons[r].detail == b.reasons[r].detail;
-      }
+      same = full.nodes[k].row == p.nodes[k].row && rt::SameWords(full.nodes[k], p.nodes[k]);
     }
     if (!same) {
       std::fprintf(stderr, "policyc: an incremental explanation differs from a full one for pod %s/%s:\n  %s\n  %s\n",

@@ -52,6 +52,15 @@ void Reasons(const std::vector<Plugin>& plugins, PluginContext& context, RowId r
 
 }  // namespace
 
+bool SameWords(const NodeResult& a, const NodeResult& b) {
+  if (a.first_failing_reasons != b.first_failing_reasons || a.reasons.size() != b.reasons.size()) return false;
+  for (size_t r = 0; r < a.reasons.size(); ++r) {
+    const NodeReason &x = a.reasons[r], &y = b.reasons[r];
+    if (x.plugin != y.plugin || x.reason != y.reason || x.detail != y.detail) return false;
+  }
+  return true;
+}
+
 Placement Explain(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table,
                   const Decision& decision, std::span<const RowId> rows) {
   Placement p;

@@ -46,6 +46,10 @@ struct Placement {
   std::string summary;
 };
 
+/// Whether two results for a node say the same: the same reasons, the same
+/// first failing plugin's share of them.
+bool SameWords(const NodeResult& a, const NodeResult& b);
+
 /// Words for `rows` (live rows of `table`) of `decision`, which `plugins`
 /// made for `pod` on `table` with DecideOptions::plugin_scores. The summary
 /// counts the rows explained: explain every live row for kube-scheduler's.

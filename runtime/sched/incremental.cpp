@@ -546,15 +546,6 @@ std::string SummaryOf(size_t nodes, const std::map<std::string, size_t>& counts)
   return fmt::format("0/{} nodes are available: {}.", nodes, fmt::join(parts, ", "));
 }
 
-bool SameWords(const NodeResult& a, const NodeResult& b) {
-  if (a.first_failing_reasons != b.first_failing_reasons || a.reasons.size() != b.reasons.size()) return false;
-  for (size_t r = 0; r < a.reasons.size(); ++r) {
-    const NodeReason &x = a.reasons[r], &y = b.reasons[r];
-    if (x.plugin != y.plugin || x.reason != y.reason || x.detail != y.detail) return false;
-  }
-  return true;
-}
-
 void Count(std::map<std::string, size_t>& counts, const NodeResult& node, int sign) {
   for (size_t k = 0; k < node.first_failing_reasons; ++k) counts[node.reasons[k].reason] += static_cast<size_t>(sign);
 }

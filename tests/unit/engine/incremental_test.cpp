@@ -164,28 +164,28 @@ std::vector<std::string> Schedule(uint64_t seed, bool incremental, engine::Backe
 
 }  // namespace
 
-TEST_CASE("incremental decisions equal decisions from scratch on random streams") {
+// Schedules seeds [first, last] from scratch (interpreter) and
+// incrementally (`backend`), checks the outcomes equal; how many pods.
+static size_t SameOutcomes(uint64_t first, uint64_t last, engine::Backend backend) {
   size_t pods = 0;
-  for (uint64_t seed = 1; seed <= 24; ++seed) {
+  for (uint64_t seed = first; seed <= last; ++seed) {
     CAPTURE(seed);
     std::vector<std::string> full = Schedule(seed, false, engine::Backend::kInterp);
-    std::vector<std::string> incremental = Schedule(seed, true, engine::Backend::kInterp);
+    std::vector<std::string> incremental = Schedule(seed, true, backend);
     REQUIRE(full.size() == incremental.size());
     for (size_t i = 0; i < full.size(); ++i) CHECK(incremental[i] == full[i]);
     pods += full.size();
   }
-  CHECK(pods > 500);
+  return pods;
+}
+
+TEST_CASE("incremental decisions equal decisions from scratch on random streams") {
+  CHECK(SameOutcomes(1, 24, engine::Backend::kInterp) > 500);
 }
 
 TEST_CASE("incremental decisions with native kernels equal decisions from scratch") {
   if (!engine::Engine::HasJit()) return;
-  for (uint64_t seed = 41; seed <= 42; ++seed) {
-    CAPTURE(seed);
-    std::vector<std::string> full = Schedule(seed, false, engine::Backend::kInterp);
-    std::vector<std::string> incremental = Schedule(seed, true, engine::Backend::kJit);
-    REQUIRE(full.size() == incremental.size());
-    for (size_t i = 0; i < full.size(); ++i) CHECK(incremental[i] == full[i]);
-  }
+  SameOutcomes(41, 42, engine::Backend::kJit);
 }
 
 TEST_CASE("pods of one template after the first take the incremental path and evaluate few rows") {
