@@ -36,6 +36,10 @@ struct CompiledFunction {
   /// By cluster slot: whether the filter and pass kernels read it, and
   /// whether some score kernel does (a caller may leave the others unset).
   std::vector<uint8_t> cluster_in_filters, cluster_in_scores;
+  /// The values of the kernels' parameters for this function's pod
+  /// (PolicyColumns::params): kernels are shared by every function of one
+  /// shape (kernel_shape.h); `params` and `cluster` are this one's.
+  std::vector<int64_t> params;
 };
 
 }  // namespace policy::codegen

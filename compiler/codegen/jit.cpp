@@ -12,7 +12,7 @@
 #include "compiler/codegen/jit_session.h"
 #include "compiler/codegen/kernel_cache.h"
 #include "compiler/codegen/kernel_emitter.h"
-#include "compiler/codegen/template_key.h"
+#include "compiler/codegen/kernel_shape.h"
 
 namespace policy::codegen {
 
@@ -24,13 +24,14 @@ struct Jit::Impl {
   KernelCache cache;
   uint64_t next_module = 0;
 
-  explicit Impl(JitOptions o) : options(o), cache(o.cache_capacity) {}
+  explicit Impl(JitOptions o) : options(o), session(o.opt_level), cache(o.cache_capacity) {}
 
   // Builds and prepares the module of function `f`; fills `out`'s slots.
   Expected<std::unique_ptr<llvm::Module>> Build(llvm::LLVMContext& context, const Program& program, size_t f,
-                                                CompiledFunction& out, const std::string& prefix) {
+                                                const KernelShape& shape, CompiledFunction& out,
+                                                const std::string& prefix) {
     auto module = std::make_unique<llvm::Module>("policy", context);
-    if (Status emitted = EmitKernels(context, *module, program, f, out, prefix); !emitted) return emitted.error();
+    if (Status emitted = EmitKernels(context, *module, program, f, shape, out, prefix); !emitted) return emitted.error();
     if (Status prepared = PrepareModule(*module, options.opt_level, options.gathers); !prepared) return prepared.error();
     return module;
   }
@@ -41,17 +42,17 @@ Jit::Jit(JitOptions options) : impl_(std::make_unique<Impl>(options)) {}
 Jit::~Jit() = default;
 
 Expected<std::shared_ptr<const CompiledFunction>> Jit::Compile(const Program& program, size_t f) {
-  std::string key = impl_->options.cache ? codegen::TemplateKey(program, f) : std::string();
+  KernelShape shape = ShapeOf(program, f);
   if (impl_->options.cache) {
-    if (std::shared_ptr<CachedKernels> entry = impl_->cache.Find(key)) {
-      return std::shared_ptr<const CompiledFunction>(entry, &entry->kernels);
+    if (std::shared_ptr<CachedKernels> entry = impl_->cache.Find(shape.key)) {
+      return BindShape(std::shared_ptr<const CompiledFunction>(entry, &entry->kernels), std::move(shape));
     }
   }
   auto context = std::make_unique<llvm::LLVMContext>();
   auto entry = std::make_shared<CachedKernels>();
   CompiledFunction& out = entry->kernels;
   std::string prefix = fmt::format("k{}_", impl_->next_module++);
-  Expected<std::unique_ptr<llvm::Module>> module = impl_->Build(*context, program, f, out, prefix);
+  Expected<std::unique_ptr<llvm::Module>> module = impl_->Build(*context, program, f, shape, out, prefix);
   if (!module) return module.error();
   if (Status loaded = impl_->session.Load(std::move(*module), std::move(context), *entry); !loaded) return loaded.error();
   auto symbol = [&](const std::string& name, auto& kernel) -> Status {
@@ -68,18 +69,16 @@ Expected<std::shared_ptr<const CompiledFunction>> Jit::Compile(const Program& pr
   for (size_t s = 0; s < out.scores.size(); ++s) {
     if (Status found = symbol(fmt::format("score{}", s), out.scores[s]); !found) return found.error();
   }
-  if (impl_->options.cache) impl_->cache.Insert(key, entry);
+  if (impl_->options.cache) impl_->cache.Insert(shape.key, entry);
   return std::shared_ptr<const CompiledFunction>(entry, &entry->kernels);
 }
 
-size_t Jit::CachedTemplates() const { return impl_->cache.Size(); }
-
-std::string Jit::TemplateKey(const Program& program, size_t f) { return codegen::TemplateKey(program, f); }
+size_t Jit::CachedShapes() const { return impl_->cache.Size(); }
 
 Expected<std::string> Jit::EmitText(const Program& program, size_t f, bool assembly) {
   llvm::LLVMContext context;
   CompiledFunction out;
-  Expected<std::unique_ptr<llvm::Module>> module = impl_->Build(context, program, f, out, "");
+  Expected<std::unique_ptr<llvm::Module>> module = impl_->Build(context, program, f, ShapeOf(program, f), out, "");
   if (!module) return module.error();
   std::string text;
   llvm::raw_string_ostream os(text);

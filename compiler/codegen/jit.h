@@ -5,8 +5,9 @@
 ///
 /// The back end's files: kernel_emitter (IR -> LLVM IR), arith_emitter (the
 /// IR's integer arithmetic), jit_session (the LLJIT and code ownership),
-/// template_key and kernel_cache (the cache), tiered_jit (background
-/// compilation), this (the Jit that ties them together).
+/// kernel_shape and kernel_cache (the cache: kernels are shared by every
+/// function of one shape, the pod's values being parameters), tiered_jit
+/// (background compilation), this (the Jit that ties them together).
 ///
 /// What compiles: integer, quantity and boolean arithmetic with the IR's
 /// semantics (saturating, division by zero is 0, none compares unequal),
@@ -37,8 +38,8 @@ namespace policy::codegen {
 
 struct JitOptions {
   int opt_level = 2;  ///< 0..3
-  bool cache = true;  ///< reuse kernels of an identical specialized function (one pod template)
-  /// Templates kept compiled; beyond, the least recently used one that no
+  bool cache = true;  ///< reuse kernels of a function of the same shape (kernel_shape.h)
+  /// Shapes kept compiled; beyond, the least recently used one that no
   /// caller holds is dropped and its code freed (an ORC ResourceTracker).
   size_t cache_capacity = 256;
   /// Let vectorized kernels use gather instructions for rows' values. Off:
@@ -55,16 +56,13 @@ class Jit {
   Jit(const Jit&) = delete;
   Jit& operator=(const Jit&) = delete;
 
-  /// Compiles function `f` of `program`, or finds its kernels in the cache;
-  /// an Error naming what the back end does not compile (the function then
-  /// stays with the interpreter). The kernels stay valid while the pointer
-  /// is held (and the Jit lives).
+  /// Compiles function `f` of `program`, or finds kernels of its shape in
+  /// the cache, with `f`'s own parameters; an Error naming what the back end
+  /// does not compile (the function then stays with the interpreter). The
+  /// kernels stay valid while the pointer is held (and the Jit lives).
   Expected<std::shared_ptr<const CompiledFunction>> Compile(const ir::Program& program, size_t f);
-  /// Templates whose code is loaded now.
-  size_t CachedTemplates() const;
-  /// The cache key of function `f`: what its kernels compute (no spans, no
-  /// messages), equal for the pods of one template.
-  static std::string TemplateKey(const ir::Program& program, size_t f);
+  /// Distinct shapes whose code is loaded now.
+  size_t CachedShapes() const;
 
   /// The LLVM IR (after optimization) or the host assembly that Compile
   /// would produce, for `policyc compile --emit=llvm|asm`.

@@ -82,11 +82,17 @@ Status PrepareModule(llvm::Module& module, int opt_level, bool gathers) {
   return Ok();
 }
 
-JitSession::JitSession() { InitializeLlvm(); }
+JitSession::JitSession(int opt_level) : opt_level_(opt_level) { InitializeLlvm(); }
 
 Status JitSession::Start() {
   if (jit_) return Ok();
-  auto made = llvm::orc::LLJITBuilder().create();
+  auto machine = llvm::orc::JITTargetMachineBuilder::detectHost();
+  if (!machine) return Error{llvm::toString(machine.takeError())};
+  machine->setCodeGenOptLevel(opt_level_ <= 0   ? llvm::CodeGenOptLevel::None
+                              : opt_level_ == 1 ? llvm::CodeGenOptLevel::Less
+                              : opt_level_ == 2 ? llvm::CodeGenOptLevel::Default
+                                                : llvm::CodeGenOptLevel::Aggressive);
+  auto made = llvm::orc::LLJITBuilder().setJITTargetMachineBuilder(std::move(*machine)).create();
   if (!made) return Error{llvm::toString(made.takeError())};
   jit_ = std::move(*made);
   return Ok();

@@ -36,7 +36,9 @@ Status PrepareModule(llvm::Module& module, int opt_level, bool gathers);
 
 class JitSession {
  public:
-  JitSession();
+  /// `opt_level` (0..3) picks the machine-code generator's level: 0 is
+  /// LLVM's fast instruction selection and register allocation.
+  explicit JitSession(int opt_level);
   /// Loads `module` under a new tracker owned by `code`.
   Status Load(std::unique_ptr<llvm::Module> module, std::unique_ptr<llvm::LLVMContext> context, Code& code);
   /// The address of a loaded symbol.
@@ -44,6 +46,7 @@ class JitSession {
 
  private:
   Status Start();
+  int opt_level_;
   std::unique_ptr<llvm::orc::LLJIT> jit_;
 };
 

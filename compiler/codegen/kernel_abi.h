@@ -3,9 +3,12 @@
  *
  * A kernel reads node columns only; which ones is fixed when it is compiled
  * (a CompiledFunction lists its label keys and resources in slot order) and
- * the core fills the slots from its NodeTable. Rows are NodeTable rows. No
- * pointer is null: a label or resource no node has is a column of zeros
- * (domain 0, absent; amount 0), so kernels load without testing. */
+ * the core fills the slots from its NodeTable. The pod's own values (its
+ * requests, the label values it accepts, the taints it tolerates) are
+ * parameters, so one kernel serves every pod of its shape. Rows are
+ * NodeTable rows. No pointer is null: a label or resource no node has is a
+ * column of zeros (domain 0, absent; amount 0), so kernels load without
+ * testing. */
 
 #include <stdint.h>
 
@@ -25,6 +28,7 @@ typedef struct PolicyColumns {
   const int64_t* const* label_quantities;   /* [label slot]: per domain id, the value as a quantity (milli-units) */
   const uint8_t* const* label_is_quantity;  /* [label slot]: per domain id, whether it is one */
   const int64_t* const* cluster;     /* [cluster slot]: per row, the value of a cluster builtin call for this pod */
+  const int64_t* params;             /* the pod's values the kernel was compiled to take (kernel_shape.h) */
 } PolicyColumns;
 
 /* For rows[0..n): failed[k] gets bit f set when filter f fails on rows[k]. */

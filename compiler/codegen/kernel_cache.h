@@ -1,5 +1,5 @@
 #pragma once
-/// The kernel cache: compiled templates by their key (template_key.h), the
+/// The kernel cache: compiled kernels by their shape key (kernel_shape.h), the
 /// least recently used ones that no caller holds dropped beyond a
 /// capacity, which frees their code.
 

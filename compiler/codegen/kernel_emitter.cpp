@@ -10,6 +10,7 @@
 #include <llvm/IR/IRBuilder.h>
 
 #include "compiler/codegen/arith_emitter.h"
+#include "compiler/codegen/kernel_shape.h"
 
 namespace policy::codegen {
 namespace {
@@ -31,8 +32,8 @@ struct Unsupported {
 class KernelEmitter {
  public:
   KernelEmitter(llvm::LLVMContext& context, llvm::Module& module, const Program& program, const Function& function,
-                CompiledFunction& out)
-      : cx_(context), module_(module), b_(context), program_(program), fn_(function), out_(out) {
+                const KernelShape& shape, CompiledFunction& out)
+      : cx_(context), module_(module), b_(context), program_(program), fn_(function), shape_(shape), out_(out) {
     i1_ = b_.getInt1Ty();
     i8_ = b_.getInt8Ty();
     i32_ = b_.getInt32Ty();
@@ -62,7 +63,7 @@ class KernelEmitter {
     b_.SetInsertPoint(entry);
     // Loop-invariant column pointers, loaded once.
     LoadColumns(f->getArg(0));
-    if (!Divides()) {
+    if (!shape_.divides) {
       Rows rows = EmitRows(kind, score, false, f->getArg(1), f->getArg(2), f->getArg(3));
       if (pass) b_.CreateRet(rows.count);
       else b_.CreateRetVoid();
@@ -157,18 +158,6 @@ class KernelEmitter {
     return {exit, count, any_slow};
   }
 
-  /// Whether the program divides by a value that is not a constant (then
-  /// the kernels get a fast pass and an exact one).
-  bool Divides() const {
-    for (const Node& node : program_.nodes) {
-      if (const auto* a = std::get_if<Arith>(&node); a && (a->op == ArithOp::kDiv || a->op == ArithOp::kMod)) {
-        if (!std::holds_alternative<IntConst>(program_.nodes[a->rhs])) return true;
-      }
-      if (const auto* c = std::get_if<CallBuiltin>(&node); c && c->builtin == sema::BuiltinId::kMulDiv) return true;
-    }
-    return false;
-  }
-
  public:
   /// Loads the loop-invariant column pointers of `columns` here (the entry).
   void LoadColumns(llvm::Value* columns) {
@@ -183,18 +172,27 @@ class KernelEmitter {
     label_quantities_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 8), "label_quantities");
     label_is_quantity_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 9), "label_is_quantity");
     cluster_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 10), "cluster");
+    // The pod's values, loaded once per call (no LICM at O0).
+    llvm::Value* params = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 11), "params");
+    params_.clear();
+    for (size_t i = 0; i < shape_.params.size(); ++i) {
+      params_.push_back(b_.CreateLoad(i64_, b_.CreateGEP(i64_, params, b_.getInt64(i)), fmt::format("param{}", i)));
+    }
     label_columns_.clear();
     resource_columns_.clear();
   }
 
   llvm::StructType* ColumnsType() {
     if (columns_type_ == nullptr) {
-      columns_type_ = llvm::StructType::get(cx_, {ptr_, ptr_, ptr_, i64_, ptr_, ptr_, ptr_, ptr_, ptr_, ptr_, ptr_});
+      columns_type_ = llvm::StructType::get(cx_, {ptr_, ptr_, ptr_, i64_, ptr_, ptr_, ptr_, ptr_, ptr_, ptr_, ptr_, ptr_});
     }
     return columns_type_;
   }
 
   [[noreturn]] void Fail(std::string what) { throw Unsupported{std::move(what)}; }
+
+  /// Parameter `i` of node `id` (kernel_shape.h), loaded in the entry block.
+  llvm::Value* Param(NodeId id, size_t i) { return params_[static_cast<size_t>(shape_.first_param[id]) + i]; }
 
   bool Optional(NodeId id) const { return program_.types[id]->kind == sema::TypeKind::kOptional; }
   sema::TypeRef Unwrapped(NodeId id) const {
@@ -224,7 +222,10 @@ class KernelEmitter {
     bool optional = Optional(id);
     auto wrap = [&](llvm::Value* v) { return Val{v, optional ? b_.getFalse() : nullptr}; };
     if (const auto* n = std::get_if<BoolConst>(&node)) return wrap(b_.getInt1(n->value));
-    if (const auto* n = std::get_if<IntConst>(&node)) return wrap(b_.getInt64(n->value));
+    if (const auto* n = std::get_if<IntConst>(&node)) {
+      int32_t param = shape_.first_param[id];
+      return wrap(param >= 0 ? params_[static_cast<size_t>(param)] : b_.getInt64(n->value));
+    }
     if (std::holds_alternative<NoneConst>(node)) return Val{b_.getInt64(0), b_.getTrue()};
     if (const auto* n = std::get_if<Not>(&node)) return wrap(b_.CreateNot(Bool(Eval(n->operand))));
     if (const auto* n = std::get_if<And>(&node)) return wrap(b_.CreateAnd(Bool(Eval(n->lhs)), Bool(Eval(n->rhs))));
@@ -280,22 +281,18 @@ class KernelEmitter {
     }
     if (const auto* n = std::get_if<Index>(&node)) return wrap(EvalResource(*n));
     if (const auto* n = std::get_if<LabelIn>(&node)) {
-      llvm::Value* domain = LabelDomain(n->key);
+      llvm::Value* domain = b_.CreateZExt(LabelDomain(n->key), i64_);
       llvm::Value* in = b_.getFalse();
-      for (uint32_t d : n->domains) in = b_.CreateOr(in, b_.CreateICmpEQ(domain, b_.getInt32(d)));
+      for (size_t i = 0; i < n->domains.size(); ++i) in = b_.CreateOr(in, b_.CreateICmpEQ(domain, Param(id, i)));
       return wrap(in);
     }
-    if (const auto* n = std::get_if<TaintScan>(&node)) return wrap(EvalTaints(*n));
+    if (const auto* n = std::get_if<TaintScan>(&node)) return wrap(EvalTaints(id, *n));
     if (const auto* n = std::get_if<CallBuiltin>(&node);
         n && sema::Builtins()[static_cast<size_t>(n->builtin)].reads == sema::BuiltinReads::kCluster) {
       for (NodeId a : n->args) {
         if (program_.reads_node[a]) Fail("a cluster builtin whose arguments read the node");
       }
-      size_t slot = 0;
-      while (slot < out_.cluster.size() && out_.cluster[slot] != id) ++slot;
-      if (slot == out_.cluster.size()) out_.cluster.push_back(id);
-      out_.cluster_in_filters.resize(out_.cluster.size(), 0);
-      out_.cluster_in_scores.resize(out_.cluster.size(), 0);
+      auto slot = static_cast<size_t>(shape_.cluster_slot[id]);  // every reachable call has one
       (kind_ == Kind::kScore ? out_.cluster_in_scores : out_.cluster_in_filters)[slot] = 1;
       llvm::Value* values = b_.CreateLoad(ptr_, b_.CreateGEP(ptr_, cluster_, b_.getInt64(slot)));
       llvm::Value* v = b_.CreateLoad(i64_, b_.CreateGEP(i64_, values, row_));
@@ -403,11 +400,9 @@ class KernelEmitter {
   }
 
   // The row's taint words masked by the scan's set: any / all / count.
-  llvm::Value* EvalTaints(const TaintScan& scan) {
+  llvm::Value* EvalTaints(NodeId id, const TaintScan& scan) {
     if (scan.kind == LoopKind::kFirst || scan.kind == LoopKind::kSum) Fail("a taints_first scan");
-    uint32_t words = scan.taints.empty() ? 0 : scan.taints.back() / 64 + 1;
-    std::vector<uint64_t> mask(words, 0);
-    for (uint32_t t : scan.taints) mask[t / 64] |= uint64_t{1} << (t % 64);
+    auto words = static_cast<uint32_t>(TaintMask(scan).size());  // the mask's words are parameters
     llvm::Value* base = b_.CreateGEP(i64_, taint_bits_, b_.CreateMul(row_, taint_words_));
     llvm::Value* any = b_.getFalse();
     llvm::Value* outside = b_.getFalse();
@@ -415,9 +410,10 @@ class KernelEmitter {
     // Words of the set (the table has at least this many: the program is bound to it).
     for (uint32_t w = 0; w < words; ++w) {
       llvm::Value* bits = b_.CreateLoad(i64_, b_.CreateGEP(i64_, base, b_.getInt64(w)));
-      llvm::Value* in = b_.CreateAnd(bits, b_.getInt64(mask[w]));
+      llvm::Value* mask = Param(id, w);
+      llvm::Value* in = b_.CreateAnd(bits, mask);
       any = b_.CreateOr(any, b_.CreateICmpNE(in, b_.getInt64(0)));
-      outside = b_.CreateOr(outside, b_.CreateICmpNE(b_.CreateAnd(bits, b_.getInt64(~mask[w])), b_.getInt64(0)));
+      outside = b_.CreateOr(outside, b_.CreateICmpNE(b_.CreateAnd(bits, b_.CreateNot(mask)), b_.getInt64(0)));
       count = b_.CreateAdd(count, b_.CreateUnaryIntrinsic(llvm::Intrinsic::ctpop, in));
     }
     if (scan.kind == LoopKind::kAny) return any;
@@ -516,6 +512,7 @@ class KernelEmitter {
   ArithEmitter arith_{b_};
   const Program& program_;
   const Function& fn_;
+  const KernelShape& shape_;
   CompiledFunction& out_;
   llvm::Type *i1_, *i8_, *i32_, *i64_;
   llvm::PointerType* ptr_;
@@ -526,13 +523,14 @@ class KernelEmitter {
   llvm::Value *label_quantities_ = nullptr, *label_is_quantity_ = nullptr, *cluster_ = nullptr;
   Kind kind_ = Kind::kFilter;  // the kernel being emitted
   std::map<size_t, llvm::Value*> label_columns_, resource_columns_;
+  std::vector<llvm::Value*> params_;
   std::map<NodeId, Val> memo_;
   std::map<SlotId, Val> slots_;
 };
 
 // Whether the function is one the kernels can run: no `filter for` over a
 // node collection, and prefilters and `when` left to the interpreter.
-std::optional<std::string> Shape(const Function& f) {
+std::optional<std::string> NotCompiled(const Function& f) {
   for (const Filter& x : f.filters) {
     if (x.each_collection) return "a `filter for` over a node collection";
   }
@@ -543,9 +541,13 @@ std::optional<std::string> Shape(const Function& f) {
 }  // namespace
 
 Status EmitKernels(llvm::LLVMContext& context, llvm::Module& module, const Program& program, size_t f,
-                   CompiledFunction& out, const std::string& prefix) {
+                   const KernelShape& shape, CompiledFunction& out, const std::string& prefix) {
   const Function& fn = program.functions[f];
-  if (std::optional<std::string> shape = Shape(fn)) return Error{*shape};
+  if (std::optional<std::string> why = NotCompiled(fn)) return Error{*why};
+  out.cluster = shape.cluster;
+  out.cluster_in_filters.assign(shape.cluster.size(), 0);
+  out.cluster_in_scores.assign(shape.cluster.size(), 0);
+  out.params = shape.params;
   try {
     bool always = true;  // every filter is constant true (NodeName for a pod without nodeName): no kernel
     for (const Filter& x : fn.filters) {
@@ -553,12 +555,12 @@ Status EmitKernels(llvm::LLVMContext& context, llvm::Module& module, const Progr
       always = always && b != nullptr && b->value;
     }
     if (!always) {
-      KernelEmitter(context, module, program, fn, out).EmitKernel(prefix + "filter", KernelEmitter::Kind::kFilter);
-      KernelEmitter(context, module, program, fn, out).EmitKernel(prefix + "pass", KernelEmitter::Kind::kPass);
+      KernelEmitter(context, module, program, fn, shape, out).EmitKernel(prefix + "filter", KernelEmitter::Kind::kFilter);
+      KernelEmitter(context, module, program, fn, shape, out).EmitKernel(prefix + "pass", KernelEmitter::Kind::kPass);
       out.filters = fn.filters.size();
     }
     for (size_t s = 0; s < fn.scores.size(); ++s) {
-      KernelEmitter(context, module, program, fn, out).EmitKernel(fmt::format("{}score{}", prefix, s), KernelEmitter::Kind::kScore, s);
+      KernelEmitter(context, module, program, fn, shape, out).EmitKernel(fmt::format("{}score{}", prefix, s), KernelEmitter::Kind::kScore, s);
     }
   } catch (const Unsupported& u) {  // the emitter's own; it stops here
     return Error{u.what};

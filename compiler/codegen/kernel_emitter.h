@@ -18,16 +18,18 @@
 #include <llvm/IR/Module.h>
 
 #include "compiler/codegen/compiled_function.h"
+#include "compiler/codegen/kernel_shape.h"
 #include "compiler/ir/ir.h"
 #include "compiler/support/expected.h"
 
 namespace policy::codegen {
 
-/// Emits the kernels of function `f` into `module` (not yet verified or
-/// optimized) and fills `out`'s column slots and filter count; an Error
+/// Emits the kernels of function `f`, of shape `shape` (kernel_shape.h),
+/// into `module` (not yet verified or optimized) and fills `out`'s column
+/// slots, parameters and filter count; an Error
 /// naming what the function uses that this back end does not compile (it
 /// then stays with the interpreter).
 Status EmitKernels(llvm::LLVMContext& context, llvm::Module& module, const ir::Program& program, size_t f,
-                   CompiledFunction& out, const std::string& prefix);
+                   const KernelShape& shape, CompiledFunction& out, const std::string& prefix);
 
 }  // namespace policy::codegen

@@ -7,6 +7,8 @@
 #include <string>
 #include <thread>
 
+#include "compiler/codegen/kernel_shape.h"
+
 namespace policy::codegen {
 
 using ir::Program;
@@ -66,9 +68,12 @@ TieredJit::~TieredJit() {
 }
 
 std::shared_ptr<const CompiledFunction> TieredJit::Get(const Program& program, size_t f) {
-  std::string key = Jit::TemplateKey(program, f);
+  KernelShape shape = ShapeOf(program, f);
+  const std::string& key = shape.key;
   std::lock_guard<std::mutex> lock(state_->mutex);
-  if (auto it = state_->ready.find(key); it != state_->ready.end()) return it->second;
+  if (auto it = state_->ready.find(key); it != state_->ready.end()) {
+    return it->second != nullptr ? BindShape(it->second, std::move(shape)) : nullptr;
+  }
   if (state_->busy && state_->current == key) return nullptr;  // compiling now
   for (const State::Job& job : state_->queue) {
     if (job.key == key) return nullptr;  // queued already

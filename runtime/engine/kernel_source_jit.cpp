@@ -50,7 +50,7 @@ void KernelSource::Drain() {
 
 size_t KernelSource::Compiled() const {
   std::lock_guard lock(impl_->mutex);
-  return (impl_->jit ? impl_->jit->CachedTemplates() : 0) + (impl_->tiered ? impl_->tiered->Compiled() : 0);
+  return (impl_->jit ? impl_->jit->CachedShapes() : 0) + (impl_->tiered ? impl_->tiered->Compiled() : 0);
 }
 
 bool KernelSource::Available() { return true; }

@@ -56,6 +56,8 @@ KernelColumns::KernelColumns(const codegen::CompiledFunction& kernels, const Nod
   columns_.label_quantities = label_quantities_.data();
   columns_.label_is_quantity = label_is_quantity_.data();
   columns_.cluster = cluster_.data();
+  params_ = kernels.params;
+  columns_.params = params_.data();
 }
 
 }  // namespace policy::rt

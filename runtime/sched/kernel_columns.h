@@ -1,7 +1,8 @@
 #pragma once
 /// The PolicyColumns (compiler/codegen/kernel_abi.h) a compiled function's
 /// kernels read, filled from a NodeTable: its label and resource slots
-/// resolved to the table's columns. Valid while the table is unchanged.
+/// resolved to the table's columns, and the pod's parameters. Valid while
+/// the table is unchanged.
 
 #include <span>
 #include <utility>
@@ -35,6 +36,7 @@ class KernelColumns {
   std::vector<std::vector<int64_t>> cluster_values_;
   std::vector<const int64_t*> cluster_;
   std::vector<const int64_t*> resources_;
+  std::vector<int64_t> params_;
   PolicyColumns columns_{};
 };
 

@@ -191,9 +191,8 @@ std::shared_ptr<const codegen::CompiledFunction> Kernels(codegen::Jit& jit, cons
 // Evaluates `program` on every row with the interpreter and with kernels
 // compiled at `opt_level`; CHECKs they agree. Returns false when the function
 // did not compile.
-bool Agree(const ir::Program& program, const k8s::Pod& pod, const rt::NodeTable& table, int opt_level,
-           const std::string& text) {
-  codegen::Jit jit(codegen::JitOptions{opt_level});
+bool Agree(codegen::Jit& jit, const ir::Program& program, const k8s::Pod& pod, const rt::NodeTable& table,
+           int opt_level, const std::string& text) {
   std::string why;
   std::shared_ptr<const codegen::CompiledFunction> kernels = Kernels(jit, program, &why);
   if (!kernels) {
@@ -242,6 +241,12 @@ bool Agree(const ir::Program& program, const k8s::Pod& pod, const rt::NodeTable&
     }
   }
   return same;
+}
+
+bool Agree(const ir::Program& program, const k8s::Pod& pod, const rt::NodeTable& table, int opt_level,
+           const std::string& text) {
+  codegen::Jit jit(codegen::JitOptions{opt_level});
+  return Agree(jit, program, pod, table, opt_level, text);
 }
 
 // A policy compiled, specialized to `pod` and bound to `cluster`, as `check`
@@ -387,13 +392,13 @@ TEST_CASE("Decide: native kernels on 1 or 4 threads give the interpreter's decis
   }
 }
 
-TEST_CASE("the kernel cache: one compile per template - LRU eviction frees code nobody holds") {
+TEST_CASE("the kernel cache: one compile per shape - LRU eviction frees code nobody holds") {
   Generator gen(5);
   engine::Cluster cluster(gen.Table());
   const rt::NodeTable& table = cluster.Table();
   k8s::Pod pod = NamedPod();
   std::vector<std::unique_ptr<Bound>> bound;
-  for (int i = 0; i < 6; ++i) {
+  for (int i = 0; i < 6; ++i) {  // multipliers are part of the shape: six shapes
     bound.push_back(std::make_unique<Bound>(
         fmt::format("policy P\n  filter node.pods < {}\n  score node.pods * {}\n", i, i), pod, cluster));
   }
@@ -401,16 +406,50 @@ TEST_CASE("the kernel cache: one compile per template - LRU eviction frees code 
   std::string why;
   auto first = Kernels(jit, bound[0]->program(), &why);
   auto again = Kernels(jit, bound[0]->program(), &why);
-  CHECK(first.get() == again.get());  // the same template: the cache hit
-  for (size_t i = 1; i < 6; ++i) {  // different templates get their own kernels
+  CHECK(reinterpret_cast<void*>(first->scores[0]) == reinterpret_cast<void*>(again->scores[0]));  // the same shape: the cache hit, the same code
+  for (size_t i = 1; i < 6; ++i) {  // different shapes get their own kernels
     auto kernels = Kernels(jit, bound[i]->program(), &why);
     REQUIRE(kernels != nullptr);
-    CHECK(kernels.get() != first.get());
+    CHECK(reinterpret_cast<void*>(kernels->scores[0]) != reinterpret_cast<void*>(first->scores[0]));
     CHECK(ScoreOnRow0(*kernels, table) == static_cast<int64_t>(table.PodCount()[0]) * static_cast<int64_t>(i));
   }
-  // Capacity 2: the unheld templates were evicted; the held one stays and still runs.
-  CHECK(jit.CachedTemplates() <= 3);
+  // Capacity 2: the unheld shapes were evicted; the held one stays and still runs.
+  CHECK(jit.CachedShapes() <= 3);
   CHECK(ScoreOnRow0(*first, table) == 0);
+}
+
+TEST_CASE("functions that differ only in the pod's values share one kernel - each with its own values") {
+  // Numbers, the label values a term accepts and the taints tolerated are
+  // the kernels' parameters: 40 variants, one compile, every row of every
+  // variant as the interpreter says.
+  engine::Cluster cluster;
+  std::mt19937 rng(11);
+  for (int i = 0; i < 48; ++i) {
+    k8s::Node n;
+    n.name = fmt::format("n{}", i);
+    n.labels = {{"zone", std::string(1, static_cast<char>('a' + rng() % 4))}};
+    if (i % 2 == 0) n.taints.push_back({fmt::format("t{}", i % 5), "", k8s::TaintEffect::kNoSchedule});
+    n.allocatable = {{"cpu", k8s::Quantity::FromMilli(static_cast<int64_t>(rng() % 8000))}};
+    cluster.AddNode(n);
+  }
+  const rt::NodeTable& table = cluster.Table();
+  k8s::Pod pod = NamedPod();
+  for (int opt_level : {0, 2}) {
+    codegen::Jit jit(codegen::JitOptions{opt_level});
+    for (int variant = 0; variant < 40; ++variant) {
+      std::string text = fmt::format(
+          "policy P\n"
+          "  filter node.allocatable['cpu'] >= {}m\n"
+          "  filter node.labels['zone'] in ['{}', '{}']\n"
+          "  filter not (any t in node.taints: t.key == 't{}')\n"
+          "  score node.allocatable['cpu'] / 1m - {}\n",
+          rng() % 8000, static_cast<char>('a' + variant % 2), static_cast<char>('c' + variant % 2), rng() % 5,
+          rng() % 100000);
+      Bound bound(text, pod, cluster);
+      CHECK(Agree(jit, bound.program(), pod, table, opt_level, text));
+    }
+    CHECK(jit.CachedShapes() == 1);
+  }
 }
 
 TEST_CASE("tiering: the first pods of a template are interpreted while it compiles - later ones get kernels") {
