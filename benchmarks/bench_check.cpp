@@ -330,11 +330,16 @@ void BM_FilterScore_Handwritten(benchmark::State& state) {
 void BM_Compile(benchmark::State& state) {
   static std::unique_ptr<Setup> setup = Build(5000, Mode::kBound);
   policy::codegen::Jit jit(policy::codegen::JitOptions{static_cast<int>(state.range(0)), false});
+  bool one_module = state.range(1) != 0;
+  std::vector<policy::codegen::Jit::FunctionRef> functions;
+  for (const policy::rt::Plugin& plugin : setup->plugins()) functions.push_back({plugin.program, plugin.function});
   std::vector<double> times;
   for (auto _ : state) {
     auto start = std::chrono::steady_clock::now();
-    for (const policy::rt::Plugin& plugin : setup->plugins()) {
-      benchmark::DoNotOptimize(jit.Compile(*plugin.program, plugin.function));
+    if (one_module) {
+      benchmark::DoNotOptimize(jit.CompileAll(functions));
+    } else {
+      for (const policy::codegen::Jit::FunctionRef& f : functions) benchmark::DoNotOptimize(jit.Compile(*f.program, f.function));
     }
     times.push_back(std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
@@ -437,8 +442,10 @@ BENCHMARK(BM_FilterScore_Interp)->Name("BM_FilterScore/interp")->Arg(5000)->Arg(
     ->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
 BENCHMARK(BM_FilterScore_Jit)->Name("BM_FilterScore/jit")->Arg(5000)->Arg(50000)
     ->Unit(benchmark::kMillisecond)->UseRealTime()->MinTime(1.0);
-BENCHMARK(BM_Compile)->Name("BM_Compile/O0")->Arg(0)->Unit(benchmark::kMillisecond)->Iterations(40);
-BENCHMARK(BM_Compile)->Name("BM_Compile/O2")->Arg(2)->Unit(benchmark::kMillisecond)->Iterations(40);
+BENCHMARK(BM_Compile)->Name("BM_Compile/O0")->Args({0, 1})->Unit(benchmark::kMillisecond)->Iterations(40);
+BENCHMARK(BM_Compile)->Name("BM_Compile/O0-module-per-plugin")->Args({0, 0})->Unit(benchmark::kMillisecond)->Iterations(40);
+BENCHMARK(BM_Compile)->Name("BM_Compile/O1")->Args({1, 1})->Unit(benchmark::kMillisecond)->Iterations(40);
+BENCHMARK(BM_Compile)->Name("BM_Compile/O2")->Args({2, 1})->Unit(benchmark::kMillisecond)->Iterations(40);
 BENCHMARK(BM_CompileCacheHit)->Name("BM_Compile/cache-hit")->Unit(benchmark::kMicrosecond);
 BENCHMARK(BM_Tiering)->Name("BM_Tiering/300-pods/5000")->Unit(benchmark::kMillisecond)->Iterations(3);
 BENCHMARK_CAPTURE(BM_CheckProcess, interp, "interp")->Name("BM_CheckProcess/interp")->Arg(5000)

@@ -8,8 +8,8 @@ namespace policy::codegen {
 
 using ir::ArithOp;
 
-ArithEmitter::ArithEmitter(llvm::IRBuilder<>& b)
-    : b_(b), cx_(b.getContext()), i64_(b.getInt64Ty()), i128_(b.getInt128Ty()) {}
+ArithEmitter::ArithEmitter(llvm::IRBuilder<>& b, bool fast_isel)
+    : b_(b), cx_(b.getContext()), i64_(b.getInt64Ty()), i128_(b.getInt128Ty()), fast_isel_(fast_isel) {}
 
 void ArithEmitter::SetFast(bool fast, llvm::Value* slow) {
   fast_ = fast;
@@ -28,10 +28,26 @@ llvm::Value* ArithEmitter::Wide(llvm::Value* v) { return b_.CreateSExt(v, i128_)
 // Saturating i64 arithmetic: the exact result clamped to [INT64_MIN,
 // INT64_MAX], without 128-bit values (a flag test and a select).
 llvm::Value* ArithEmitter::Add(llvm::Value* a, llvm::Value* b) {
+  if (fast_isel_) return Saturated(llvm::Intrinsic::sadd_with_overflow, a, b, b_.CreateICmpSLT(a, b_.getInt64(0)));
   return b_.CreateBinaryIntrinsic(llvm::Intrinsic::sadd_sat, a, b);
 }
 llvm::Value* ArithEmitter::Sub(llvm::Value* a, llvm::Value* b) {
+  if (fast_isel_) return Saturated(llvm::Intrinsic::ssub_with_overflow, a, b, b_.CreateICmpSLT(a, b_.getInt64(0)));
   return b_.CreateBinaryIntrinsic(llvm::Intrinsic::ssub_sat, a, b);
+}
+llvm::Value* ArithEmitter::Select(llvm::Value* c, llvm::Value* t, llvm::Value* f) {
+  if (const auto* k = llvm::dyn_cast<llvm::ConstantInt>(c)) return k->isOne() ? t : f;
+  if (fast_isel_ && t->getType()->isIntegerTy(1)) return b_.CreateOr(b_.CreateAnd(c, t), b_.CreateAnd(b_.CreateNot(c), f));
+  return b_.CreateSelect(c, t, f);
+}
+
+// The wrapping result, or on overflow the limit on the side of `a` (for a
+// sum or difference that overflows, the exact result has a's sign).
+llvm::Value* ArithEmitter::Saturated(llvm::Intrinsic::ID with_overflow, llvm::Value* a, llvm::Value* b,
+                                     llvm::Value* negative) {
+  llvm::Value* result = b_.CreateBinaryIntrinsic(with_overflow, a, b);
+  llvm::Value* bound = b_.CreateSelect(negative, b_.getInt64(INT64_MIN), b_.getInt64(INT64_MAX));
+  return b_.CreateSelect(b_.CreateExtractValue(result, 1), bound, b_.CreateExtractValue(result, 0));
 }
 llvm::Value* ArithEmitter::Mul(llvm::Value* a, llvm::Value* b) {
   if (llvm::isa<llvm::ConstantInt>(a)) std::swap(a, b);
@@ -86,8 +102,8 @@ llvm::Value* ArithEmitter::FastMulDiv(llvm::Value* a, llvm::Value* b, llvm::Valu
   llvm::Value* r = b_.CreateSub(b_.CreateMul(a, b), b_.CreateMul(e, c));  // exact mod 2^64, and |r| < 2|c|
   // floor: 0 <= r < c (c > 0), c < r <= 0 (c < 0).
   llvm::Value* positive = b_.CreateICmpSGT(c, b_.getInt64(0));
-  llvm::Value* down = b_.CreateSelect(positive, b_.CreateICmpSLT(r, b_.getInt64(0)), b_.CreateICmpSGT(r, b_.getInt64(0)));
-  llvm::Value* up = b_.CreateSelect(positive, b_.CreateICmpSGE(r, c), b_.CreateICmpSLE(r, c));
+  llvm::Value* down = Select(positive, b_.CreateICmpSLT(r, b_.getInt64(0)), b_.CreateICmpSGT(r, b_.getInt64(0)));
+  llvm::Value* up = Select(positive, b_.CreateICmpSGE(r, c), b_.CreateICmpSLE(r, c));
   return b_.CreateAdd(b_.CreateSub(e, b_.CreateZExt(down, i64_)), b_.CreateZExt(up, i64_));
 }
 
@@ -144,7 +160,7 @@ llvm::Value* ArithEmitter::MulDiv(llvm::Value* a, llvm::Value* b, llvm::Value* c
   llvm::Value* safe64 = b_.CreateSelect(zero64, b_.getInt64(1), c64);
   llvm::Value* q64 = b_.CreateSDiv(p64, safe64);
   llvm::Value* inexact64 = b_.CreateICmpNE(b_.CreateSRem(p64, safe64), b_.getInt64(0));
-  llvm::Value* signs64 = b_.CreateICmpNE(b_.CreateICmpSLT(p64, b_.getInt64(0)), b_.CreateICmpSLT(safe64, b_.getInt64(0)));
+  llvm::Value* signs64 = b_.CreateXor(b_.CreateICmpSLT(p64, b_.getInt64(0)), b_.CreateICmpSLT(safe64, b_.getInt64(0)));
   q64 = b_.CreateSub(q64, b_.CreateZExt(b_.CreateAnd(inexact64, signs64), i64_));
   llvm::Value* fast_result = b_.CreateSelect(zero64, b_.getInt64(0), q64);
   llvm::BasicBlock* fast_end = b_.GetInsertBlock();
@@ -155,7 +171,8 @@ llvm::Value* ArithEmitter::MulDiv(llvm::Value* a, llvm::Value* b, llvm::Value* c
   b_.SetInsertPoint(slow);
   llvm::Type* f64 = b_.getDoubleTy();
   llvm::Value* qd = b_.CreateFDiv(b_.CreateFMul(b_.CreateSIToFP(a, f64), b_.CreateSIToFP(b, f64)), b_.CreateSIToFP(c64, f64));
-  llvm::Value* small = b_.CreateFCmpOLT(b_.CreateUnaryIntrinsic(llvm::Intrinsic::fabs, qd), llvm::ConstantFP::get(f64, 0x1p50));
+  llvm::Value* small = b_.CreateAnd(b_.CreateFCmpOLT(qd, llvm::ConstantFP::get(f64, 0x1p50)),
+                                    b_.CreateFCmpOGT(qd, llvm::ConstantFP::get(f64, -0x1p50)));
   auto* estimate = llvm::BasicBlock::Create(cx_, "muldiv.estimate", fn);
   auto* wide = llvm::BasicBlock::Create(cx_, "muldiv.wide", fn);
   b_.CreateCondBr(small, estimate, wide);
@@ -167,8 +184,8 @@ llvm::Value* ArithEmitter::MulDiv(llvm::Value* a, llvm::Value* b, llvm::Value* c
   llvm::Value* zero128 = llvm::ConstantInt::get(i128_, 0);
   llvm::Value* positive = b_.CreateICmpSGT(c64, b_.getInt64(0));
   // floor(p / c) = e when 0 <= rem < c (c > 0), or c < rem <= 0 (c < 0).
-  llvm::Value* down = b_.CreateSelect(positive, b_.CreateICmpSLT(rem, zero128), b_.CreateICmpSGT(rem, zero128));
-  llvm::Value* up = b_.CreateSelect(positive, b_.CreateICmpSGE(rem, c128), b_.CreateICmpSLE(rem, c128));
+  llvm::Value* down = Select(positive, b_.CreateICmpSLT(rem, zero128), b_.CreateICmpSGT(rem, zero128));
+  llvm::Value* up = Select(positive, b_.CreateICmpSGE(rem, c128), b_.CreateICmpSLE(rem, c128));
   llvm::Value* estimate_result = b_.CreateAdd(b_.CreateSub(e, b_.CreateZExt(down, i64_)), b_.CreateZExt(up, i64_));
   llvm::BasicBlock* estimate_end = b_.GetInsertBlock();
   b_.CreateBr(join);
@@ -179,7 +196,7 @@ llvm::Value* ArithEmitter::MulDiv(llvm::Value* a, llvm::Value* b, llvm::Value* c
   llvm::Value* safe = b_.CreateSelect(zero, llvm::ConstantInt::get(i128_, 1), c);
   llvm::Value* r = b_.CreateSDiv(q, safe);
   llvm::Value* inexact = b_.CreateICmpNE(b_.CreateSRem(q, safe), llvm::ConstantInt::get(i128_, 0));
-  llvm::Value* signs = b_.CreateICmpNE(b_.CreateICmpSLT(q, llvm::ConstantInt::get(i128_, 0)),
+  llvm::Value* signs = b_.CreateXor(b_.CreateICmpSLT(q, llvm::ConstantInt::get(i128_, 0)),
                                        b_.CreateICmpSLT(safe, llvm::ConstantInt::get(i128_, 0)));
   r = b_.CreateSub(r, b_.CreateZExt(b_.CreateAnd(inexact, signs), i128_));
   llvm::Value* slow_result = b_.CreateSelect(zero, b_.getInt64(0), Clamp(r));

@@ -21,7 +21,10 @@ namespace policy::codegen {
 
 class ArithEmitter {
  public:
-  explicit ArithEmitter(llvm::IRBuilder<>& b);
+  /// `fast_isel`: for code that LLVM's fast instruction selector takes
+  /// whole (opt level 0): saturation by overflow flags rather than the
+  /// saturating intrinsics it does not select.
+  ArithEmitter(llvm::IRBuilder<>& b, bool fast_isel);
 
   /// Divisions from here on are fast ones (true) or exact ones; `slow` is
   /// the i1 "a row so far needs the exact pass" the fast ones extend.
@@ -36,9 +39,12 @@ class ArithEmitter {
   llvm::Value* Binary(ir::ArithOp op, llvm::Value* a, llvm::Value* b);
   /// floor(a * b / c), 0 when c is 0, saturated: the `muldiv` builtin.
   llvm::Value* MulDiv(llvm::Value* a, llvm::Value* b, llvm::Value* c);
+  /// c ? t : f; of booleans as and/or for the fast instruction selector.
+  llvm::Value* Select(llvm::Value* c, llvm::Value* t, llvm::Value* f);
 
  private:
   llvm::Value* Clamp(llvm::Value* wide);
+  llvm::Value* Saturated(llvm::Intrinsic::ID with_overflow, llvm::Value* a, llvm::Value* b, llvm::Value* negative);
   llvm::Value* Wide(llvm::Value* v);
   llvm::Value* Below(llvm::Value* x, int bits);
   llvm::Value* Estimate(llvm::Value* qd, llvm::Value* divisor);
@@ -48,6 +54,7 @@ class ArithEmitter {
   llvm::IRBuilder<>& b_;
   llvm::LLVMContext& cx_;
   llvm::Type *i64_, *i128_;
+  bool fast_isel_;
   bool fast_ = false;
   llvm::Value* slow_ = nullptr;
 };

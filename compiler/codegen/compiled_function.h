@@ -24,7 +24,7 @@ struct ResourceSlot {
 /// index PolicyColumns::labels and ::resources.
 struct CompiledFunction {
   PolicyFilterKernel filter = nullptr;   ///< all of the function's filters; null when it has none
-  PolicyPassKernel pass = nullptr;       ///< the same filters, answering only which rows pass every one
+  PolicyPassKernel pass = nullptr;       ///< the same filters, answering only which rows pass every one (not at O0)
   size_t filters = 0;
   std::vector<PolicyScoreKernel> scores;  ///< one per score rule
   std::vector<std::string> labels;        ///< label keys, by slot

@@ -27,6 +27,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -61,6 +62,16 @@ class Jit {
   /// does not compile (the function then stays with the interpreter). The
   /// kernels stay valid while the pointer is held (and the Jit lives).
   Expected<std::shared_ptr<const CompiledFunction>> Compile(const ir::Program& program, size_t f);
+  /// A function of a program.
+  struct FunctionRef {
+    const ir::Program* program;
+    size_t function;
+  };
+  /// Compile() for each of `functions` (a template's plugins): the shapes
+  /// not in the cache are compiled together, in one LLVM module, so the
+  /// per-module costs (context, code generator set-up, linking, memory) are
+  /// paid once.
+  std::vector<Expected<std::shared_ptr<const CompiledFunction>>> CompileAll(std::span<const FunctionRef> functions);
   /// Distinct shapes whose code is loaded now.
   size_t CachedShapes() const;
 

@@ -13,8 +13,10 @@
 
 namespace policy::codegen {
 
-/// A template's kernels and the code they point into.
-struct CachedKernels : Code {
+/// A shape's kernels and the code they point into (one module's code,
+/// shared by the shapes compiled together).
+struct CachedKernels {
+  std::shared_ptr<Code> code;
   CompiledFunction kernels;
 };
 

@@ -32,8 +32,9 @@ struct Unsupported {
 class KernelEmitter {
  public:
   KernelEmitter(llvm::LLVMContext& context, llvm::Module& module, const Program& program, const Function& function,
-                const KernelShape& shape, CompiledFunction& out)
-      : cx_(context), module_(module), b_(context), program_(program), fn_(function), shape_(shape), out_(out) {
+                const KernelShape& shape, bool fast_isel, CompiledFunction& out)
+      : cx_(context), module_(module), b_(context), arith_(b_, fast_isel), program_(program), fn_(function),
+        shape_(shape), out_(out), fast_isel_(fast_isel) {
     i1_ = b_.getInt1Ty();
     i8_ = b_.getInt8Ty();
     i32_ = b_.getInt32Ty();
@@ -63,7 +64,7 @@ class KernelEmitter {
     b_.SetInsertPoint(entry);
     // Loop-invariant column pointers, loaded once.
     LoadColumns(f->getArg(0));
-    if (!shape_.divides) {
+    if (!shape_.divides || fast_isel_) {  // (at O0 nothing vectorizes: exact divisions only)
       Rows rows = EmitRows(kind, score, false, f->getArg(1), f->getArg(2), f->getArg(3));
       if (pass) b_.CreateRet(rows.count);
       else b_.CreateRetVoid();
@@ -249,15 +250,15 @@ class KernelEmitter {
       llvm::Value* c = Bool(Eval(n->condition));
       Val t = Eval(n->then_value), e = Eval(n->else_value);
       if (t.v->getType() != e.v->getType()) t.v = Int(t), e.v = Int(e);
-      Val out{b_.CreateSelect(c, t.v, e.v), nullptr};
-      if (optional) out.none = b_.CreateSelect(c, NoneOf(t), NoneOf(e));
+      Val out{arith_.Select(c, t.v, e.v), nullptr};
+      if (optional) out.none = arith_.Select(c, NoneOf(t), NoneOf(e));
       return out;
     }
     if (const auto* n = std::get_if<Coalesce>(&node)) {
       Val a = Eval(n->value), f = Eval(n->fallback);
       if (a.v->getType() != f.v->getType()) a.v = Int(a), f.v = Int(f);
       llvm::Value* none = NoneOf(a);
-      Val out{b_.CreateSelect(none, f.v, a.v), nullptr};
+      Val out{arith_.Select(none, f.v, a.v), nullptr};
       if (optional) out.none = b_.CreateAnd(none, NoneOf(f));
       return out;
     }
@@ -325,8 +326,8 @@ class KernelEmitter {
     llvm::Value* any_none = b_.CreateOr(an, bn);
     llvm::Value* both_none = b_.CreateAnd(an, bn);
     switch (c.op) {
-      case CompareOp::kEq: return b_.CreateSelect(any_none, both_none, b_.CreateICmpEQ(x, y));
-      case CompareOp::kNe: return b_.CreateNot(b_.CreateSelect(any_none, both_none, b_.CreateICmpEQ(x, y)));
+      case CompareOp::kEq: return arith_.Select(any_none, both_none, b_.CreateICmpEQ(x, y));
+      case CompareOp::kNe: return b_.CreateNot(arith_.Select(any_none, both_none, b_.CreateICmpEQ(x, y)));
       case CompareOp::kLt: return b_.CreateAnd(b_.CreateNot(any_none), b_.CreateICmpSLT(x, y));
       case CompareOp::kLe: return b_.CreateAnd(b_.CreateNot(any_none), b_.CreateICmpSLE(x, y));
       case CompareOp::kGt: return b_.CreateAnd(b_.CreateNot(any_none), b_.CreateICmpSGT(x, y));
@@ -509,11 +510,12 @@ class KernelEmitter {
   llvm::LLVMContext& cx_;
   llvm::Module& module_;
   llvm::IRBuilder<> b_;
-  ArithEmitter arith_{b_};
+  ArithEmitter arith_;
   const Program& program_;
   const Function& fn_;
   const KernelShape& shape_;
   CompiledFunction& out_;
+  bool fast_isel_;
   llvm::Type *i1_, *i8_, *i32_, *i64_;
   llvm::PointerType* ptr_;
   llvm::StructType* columns_type_ = nullptr;
@@ -541,7 +543,7 @@ std::optional<std::string> NotCompiled(const Function& f) {
 }  // namespace
 
 Status EmitKernels(llvm::LLVMContext& context, llvm::Module& module, const Program& program, size_t f,
-                   const KernelShape& shape, CompiledFunction& out, const std::string& prefix) {
+                   const KernelShape& shape, bool fast_isel, CompiledFunction& out, const std::string& prefix) {
   const Function& fn = program.functions[f];
   if (std::optional<std::string> why = NotCompiled(fn)) return Error{*why};
   out.cluster = shape.cluster;
@@ -555,12 +557,14 @@ Status EmitKernels(llvm::LLVMContext& context, llvm::Module& module, const Progr
       always = always && b != nullptr && b->value;
     }
     if (!always) {
-      KernelEmitter(context, module, program, fn, shape, out).EmitKernel(prefix + "filter", KernelEmitter::Kind::kFilter);
-      KernelEmitter(context, module, program, fn, shape, out).EmitKernel(prefix + "pass", KernelEmitter::Kind::kPass);
+      KernelEmitter(context, module, program, fn, shape, fast_isel, out).EmitKernel(prefix + "filter", KernelEmitter::Kind::kFilter);
+      if (!fast_isel) {  // at O0 the filter kernel serves alone: half the code to generate
+        KernelEmitter(context, module, program, fn, shape, fast_isel, out).EmitKernel(prefix + "pass", KernelEmitter::Kind::kPass);
+      }
       out.filters = fn.filters.size();
     }
     for (size_t s = 0; s < fn.scores.size(); ++s) {
-      KernelEmitter(context, module, program, fn, shape, out).EmitKernel(fmt::format("{}score{}", prefix, s), KernelEmitter::Kind::kScore, s);
+      KernelEmitter(context, module, program, fn, shape, fast_isel, out).EmitKernel(fmt::format("{}score{}", prefix, s), KernelEmitter::Kind::kScore, s);
     }
   } catch (const Unsupported& u) {  // the emitter's own; it stops here
     return Error{u.what};

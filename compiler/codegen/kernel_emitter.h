@@ -28,8 +28,11 @@ namespace policy::codegen {
 /// into `module` (not yet verified or optimized) and fills `out`'s column
 /// slots, parameters and filter count; an Error
 /// naming what the function uses that this back end does not compile (it
-/// then stays with the interpreter).
+/// then stays with the interpreter). `fast_isel`: emit what LLVM's fast
+/// instruction selector takes whole (opt level 0, where nothing is
+/// vectorized): no saturating intrinsics, exact divisions only, and no
+/// pass kernel (the filter kernel answers the same).
 Status EmitKernels(llvm::LLVMContext& context, llvm::Module& module, const ir::Program& program, size_t f,
-                   const KernelShape& shape, CompiledFunction& out, const std::string& prefix);
+                   const KernelShape& shape, bool fast_isel, CompiledFunction& out, const std::string& prefix);
 
 }  // namespace policy::codegen

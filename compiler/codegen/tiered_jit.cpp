@@ -4,6 +4,7 @@
 #include <deque>
 #include <map>
 #include <mutex>
+#include <set>
 #include <string>
 #include <thread>
 
@@ -17,14 +18,15 @@ struct TieredJit::State {
   Jit jit;  // used by the worker only
   std::mutex mutex;
   std::condition_variable wake, idle;
-  struct Job {
-    std::string key;
-    Program program;  // a copy: the caller's may go away
-    size_t function;
+  // Functions compiled together (one module): a template's plugins.
+  struct Batch {
+    std::vector<std::string> keys;
+    std::vector<Program> programs;  // copies: the caller's may go away
+    std::vector<size_t> functions;
   };
-  std::deque<Job> queue;
+  std::deque<Batch> queue;
   bool busy = false, stopping = false;
-  std::string current;  // the key being compiled
+  std::set<std::string> queued;  // keys queued or being compiled
   std::map<std::string, std::shared_ptr<const CompiledFunction>> ready;  // null: does not compile
   std::map<std::string, size_t> seen;  // pods of a template not queued yet
   TieringOptions tiering;
@@ -39,17 +41,19 @@ struct TieredJit::State {
     while (true) {
       wake.wait(lock, [&] { return stopping || !queue.empty(); });
       if (stopping) return;
-      Job job = std::move(queue.front());
+      Batch batch = std::move(queue.front());
       queue.pop_front();
       busy = true;
-      current = job.key;
       lock.unlock();
-      Expected<std::shared_ptr<const CompiledFunction>> compiled = jit.Compile(job.program, job.function);
-      std::shared_ptr<const CompiledFunction> kernels = compiled ? *compiled : nullptr;  // null: stays interpreted
+      std::vector<Jit::FunctionRef> refs;
+      for (size_t i = 0; i < batch.programs.size(); ++i) refs.push_back({&batch.programs[i], batch.functions[i]});
+      std::vector<Expected<std::shared_ptr<const CompiledFunction>>> compiled = jit.CompileAll(refs);
       lock.lock();
-      ready[job.key] = std::move(kernels);
+      for (size_t i = 0; i < compiled.size(); ++i) {
+        ready[batch.keys[i]] = compiled[i] ? *compiled[i] : nullptr;  // null: stays interpreted
+        queued.erase(batch.keys[i]);
+      }
       busy = false;
-      current.clear();
       idle.notify_all();
     }
   }
@@ -68,21 +72,36 @@ TieredJit::~TieredJit() {
 }
 
 std::shared_ptr<const CompiledFunction> TieredJit::Get(const Program& program, size_t f) {
-  KernelShape shape = ShapeOf(program, f);
-  const std::string& key = shape.key;
+  Jit::FunctionRef one{&program, f};
+  return GetAll({&one, 1})[0];
+}
+
+std::vector<std::shared_ptr<const CompiledFunction>> TieredJit::GetAll(std::span<const Jit::FunctionRef> functions) {
+  std::vector<std::shared_ptr<const CompiledFunction>> out(functions.size());
+  std::vector<KernelShape> shapes;
+  shapes.reserve(functions.size());
+  for (const Jit::FunctionRef& ref : functions) shapes.push_back(ShapeOf(*ref.program, ref.function));
   std::lock_guard<std::mutex> lock(state_->mutex);
-  if (auto it = state_->ready.find(key); it != state_->ready.end()) {
-    return it->second != nullptr ? BindShape(it->second, std::move(shape)) : nullptr;
+  State::Batch batch;
+  for (size_t i = 0; i < functions.size(); ++i) {
+    const std::string& key = shapes[i].key;
+    if (auto it = state_->ready.find(key); it != state_->ready.end()) {
+      if (it->second != nullptr) out[i] = BindShape(it->second, std::move(shapes[i]));
+      continue;
+    }
+    if (state_->queued.contains(key)) continue;  // queued already, or compiling now
+    if (++state_->seen[key] < state_->tiering.hot_after) continue;  // not hot yet
+    state_->seen.erase(key);
+    state_->queued.insert(key);
+    batch.keys.push_back(key);
+    batch.programs.push_back(*functions[i].program);
+    batch.functions.push_back(functions[i].function);
   }
-  if (state_->busy && state_->current == key) return nullptr;  // compiling now
-  for (const State::Job& job : state_->queue) {
-    if (job.key == key) return nullptr;  // queued already
+  if (!batch.keys.empty()) {
+    state_->queue.push_back(std::move(batch));
+    state_->wake.notify_one();
   }
-  if (++state_->seen[key] < state_->tiering.hot_after) return nullptr;  // not hot yet
-  state_->seen.erase(key);
-  state_->queue.push_back({key, program, f});
-  state_->wake.notify_one();
-  return nullptr;
+  return out;
 }
 
 size_t TieredJit::Compiled() const {

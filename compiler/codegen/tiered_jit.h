@@ -5,6 +5,8 @@
 /// scheduling loop of issue 12 is its main user.)
 
 #include <memory>
+#include <span>
+#include <vector>
 
 #include "compiler/codegen/jit.h"
 
@@ -29,10 +31,13 @@ class TieredJit {
   /// (evaluate it in the interpreter), with its compilation queued the first
   /// time. A function the back end does not compile stays null.
   std::shared_ptr<const CompiledFunction> Get(const ir::Program& program, size_t f);
+  /// Get() for each of `functions`; those that are queued now compile
+  /// together, in one module (Jit::CompileAll).
+  std::vector<std::shared_ptr<const CompiledFunction>> GetAll(std::span<const Jit::FunctionRef> functions);
   /// Waits until every queued compilation is done (tests, benchmarks).
   void Drain();
-  /// Distinct kernels compiled so far (functions equal after specialization
-  /// share one, whatever template they came from).
+  /// Distinct kernels compiled so far (functions of one shape share one,
+  /// whatever template they came from: kernel_shape.h).
   size_t Compiled() const;
 
  private:

@@ -188,11 +188,13 @@ void Engine::Fill(PodPlan& plan, const Cluster& cluster, std::string* trace) {
   plan.tiered_ = backend == Backend::kTiered;
   plan.plugins_.clear();
   plan.kernels_.assign(s.plugins.size(), nullptr);
+  std::vector<KernelSource::Function> functions;
+  for (const PluginSpec& spec : s.plugins) functions.push_back({plan.programs_[spec.file].get(), spec.function});
+  if (backend == Backend::kJit) plan.kernels_ = s.kernels.Compile(functions);  // the template's kernels: one module
+  if (backend == Backend::kTiered) plan.kernels_ = s.kernels.Tiered(functions);
   for (size_t i = 0; i < s.plugins.size(); ++i) {
     const PluginSpec& spec = s.plugins[i];
     const ir::Program& program = *plan.programs_[spec.file];
-    if (backend == Backend::kJit) plan.kernels_[i] = s.kernels.Compile(program, spec.function);
-    if (backend == Backend::kTiered) plan.kernels_[i] = s.kernels.Tiered(program, spec.function);
     plan.plugins_.push_back({spec.name, &program, spec.function, spec.weight, spec.filter, spec.score,
                              plan.kernels_[i].get()});
   }
@@ -253,11 +255,18 @@ std::shared_ptr<const rt::Placement> Engine::ExplainIncremental(PodPlan& plan, c
 
 void Engine::TakeTieredKernels(PodPlan& plan) {
   if (!plan.tiered_) return;
-  for (size_t i = 0; i < plan.plugins_.size(); ++i) {  // the kernels the tiering thread has finished since
-    rt::Plugin& plugin = plan.plugins_[i];
-    if (plugin.kernels != nullptr) continue;
-    plan.kernels_[i] = state_->kernels.Tiered(*plugin.program, plugin.function);
-    plugin.kernels = plan.kernels_[i].get();
+  std::vector<size_t> missing;  // the kernels the tiering thread may have finished since
+  std::vector<KernelSource::Function> functions;
+  for (size_t i = 0; i < plan.plugins_.size(); ++i) {
+    if (plan.plugins_[i].kernels != nullptr) continue;
+    missing.push_back(i);
+    functions.push_back({plan.plugins_[i].program, plan.plugins_[i].function});
+  }
+  if (missing.empty()) return;
+  KernelSource::Kernels got = state_->kernels.Tiered(functions);
+  for (size_t k = 0; k < missing.size(); ++k) {
+    plan.kernels_[missing[k]] = std::move(got[k]);
+    plan.plugins_[missing[k]].kernels = plan.kernels_[missing[k]].get();
   }
 }
 

@@ -6,6 +6,8 @@
 
 #include <cstddef>
 #include <memory>
+#include <span>
+#include <vector>
 
 #include "compiler/codegen/compiled_function.h"
 #include "compiler/ir/ir.h"
@@ -19,12 +21,19 @@ class KernelSource {
   KernelSource(const KernelSource&) = delete;
   KernelSource& operator=(const KernelSource&) = delete;
 
-  /// Function `f`'s kernels, compiled now or found in the cache; null when
-  /// the back end does not compile what it reads.
-  std::shared_ptr<const codegen::CompiledFunction> Compile(const ir::Program& program, size_t f);
-  /// Its kernels when the tiering thread has them; else null, with the
-  /// compilation queued once the template is hot.
-  std::shared_ptr<const codegen::CompiledFunction> Tiered(const ir::Program& program, size_t f);
+  /// A function of a program.
+  struct Function {
+    const ir::Program* program;
+    size_t function;
+  };
+  using Kernels = std::vector<std::shared_ptr<const codegen::CompiledFunction>>;
+  /// Each function's kernels, compiled now (together, in one module) or
+  /// found in the cache; null when the back end does not compile what it
+  /// reads.
+  Kernels Compile(std::span<const Function> functions);
+  /// Each one's kernels when the tiering thread has them; else null, with
+  /// the compilation of those hot enough queued (together).
+  Kernels Tiered(std::span<const Function> functions);
   void Drain();
   /// Distinct kernels compiled (by Compile and by the tiering thread).
   size_t Compiled() const;

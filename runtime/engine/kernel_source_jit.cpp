@@ -24,19 +24,32 @@ KernelSource::KernelSource(int opt_level, size_t hot_after) : impl_(std::make_un
 
 KernelSource::~KernelSource() = default;
 
-std::shared_ptr<const codegen::CompiledFunction> KernelSource::Compile(const ir::Program& program, size_t f) {
-  std::lock_guard lock(impl_->mutex);
-  if (!impl_->jit) impl_->jit = std::make_unique<codegen::Jit>(impl_->options);
-  Expected<std::shared_ptr<const codegen::CompiledFunction>> compiled = impl_->jit->Compile(program, f);
-  return compiled ? *compiled : nullptr;  // a function that does not compile stays with the interpreter
+namespace {
+
+std::vector<codegen::Jit::FunctionRef> Refs(std::span<const KernelSource::Function> functions) {
+  std::vector<codegen::Jit::FunctionRef> refs;
+  for (const KernelSource::Function& f : functions) refs.push_back({f.program, f.function});
+  return refs;
 }
 
-std::shared_ptr<const codegen::CompiledFunction> KernelSource::Tiered(const ir::Program& program, size_t f) {
+}  // namespace
+
+KernelSource::Kernels KernelSource::Compile(std::span<const Function> functions) {
+  std::lock_guard lock(impl_->mutex);
+  if (!impl_->jit) impl_->jit = std::make_unique<codegen::Jit>(impl_->options);
+  Kernels out;
+  for (auto& compiled : impl_->jit->CompileAll(Refs(functions))) {
+    out.push_back(compiled ? *compiled : nullptr);  // a function that does not compile stays with the interpreter
+  }
+  return out;
+}
+
+KernelSource::Kernels KernelSource::Tiered(std::span<const Function> functions) {
   std::lock_guard lock(impl_->mutex);
   if (!impl_->tiered) {
     impl_->tiered = std::make_unique<codegen::TieredJit>(impl_->options, codegen::TieringOptions{impl_->hot_after});
   }
-  return impl_->tiered->Get(program, f);
+  return impl_->tiered->GetAll(Refs(functions));
 }
 
 void KernelSource::Drain() {
