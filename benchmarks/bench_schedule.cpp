@@ -16,6 +16,9 @@
 //                                   filters and the default scores, every node, every pod
 //   BM_Subset/incremental/5000      the engine on the same pods; each must land where the
 //                                   hand-written loop put it (else the benchmark fails)
+//   BM_TemplateKernels/O0/5000      the time to have a new template's kernels (Engine::Plan with
+//                                   the JIT at O0: specialization, shapes, compiling what is new),
+//                                   for the 30 templates in queue order, in one engine
 //
 // Counters: pods_per_s, x_per_pod / x_handwritten (pods/s over the baseline
 // measured in the same run), placed, incremental (decisions that took the
@@ -25,6 +28,7 @@
 
 #include <benchmark/benchmark.h>
 
+#include <algorithm>
 #include <chrono>
 #include <map>
 #include <memory>
@@ -384,6 +388,46 @@ void BM_Fill(benchmark::State& state, bool incremental) {
   if (per_pod_fill > 0) state.counters["x_per_pod"] = per_pod_fill / seconds;
 }
 
+// Per template (its first pod in queue order), the time Engine::Plan takes
+// with the JIT: specialization, the shapes, compiling the kernels no
+// earlier template made. Counters: p50_ms, p99_ms and max_ms over the 30;
+// served (templates whose every kernel existed already); kernels.
+void BM_TemplateKernels(benchmark::State& state) {
+  std::vector<double> ms;
+  size_t served = 0, kernels = 0;
+  for (auto _ : state) {
+    policy::DiagnosticSink diags;
+    auto cluster = policy::engine::Cluster::Load(Snapshot(5000), diags);
+    policy::engine::EngineOptions options;
+    options.backend = policy::engine::Backend::kJit;
+    options.jit_opt_level = static_cast<int>(state.range(0));
+    auto engine = policy::engine::Engine::Create(policy::rt::DefaultProfile(), {}, options, diags);
+    if (!cluster || !engine) return state.SkipWithError("setup failed");
+    std::vector<Template> templates = Templates();
+    std::vector<bool> seen(templates.size(), false);
+    for (const Pod& pod : Queue(false)) {  // the templates in the order the queue meets them
+      size_t t = 0;
+      while (t < templates.size() && pod.labels[0].second != templates[t].pod.labels[0].second) ++t;
+      if (t == templates.size() || seen[t]) continue;
+      seen[t] = true;
+      size_t before = engine->CompiledKernels();
+      auto start = std::chrono::steady_clock::now();
+      std::unique_ptr<policy::engine::PodPlan> plan = engine->Plan(pod, *cluster);
+      ms.push_back(std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - start).count());
+      served += engine->CompiledKernels() == before ? 1 : 0;
+      benchmark::DoNotOptimize(plan);
+    }
+    kernels = engine->CompiledKernels();
+  }
+  std::sort(ms.begin(), ms.end());
+  state.counters["templates"] = static_cast<double>(ms.size());
+  state.counters["p50_ms"] = ms[ms.size() / 2];
+  state.counters["p99_ms"] = ms[std::min(ms.size() - 1, ms.size() * 99 / 100)];
+  state.counters["max_ms"] = ms.back();
+  state.counters["served"] = static_cast<double>(served);
+  state.counters["kernels"] = static_cast<double>(kernels);
+}
+
 void BM_Subset_Incremental(benchmark::State& state) {
   Result r;
   for (auto _ : state) r = RunEngine(true, true, policy::engine::Backend::kTiered, 0);
@@ -409,5 +453,8 @@ BENCHMARK_CAPTURE(BM_Fill, per-pod, false)->Name("BM_Fill/per-pod/5000")->Iterat
 BENCHMARK_CAPTURE(BM_Fill, incremental, true)->Name("BM_Fill/incremental/5000")->Iterations(1)->Unit(benchmark::kSecond);
 BENCHMARK(BM_Subset_Handwritten)->Name("BM_Subset/handwritten/5000")->Iterations(1)->Unit(benchmark::kSecond);
 BENCHMARK(BM_Subset_Incremental)->Name("BM_Subset/incremental/5000")->Iterations(1)->Unit(benchmark::kSecond);
+
+BENCHMARK(BM_TemplateKernels)->Name("BM_TemplateKernels/O0/5000")->Arg(0)->Iterations(1)->Unit(benchmark::kMillisecond);
+BENCHMARK(BM_TemplateKernels)->Name("BM_TemplateKernels/O2/5000")->Arg(2)->Iterations(1)->Unit(benchmark::kMillisecond);
 
 BENCHMARK_MAIN();

@@ -3,6 +3,7 @@
 #include <cerrno>
 #include <cmath>
 #include <cstdlib>
+#include <functional>
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
@@ -74,52 +75,57 @@ void WriteValue(JsonWriter& w, NodeRef v) {
   w.String(text);
 }
 
-// What changes in an object as it is written out.
-struct Overrides {
-  std::string_view kind;  ///< written when the object has none (an item of a typed list)
-  std::optional<std::string> name;
-  std::optional<std::string> node;  ///< spec.nodeName
+// A change to an object as it is written out: the value at `path` (keys
+// from the object's root) replaced, or added where absent.
+struct Edit {
+  std::vector<std::string_view> path;
+  std::function<void(JsonWriter&)> value;
 };
 
-// `m` with `key` given `value` (added at the end when absent).
-void WriteMappingWith(JsonWriter& w, NodeRef m, std::string_view key, const std::string& value) {
+Edit Set(std::vector<std::string_view> path, std::string value) {
+  return {std::move(path), [value = std::move(value)](JsonWriter& w) { w.String(value); }};
+}
+
+// Mapping `m` (or an empty one) with the edits whose path goes through it
+// at `depth` applied; keys kept in order, new ones at the end.
+void WriteEdited(JsonWriter& w, NodeRef m, const std::vector<const Edit*>& edits, size_t depth) {
   w.BeginObject();
-  bool written = false;
-  for (uint32_t i = 0; m.IsMapping() && i < m.Size(); ++i) {
-    w.Key(m.KeyAt(i).Text());
-    if (m.KeyAt(i).Text() == key) {
-      w.String(value);
-      written = true;
-    } else {
-      WriteValue(w, m.ValueAt(i));
+  std::vector<uint8_t> done(edits.size(), 0);
+  // Writes key `key` (holding `value`, perhaps invalid) with the edits on it.
+  auto write_key = [&](std::string_view key, NodeRef value) {
+    std::vector<const Edit*> below;
+    const Edit* here = nullptr;
+    for (size_t e = 0; e < edits.size(); ++e) {
+      if (edits[e]->path[depth] != key) continue;
+      done[e] = 1;
+      if (edits[e]->path.size() == depth + 1) here = edits[e];
+      else below.push_back(edits[e]);
     }
+    w.Key(key);
+    if (here != nullptr) here->value(w);
+    else if (!below.empty()) WriteEdited(w, value.IsMapping() ? value : NodeRef(), below, depth + 1);
+    else WriteValue(w, value);
+  };
+  for (uint32_t i = 0; m.IsMapping() && i < m.Size(); ++i) write_key(m.KeyAt(i).Text(), m.ValueAt(i));
+  for (size_t e = 0; e < edits.size(); ++e) {
+    if (!done[e]) write_key(edits[e]->path[depth], NodeRef());
   }
-  if (!written) w.Key(key).String(value);
   w.EndObject();
 }
 
-void WriteObject(JsonWriter& w, NodeRef object, const Overrides& o) {
-  w.BeginObject();
+void WriteEdited(JsonWriter& w, NodeRef m, const std::vector<Edit>& edits) {
+  std::vector<const Edit*> all;
+  for (const Edit& e : edits) all.push_back(&e);
+  WriteEdited(w, m, all, 0);
+}
+
+// An object with `edits`; `kind` written when it has none (an item of a typed list).
+void WriteObject(JsonWriter& w, NodeRef object, std::string_view kind, std::vector<Edit> edits = {}) {
   if (!object.Get("kind").Valid()) {
-    if (!object.Get("apiVersion").Valid()) w.Key("apiVersion").String("v1");
-    w.Key("kind").String(o.kind);
+    edits.push_back(Set({"kind"}, std::string(kind)));
+    if (!object.Get("apiVersion").Valid()) edits.push_back(Set({"apiVersion"}, "v1"));
   }
-  bool spec = false;
-  for (uint32_t i = 0; i < object.Size(); ++i) {
-    std::string_view key = object.KeyAt(i).Text();
-    NodeRef value = object.ValueAt(i);
-    w.Key(key);
-    if (key == "metadata" && o.name) {
-      WriteMappingWith(w, value, "name", *o.name);
-    } else if (key == "spec" && o.node) {
-      WriteMappingWith(w, value, "nodeName", *o.node);
-      spec = true;
-    } else {
-      WriteValue(w, value);
-    }
-  }
-  if (o.node && !spec) w.Key("spec").BeginObject().Key("nodeName").String(*o.node).EndObject();
-  w.EndObject();
+  WriteEdited(w, object, edits);
 }
 
 // A workload's pod template as a Pod of that name.
@@ -139,7 +145,7 @@ void WriteTemplatePod(JsonWriter& w, NodeRef workload, std::string_view kind, co
   w.EndObject();
   w.Key("spec");
   if (pod.node) {
-    WriteMappingWith(w, pod_template.Get("spec"), "nodeName", *pod.node);
+    WriteEdited(w, pod_template.Get("spec"), {Set({"nodeName"}, *pod.node)});
   } else {
     WriteValue(w, pod_template.Get("spec"));
   }
@@ -150,6 +156,10 @@ class Writer final : public k8s::ObjectVisitor {
  public:
   Writer(JsonWriter& w, const RunResult& result, bool input) : w_(w), input_(input) {
     for (const std::string& key : result.evicted) evicted_.insert(key);
+    for (const BoundClaim& c : result.claims) {
+      claims_[Key(c.namespace_name, c.claim)] = &c;
+      if (!c.volume.empty()) volumes_[c.volume] = &c;
+    }
     for (const ScheduledPod& p : result.pods) {
       if (p.template_of.empty()) {
         by_key_[Key(p.namespace_name, p.source_name.empty() ? p.name : p.source_name)].push_back(&p);
@@ -170,14 +180,24 @@ class Writer final : public k8s::ObjectVisitor {
       if (evicted_.contains(key)) return;
       auto found = by_key_.find(key);
       if (found == by_key_.end()) {  // bound, or not ours to schedule
-        WriteObject(w_, object, {kind, std::nullopt, std::nullopt});
+        WriteObject(w_, object, kind);
         return;
       }
       for (const ScheduledPod* p : found->second) {  // --fill copies share the source's key
-        std::optional<std::string> rename = p->name != name ? std::optional<std::string>(p->name) : std::nullopt;
-        WriteObject(w_, object, {kind, rename, p->node});
+        std::vector<Edit> edits;
+        if (p->name != name) edits.push_back(Set({"metadata", "name"}, p->name));
+        if (p->node) edits.push_back(Set({"spec", "nodeName"}, *p->node));
+        WriteObject(w_, object, kind, std::move(edits));
       }
       return;
+    }
+    if (kind == "PersistentVolumeClaim") {
+      auto found = claims_.find(Key(namespace_name, name));
+      if (found != claims_.end()) return WriteObject(w_, object, kind, ClaimEdits(*found->second));
+    }
+    if (kind == "PersistentVolume") {
+      auto found = volumes_.find(std::string(name));
+      if (found != volumes_.end()) return WriteObject(w_, object, kind, VolumeEdits(*found->second));
     }
     if (input_ && k8s::IsWorkloadKind(kind)) {
       std::string key = std::string(namespace_name.empty() ? "default" : namespace_name) + "/" + std::string(kind) +
@@ -187,14 +207,28 @@ class Writer final : public k8s::ObjectVisitor {
       }
       return;
     }
-    WriteObject(w_, object, {kind, std::nullopt, std::nullopt});
+    WriteObject(w_, object, kind);
   }
 
  private:
+  // A claim bound as kube-scheduler's volume binder binds it: the volume
+  // named, the bind marked complete; or, to be provisioned, the node chosen.
+  static std::vector<Edit> ClaimEdits(const BoundClaim& c) {
+    if (c.volume.empty()) return {Set({"metadata", "annotations", "volume.kubernetes.io/selected-node"}, c.selected_node)};
+    return {Set({"metadata", "annotations", "pv.kubernetes.io/bind-completed"}, "yes"),
+            Set({"spec", "volumeName"}, c.volume), Set({"status", "phase"}, "Bound")};
+  }
+  static std::vector<Edit> VolumeEdits(const BoundClaim& c) {
+    return {Set({"spec", "claimRef", "kind"}, "PersistentVolumeClaim"),
+            Set({"spec", "claimRef", "namespace"}, c.namespace_name.empty() ? "default" : c.namespace_name),
+            Set({"spec", "claimRef", "name"}, c.claim), Set({"status", "phase"}, "Bound")};
+  }
+
   JsonWriter& w_;
   bool input_;
   std::unordered_set<std::string> evicted_;
   std::unordered_map<std::string, std::vector<const ScheduledPod*>> by_key_, by_template_;
+  std::unordered_map<std::string, const BoundClaim*> claims_, volumes_;
 };
 
 bool LooksLikeJson(std::string_view text) {
@@ -210,6 +244,7 @@ std::string ClusterAfter(const std::vector<std::shared_ptr<const Source>>& snaps
   // (and --fill copies, named after their source) where the run put them.
   RunResult from_snapshot, from_inputs;
   from_snapshot.evicted = from_inputs.evicted = result.evicted;
+  from_snapshot.claims = from_inputs.claims = result.claims;
   std::unordered_set<std::string> in_snapshot;
   {
     struct Keys final : k8s::ObjectVisitor {

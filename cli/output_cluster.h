@@ -20,13 +20,23 @@ struct ScheduledPod {
   std::optional<std::string> node;  ///< where it was bound; none: Pending
 };
 
+/// A claim a placed pod's bind assumed: bound to `volume`, or (volume
+/// empty) waiting for a volume provisioned on `selected_node`.
+struct BoundClaim {
+  std::string namespace_name, claim, volume, selected_node;
+};
+
 struct RunResult {
   std::vector<ScheduledPod> pods;     ///< every pod of the queue and every --fill copy that fitted
   std::vector<std::string> evicted;   ///< namespace/name of each victim
+  std::vector<BoundClaim> claims;     ///< in the order of the binds
 };
 
 /// The List: every object of `snapshot` (victims left out, Pending pods
-/// that were placed given spec.nodeName); every object of `inputs` (the
+/// that were placed given spec.nodeName, claims the binds assumed bound
+/// with spec.volumeName, or the selected-node annotation kube-scheduler
+/// sets for provisioning, and their volumes with spec.claimRef); every
+/// object of `inputs` (the
 /// --pending files and the --fill pod) other than pods and workloads; and a
 /// Pod for each pod of `result` that came from `inputs` (a workload's made
 /// from its template), with spec.nodeName when it was placed. JSON when the

@@ -366,6 +366,9 @@ class ScheduleRun {
       result.pods.push_back(std::move(p));
       for (const std::string& victim : e->preempted) result.evicted.push_back(victim);
     }
+    for (const engine::AssumedClaim& c : scheduler_->AssumedClaims()) {
+      result.claims.push_back({c.namespace_name, c.claim, c.volume, c.selected_node});
+    }
     std::string text = ClusterAfter(snapshot_, sources_, result);
     std::FILE* out = std::fopen(path.c_str(), "wb");
     bool ok = out != nullptr && std::fwrite(text.data(), 1, text.size(), out) == text.size();
@@ -440,7 +443,7 @@ class ScheduleRun {
       fmt::print("the next one does not fit:\n{}", PlacementText(Key(last->pod), last->placement(), {}, false, {.notes = {}, .gated = false, .node_hint = false}));
     }
     Usage after = Utilisation();
-    if (!after.resources.empty()) fmt::print("\nutilisation      before    after\n");
+    if (!after.resources.empty()) fmt::print("\n{:<24} {:>6}  {:>6}\n", "utilisation", "before", "after");
     for (size_t i = 0; i < after.resources.size(); ++i) {
       auto pct = [](int64_t req, int64_t alloc) { return alloc > 0 ? 100.0 * static_cast<double>(req) / static_cast<double>(alloc) : 0.0; };
       const auto& [name, req, alloc] = after.resources[i];

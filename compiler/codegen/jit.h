@@ -38,7 +38,7 @@
 namespace policy::codegen {
 
 struct JitOptions {
-  int opt_level = 2;  ///< 0..3
+  int opt_level = 2;  ///< 0..3, for the IR and the machine-code generator (0: LLVM's fast instruction selection)
   bool cache = true;  ///< reuse kernels of a function of the same shape (kernel_shape.h)
   /// Shapes kept compiled; beyond, the least recently used one that no
   /// caller holds is dropped and its code freed (an ORC ResourceTracker).

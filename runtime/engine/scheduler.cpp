@@ -245,9 +245,11 @@ void Scheduler::AssumeVolumes(const k8s::Pod& pod, const std::string& node) {
       claim.volume_name = volume.name;
       claim.bind_completed = true;
       claim.phase = "Bound";
+      assumed_claims_.push_back({claim.namespace_name, claim.name, volume.name, ""});
       cluster_.SetVolume(std::move(volume));
     } else {
       claim.selected_node = node;
+      assumed_claims_.push_back({claim.namespace_name, claim.name, "", node});
     }
     cluster_.SetClaim(std::move(claim));
   }

@@ -73,6 +73,14 @@ struct Outcome {
   }
 };
 
+/// A claim the run assumed bound when it placed a pod (kube-scheduler's
+/// AssumePodVolumes): to a volume, or, for provisioning, to a node.
+struct AssumedClaim {
+  std::string namespace_name, claim;
+  std::string volume;         ///< the PersistentVolume it binds; empty: provisioned
+  std::string selected_node;  ///< the node provisioning was asked for (volume empty)
+};
+
 class Scheduler {
  public:
   /// `bound`: every pod bound to a node of `cluster`, by namespace/name
@@ -87,6 +95,8 @@ class Scheduler {
   /// One cycle for one pod (no retry): decide, preempt, bind.
   const Outcome& Place(k8s::Pod pod, bool may_preempt = true);
   size_t Preempted() const { return preempted_; }
+  /// The claims assumed bound so far, in the order of the binds.
+  const std::vector<AssumedClaim>& AssumedClaims() const { return assumed_claims_; }
   const ScheduleStats& Stats() const { return stats_; }
 
  private:
@@ -117,6 +127,7 @@ class Scheduler {
   std::optional<std::mt19937_64> random_;
   std::deque<Outcome> outcomes_;  // stable addresses
   size_t preempted_ = 0;
+  std::vector<AssumedClaim> assumed_claims_;
   size_t next_start_ = 0;  // nextStartNodeIndex, into the live rows
   std::unordered_map<size_t, std::vector<Template>> templates_;  // by TemplateHash
   uint64_t uses_ = 0;

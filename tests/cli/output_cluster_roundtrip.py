@@ -2,8 +2,11 @@
 """`policyc schedule --output-cluster` writes a cluster that reads back as
 the run left it: for each run below, the file loads (PyYAML or json), keeps
 the format of the input, has every placed pod bound to the node the run
-chose, has no victim, keeps every other object, and a second `schedule` of
-it finds the same pods Pending for the same reasons and places nothing new.
+chose, has no victim, keeps every other object, has every claim of a placed
+pod bound (spec.volumeName, the volume's claimRef naming it) or marked for
+provisioning on the pod's node (the selected-node annotation), and a second
+`schedule` of it finds the same pods Pending for the same reasons and places
+nothing new.
 
   python3 tests/cli/output_cluster_roundtrip.py --policyc build/policyc
 """
@@ -23,6 +26,7 @@ RUNS = [
     ["--cluster", "examples/cluster.yaml", "--pending", "examples/pods/gpu-training.yaml"],
     ["--cluster", "tests/data/pending-snapshot.yaml"],  # the snapshot's own Pending pods
     ["--cluster", "tests/data/bom-cluster.json", "--pending", "examples/pods/web.yaml"],  # JSON in, JSON out
+    ["--cluster", "tests/data/local-pv-pending.yaml"],  # a claim bound to a local volume by the bind
 ]
 
 
@@ -54,6 +58,33 @@ def key(obj):
     return f"{m.get('namespace') or 'default'}/{m.get('name')}"
 
 
+def claim_problems(doc, pods, records):
+    """Each claim of a pod the run placed is bound, or waits for a volume
+    provisioned on the pod's node, as kube-scheduler's binder leaves it."""
+    claims = {key(o): o for o in doc["items"] if o.get("kind") == "PersistentVolumeClaim"}
+    volumes = {o["metadata"]["name"]: o for o in doc["items"] if o.get("kind") == "PersistentVolume"}
+    problems = []
+    for r in records:
+        pod = pods.get(r["pod"])
+        if r["node"] is None or pod is None:
+            continue
+        namespace = pod["metadata"].get("namespace") or "default"
+        for v in pod.get("spec", {}).get("volumes") or []:
+            name = (v.get("persistentVolumeClaim") or {}).get("claimName")
+            claim = claims.get(f"{namespace}/{name}") if name else None
+            if claim is None:
+                continue
+            bound = (claim.get("spec") or {}).get("volumeName")
+            selected = ((claim["metadata"].get("annotations") or {}).get("volume.kubernetes.io/selected-node"))
+            if bound:
+                ref = ((volumes.get(bound) or {}).get("spec") or {}).get("claimRef") or {}
+                if ref.get("name") != name or (ref.get("namespace") or "default") != namespace:
+                    problems.append(f"claim {namespace}/{name} names volume {bound}, whose claimRef is {ref}")
+            elif selected != r["node"] and not claim.get("status", {}).get("phase") == "Bound":
+                problems.append(f"claim {namespace}/{name} of {r['pod']} (on {r['node']}) is neither bound nor selected there")
+    return problems
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--policyc", required=True)
@@ -80,6 +111,7 @@ def main():
             for v in evicted:
                 if v in pods:
                     problems.append(f"victim {v} is still there")
+            problems += claim_problems(doc, pods, records)
             others = {(o.get("kind"), key(o)) for o in items_of(snapshot) if o.get("kind") != "Pod"}
             written = {(o.get("kind"), key(o)) for o in doc["items"]}
             for missing in sorted(others - written):
