@@ -133,7 +133,7 @@ class CheckRun {
     Answer a;
     a.placement = engine_->Explain(*plan, *cluster_, decision);
     a.pod = plan->Pod().namespace_name + "/" + plan->Pod().name;
-    a.notes = NotesFor(plan->Pod());
+    a.notes = host::NotesFor(plan->Pod(), profile_.scheduler_name);
     if (a.notes.gated) a.placement.summary = "Scheduling is blocked due to non-empty scheduling gates";
     a.fits = a.placement.feasible > 0 && !a.notes.gated;
     return a;
@@ -174,32 +174,6 @@ class CheckRun {
   bool Refuse() {
     Fail(diags_);
     return false;
-  }
-
-  // What really happens to the pod beyond the plugins' answer.
-  PodNotes NotesFor(const k8s::Pod& pod) const {
-    PodNotes n;
-    if (!pod.scheduling_gates.empty()) {  // the SchedulingGates plugin (PreEnqueue)
-      n.gated = true;
-      n.notes.push_back(fmt::format("the pod has scheduling gates ({}): kube-scheduler does not try it until they are "
-                                    "removed; the nodes' answers say where it could go then",
-                                    fmt::join(pod.scheduling_gates, ", ")));
-    }
-    if (!pod.node_name.empty()) {
-      n.notes.push_back(fmt::format("`spec.nodeName` is `{}`: kube-scheduler never sees this pod; the kubelet on that "
-                                    "node admits or rejects it, and no other node is tried",
-                                    pod.node_name));
-    }
-    if (pod.scheduler_name != profile_.scheduler_name) {
-      n.notes.push_back(fmt::format("`schedulerName` is `{}`: `{}` does not schedule this pod; give the other "
-                                    "scheduler's KubeSchedulerConfiguration with --profile",
-                                    pod.scheduler_name, profile_.scheduler_name));
-    }
-    if (pod.template_of.starts_with("DaemonSet/")) {
-      n.notes.push_back("a DaemonSet runs one pod per node that its node affinity and the tolerations its controller "
-                        "adds allow: each feasible node below gets one, the selected one has no special role");
-    }
-    return n;
   }
 
   bool ReadInputs() {

@@ -45,18 +45,12 @@ std::optional<rt::Profile> ProfileFromFlags(std::string_view command, const Args
     size_t comma = std::min(list.find(',', start), list.size());
     std::string name = list.substr(start, comma - start);
     start = comma + 1;
-    if (name.empty()) continue;
-    if (rt::FindInTreePlugin(name) == nullptr) {
-      fmt::print(stderr, "policyc {}: unknown plugin `{}` in --plugins\n", command, name);
-      return std::nullopt;
-    }
-    only.push_back(name);
+    if (!name.empty()) only.push_back(name);
   }
-  for (rt::PluginSetting& p : profile.plugins) {
-    if (std::find(only.begin(), only.end(), p.name) == only.end()) p.filter = p.score = false;
-  }
-  profile.preemption = std::find(only.begin(), only.end(), "DefaultPreemption") != only.end();
-  return profile;
+  std::string unknown;
+  std::optional<rt::Profile> restricted = rt::RestrictProfile(std::move(profile), only, &unknown);
+  if (!restricted) fmt::print(stderr, "policyc {}: unknown plugin `{}` in --plugins\n", command, unknown);
+  return restricted;
 }
 
 std::optional<engine::EngineOptions> EngineOptionsFromFlags(std::string_view command, const Args& args) {

@@ -8,53 +8,8 @@
 
 #include <fmt/format.h>
 
-#include "compiler/support/json_writer.h"
 
 namespace policy::cli {
-
-std::string PlacementJson(const std::string& pod, const rt::Placement& p, const PodNotes& notes) {
-  JsonWriter w;
-  w.BeginObject();
-  w.Key("pod").String(pod);
-  w.Key("schedulable").Bool(p.feasible > 0 && !notes.gated);
-  if (notes.gated) w.Key("gated").Bool(true);
-  if (!notes.notes.empty()) {
-    w.Key("notes").BeginArray();
-    for (const std::string& n : notes.notes) w.String(n);
-    w.EndArray();
-  }
-  w.Key("selected");
-  if (p.selected && !notes.gated) {
-    w.String(p.nodes[*p.selected].name);
-  } else {
-    w.Null();
-  }
-  w.Key("summary").String(p.summary);
-  w.Key("nodes").BeginArray();
-  for (const rt::NodeResult& node : p.nodes) {
-    w.BeginObject();
-    w.Key("name").String(node.name);
-    w.Key("feasible").Bool(node.feasible);
-    if (node.feasible) {
-      w.Key("score").Int(node.score);
-      w.Key("scores").BeginObject();
-      for (const auto& [plugin, score] : node.scores) w.Key(plugin).Int(score);
-      w.EndObject();
-    } else {
-      w.Key("reasons").BeginArray();
-      for (const rt::NodeReason& r : node.reasons) {
-        w.BeginObject().Key("plugin").String(r.plugin).Key("reason").String(r.reason);
-        if (!r.detail.empty()) w.Key("detail").String(r.detail);
-        w.EndObject();
-      }
-      w.EndArray();
-    }
-    w.EndObject();
-  }
-  w.EndArray();
-  w.EndObject();
-  return w.Take();
-}
 
 namespace {
 

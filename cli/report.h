@@ -1,26 +1,18 @@
 #pragma once
-/// Rendering `policyc check` results: the JSON contract and the text form.
+/// Rendering `policyc check` results: the text form (the JSON contract is
+/// runtime/host/placement_json.h).
 
 #include <string>
 #include <vector>
 
+#include "runtime/host/placement_json.h"
 #include "runtime/sched/explain.h"
 
 namespace policy::cli {
 
-/// What Kubernetes does with the pod beyond the plugins' answer: notes for
-/// a person (a pod naming its node, another scheduler), and whether
-/// scheduling gates hold it back (then it is placed nowhere, whatever the
-/// nodes would say).
-struct PodNotes {
-  std::vector<std::string> notes;
-  bool gated = false;
-  bool node_hint = true;  ///< end with how to see each node's detail (check's flags)
-};
-
-/// The JSON document of ../shared/spec/policyc-check.md (with `notes` and
-/// `gated` added when there are any).
-std::string PlacementJson(const std::string& pod, const rt::Placement& placement, const PodNotes& notes = {});
+/// PodNotes and the JSON document live with the host API, which returns it too.
+using host::PlacementJson;
+using host::PodNotes;
 
 /// For a person in front of a Pending pod: the summary, every reason with the
 /// nodes it applies to, the ranking, and per-node detail for `nodes` (or all).

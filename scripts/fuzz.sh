@@ -19,7 +19,7 @@ fi
 cmake --build build/fuzz >/dev/null
 
 work=build/fuzz/corpus
-mkdir -p "$work"/{yaml,json,quantity,policy,check} build/fuzz/crashes
+mkdir -p "$work"/{yaml,json,quantity,policy,check,capi} build/fuzz/crashes
 # Seeds: every YAML/JSON input the project has; quantities from a fixed list.
 find tests examples policies ../shared -type f \( -name '*.yaml' -o -name '*.yml' \) -size -200k -exec cp -t "$work/yaml" {} + 2>/dev/null || true
 find tests examples ../shared -type f -name '*.json' -size -200k -exec cp -t "$work/json" {} + 2>/dev/null || true
@@ -33,13 +33,26 @@ for policy in policies/*.policy policies/*.yaml tests/data/*.policy; do
     i=$((i+1))
   done
 done
+# The C ABI: a byte choosing the entry point (0 configuration, 1 snapshot,
+# 2 event, 3 pod to decide, 4 pod to assume), then its input.
+i=0
+for f in examples/cluster.yaml tests/data/*-cluster.yaml; do
+  { printf '\001'; cat "$f"; } > "$work/capi/seed$i"; i=$((i+1))
+done
+for f in examples/pods/*.yaml tests/data/pod-*.yaml; do
+  { printf '\003'; cat "$f"; } > "$work/capi/seed$i"; i=$((i+1))
+  { printf '\004'; cat "$f"; } > "$work/capi/seed$i"; i=$((i+1))
+done
+printf '\002{"type": "ADDED", "object": {"kind": "Node", "metadata": {"name": "n"}, "status": {"allocatable": {"cpu": "2"}}}}' > "$work/capi/seed$i"; i=$((i+1))
+printf '\002{"type": "DELETED", "object": {"kind": "Pod", "metadata": {"name": "p", "namespace": "default"}}}' > "$work/capi/seed$i"; i=$((i+1))
+printf '\000{"engine": "interp", "plugins": ["NodeAffinity"], "policies": [{"name": "p.policy", "source": "policy P\\n  filter node.pods < 3\\n"}]}' > "$work/capi/seed$i"
 i=0
 for q in 0 100m 1 1.5 .5 5. 16Gi 1Ki 7807312Ki 129e6 1E 1e-3 -1 +2 9223372036854775807 0.0000000001Ki 1.5m 10E Ki; do
   printf '%s' "$q" > "$work/quantity/seed$i"; i=$((i+1))
 done
 
 status=0
-for target in yaml json quantity policy check; do
+for target in yaml json quantity policy check capi; do
   log=build/fuzz/fuzz_$target.log
   if build/fuzz/tests/fuzz/fuzz_$target "$work/$target" -max_total_time="$seconds" -max_len=262144 \
        -artifact_prefix=build/fuzz/crashes/$target- -print_final_stats=1 >"$log" 2>&1; then

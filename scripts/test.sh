@@ -70,11 +70,20 @@ for engine in " --verify-incremental" " --no-incremental" " --engine jit --verif
   run "schedule cases$engine" schedule_cases --policyc "build/policyc$engine" \
     --policies policies "$conformance/schedule" tests/conformance-schedule
 done
+# The C ABI (libpolicyc.so, include/policyc.h): its answers equal check's on
+# every conformance case, and the C and Go hosts of examples/embed build and
+# run.
+run "C ABI answers as check does" python3 tests/host/abi_equals_check.py --policyc build/policyc \
+  --lib build/libpolicyc.so --policies policies "$conformance/cases" "$conformance/cases-default-profile" \
+  tests/conformance
+run "C host example" tests/host/embed_examples.sh c
+run "Go host example" tests/host/embed_examples.sh go
 # The unit, golden and conformance suites again on a build instrumented with
 # ASan and UBSan (clang-14, which setup.sh installs; POLICYC_SANITIZE=0
 # leaves this out of a quick local run, never out of CI).
 if [ "${POLICYC_SANITIZE:-1}" != 0 ]; then
   run "sanitizers" ./scripts/sanitize.sh
+  run "C ABI under ThreadSanitizer" ./scripts/tsan.sh
 fi
 if [ "${POLICYC_FUZZ_SECONDS:-10}" != 0 ] && command -v clang++-14 >/dev/null; then
   run "fuzz smoke" ./scripts/fuzz.sh "${POLICYC_FUZZ_SECONDS:-10}"

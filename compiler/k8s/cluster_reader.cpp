@@ -14,35 +14,7 @@ class Dispatcher final : public ObjectVisitor {
       : visitor_(visitor), diags_(diags), stats_(stats) {}
 
   void Visit(NodeRef object, std::string_view default_kind) override {
-    ++stats_->objects;
-    if (!object.IsMapping()) {
-      diags_.Error(DiagCode::kWrongType, object.GetSpan(),
-                   fmt::format("expected a Kubernetes object (a mapping), found {}", object.Describe()));
-      return;
-    }
-    std::string_view kind = KindOf(object, default_kind);
-    Span where = object.GetSpan();
-    if (kind == "Node") {
-      if (auto node = DecodeNode(object, diags_)) visitor_.OnNode(std::move(*node), where);
-    } else if (kind == "Pod") {
-      if (auto pod = DecodePod(object, diags_)) visitor_.OnPod(std::move(*pod), where);
-    } else if (kind == "Namespace") {
-      if (auto ns = DecodeNamespace(object, diags_)) visitor_.OnNamespace(std::move(*ns), where);
-    } else if (kind == "Service" || kind == "ReplicationController" || kind == "ReplicaSet" || kind == "StatefulSet") {
-      if (auto owner = DecodeSelectorOwner(object, kind, diags_)) visitor_.OnSelectorOwner(std::move(*owner), where);
-    } else if (kind == "PersistentVolumeClaim") {
-      if (auto pvc = DecodePersistentVolumeClaim(object, diags_)) visitor_.OnClaim(std::move(*pvc), where);
-    } else if (kind == "PersistentVolume") {
-      if (auto pv = DecodePersistentVolume(object, diags_)) visitor_.OnVolume(std::move(*pv), where);
-    } else if (kind == "StorageClass") {
-      if (auto sc = DecodeStorageClass(object, diags_)) visitor_.OnStorageClass(std::move(*sc), where);
-    } else if (kind == "CSINode") {
-      if (auto node = DecodeCsiNode(object, diags_)) visitor_.OnCsiNode(std::move(*node), where);
-    } else if (kind == "PriorityClass") {
-      if (auto pc = DecodePriorityClass(object, diags_)) visitor_.OnPriorityClass(std::move(*pc), where);
-    } else {
-      ++stats_->skipped_kinds[kind.empty() ? std::string("(no kind)") : std::string(kind)];
-    }
+    DispatchObject(object, default_kind, visitor_, diags_, stats_);
   }
 
  private:
@@ -52,6 +24,39 @@ class Dispatcher final : public ObjectVisitor {
 };
 
 }  // namespace
+
+void DispatchObject(NodeRef object, std::string_view default_kind, ClusterVisitor& visitor, DiagnosticSink& diags,
+                    ClusterReadStats* stats) {
+  ++stats->objects;
+  if (!object.IsMapping()) {
+    diags.Error(DiagCode::kWrongType, object.GetSpan(),
+                fmt::format("expected a Kubernetes object (a mapping), found {}", object.Describe()));
+    return;
+  }
+  std::string_view kind = KindOf(object, default_kind);
+  Span where = object.GetSpan();
+  if (kind == "Node") {
+    if (auto node = DecodeNode(object, diags)) visitor.OnNode(std::move(*node), where);
+  } else if (kind == "Pod") {
+    if (auto pod = DecodePod(object, diags)) visitor.OnPod(std::move(*pod), where);
+  } else if (kind == "Namespace") {
+    if (auto ns = DecodeNamespace(object, diags)) visitor.OnNamespace(std::move(*ns), where);
+  } else if (kind == "Service" || kind == "ReplicationController" || kind == "ReplicaSet" || kind == "StatefulSet") {
+    if (auto owner = DecodeSelectorOwner(object, kind, diags)) visitor.OnSelectorOwner(std::move(*owner), where);
+  } else if (kind == "PersistentVolumeClaim") {
+    if (auto pvc = DecodePersistentVolumeClaim(object, diags)) visitor.OnClaim(std::move(*pvc), where);
+  } else if (kind == "PersistentVolume") {
+    if (auto pv = DecodePersistentVolume(object, diags)) visitor.OnVolume(std::move(*pv), where);
+  } else if (kind == "StorageClass") {
+    if (auto sc = DecodeStorageClass(object, diags)) visitor.OnStorageClass(std::move(*sc), where);
+  } else if (kind == "CSINode") {
+    if (auto node = DecodeCsiNode(object, diags)) visitor.OnCsiNode(std::move(*node), where);
+  } else if (kind == "PriorityClass") {
+    if (auto pc = DecodePriorityClass(object, diags)) visitor.OnPriorityClass(std::move(*pc), where);
+  } else {
+    ++stats->skipped_kinds[kind.empty() ? std::string("(no kind)") : std::string(kind)];
+  }
+}
 
 bool ReadCluster(const Source& source, ClusterVisitor& visitor, DiagnosticSink& diags, ClusterReadStats* stats,
                  InputFormat format) {

@@ -48,6 +48,12 @@ struct ClusterReadStats {
   }
 };
 
+/// Decodes one object (`default_kind`: its enclosing typed list's item
+/// kind, or empty) and hands it to `visitor`, or counts its kind as
+/// skipped in `stats`; problems are diagnostics.
+void DispatchObject(NodeRef object, std::string_view default_kind, ClusterVisitor& visitor, DiagnosticSink& diags,
+                    ClusterReadStats* stats);
+
 /// Reads `source` (YAML or JSON); false after any error.
 bool ReadCluster(const Source& source, ClusterVisitor& visitor, DiagnosticSink& diags, ClusterReadStats* stats,
                  InputFormat format = InputFormat::kAuto);

@@ -83,6 +83,16 @@ class Cluster {
     std::string key = pc.name;
     table_->MutableStorage().priority_classes.insert_or_assign(std::move(key), std::move(pc));
   }
+  /// Removes one; false when there is none of that name.
+  bool RemoveClaim(std::string_view namespace_name, std::string_view name) {
+    return table_->MutableStorage().claims.erase(rt::StorageObjects::ClaimKey(std::string(namespace_name), std::string(name))) > 0;
+  }
+  bool RemoveVolume(std::string_view name) { return table_->MutableStorage().volumes.erase(std::string(name)) > 0; }
+  bool RemoveStorageClass(std::string_view name) { return table_->MutableStorage().classes.erase(std::string(name)) > 0; }
+  bool RemoveCsiNode(std::string_view name) { return table_->MutableStorage().csi_nodes.erase(std::string(name)) > 0; }
+  bool RemovePriorityClass(std::string_view name) {
+    return table_->MutableStorage().priority_classes.erase(std::string(name)) > 0;
+  }
 
   // --- reading -------------------------------------------------------------
   const rt::NodeTable& Table() const { return *table_; }

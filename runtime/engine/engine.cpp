@@ -161,7 +161,7 @@ std::unique_ptr<PodPlan> Engine::Plan(k8s::Pod pod, const Cluster& cluster, std:
   return plan;
 }
 
-void Engine::Fill(PodPlan& plan, const Cluster& cluster, std::string* trace) {
+void Engine::Fill(PodPlan& plan, const Cluster& cluster, std::string* trace) const {
   State& s = *state_;
   passes::PassOptions pass_options;
   pass_options.pod = &plan.pod_;
@@ -201,10 +201,15 @@ void Engine::Fill(PodPlan& plan, const Cluster& cluster, std::string* trace) {
 }
 
 const rt::Decision& Engine::Decide(PodPlan& plan, const Cluster& cluster, rt::DecideOptions options) {
+  return Decide(plan, cluster, decider_, options);
+}
+
+const rt::Decision& Engine::Decide(PodPlan& plan, const Cluster& cluster, rt::Decider& decider,
+                                   rt::DecideOptions options) const {
   if (plan.version_ != cluster.Table().DictionaryVersion()) Fill(plan, cluster, nullptr);
   TakeTieredKernels(plan);
   options.verify_kernels = options.verify_kernels || state_->options.verify_kernels;
-  return decider_.Decide(plan.plugins_, plan.pod_, cluster.Table(), options);
+  return decider.Decide(plan.plugins_, plan.pod_, cluster.Table(), options);
 }
 
 bool Engine::SharesPlans() const { return !state_->reads_pod_name; }
@@ -253,7 +258,7 @@ std::shared_ptr<const rt::Placement> Engine::ExplainIncremental(PodPlan& plan, c
   return shared;
 }
 
-void Engine::TakeTieredKernels(PodPlan& plan) {
+void Engine::TakeTieredKernels(PodPlan& plan) const {
   if (!plan.tiered_) return;
   std::vector<size_t> missing;  // the kernels the tiering thread may have finished since
   std::vector<KernelSource::Function> functions;

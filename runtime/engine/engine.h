@@ -15,7 +15,7 @@
 ///
 /// Threads: Create once; Plan may be called from several threads; Decide
 /// uses the engine's one Decider (its buffers and filter statistics), so
-/// one thread decides at a time.
+/// one thread decides at a time, unless each brings its own Decider.
 
 #include <memory>
 #include <set>
@@ -133,6 +133,10 @@ class Engine {
   /// dictionaries is planned again first; a tiered plan takes the kernels
   /// that are ready.
   const rt::Decision& Decide(PodPlan& plan, const Cluster& cluster, rt::DecideOptions options = {});
+  /// The same with the caller's Decider: threads may decide at once, each
+  /// with its own Decider and plan, while nobody changes the cluster.
+  const rt::Decision& Decide(PodPlan& plan, const Cluster& cluster, rt::Decider& decider,
+                             rt::DecideOptions options = {}) const;
   /// Decide for the next pod of the plan's template (a pod equal to the
   /// plan's but for its name and timestamps, when SharesPlans()): the same
   /// decision, brought up to date from the plan's last one rather than made
@@ -170,8 +174,8 @@ class Engine {
  private:
   struct State;
   explicit Engine(std::shared_ptr<State> state);
-  void Fill(PodPlan& plan, const Cluster& cluster, std::string* trace);
-  void TakeTieredKernels(PodPlan& plan);
+  void Fill(PodPlan& plan, const Cluster& cluster, std::string* trace) const;
+  void TakeTieredKernels(PodPlan& plan) const;
 
   std::shared_ptr<State> state_;
   rt::Decider decider_;

@@ -1,5 +1,7 @@
 #include "runtime/sched/profile.h"
 
+#include <algorithm>
+
 #include <fmt/format.h>
 
 #include "compiler/k8s/decode.h"
@@ -342,6 +344,20 @@ std::optional<std::vector<Profile>> ReadProfiles(const Source& source, Diagnosti
     return std::nullopt;
   }
   return profiles;
+}
+
+std::optional<Profile> RestrictProfile(Profile profile, const std::vector<std::string>& only, std::string* unknown) {
+  for (const std::string& name : only) {
+    if (FindInTreePlugin(name) == nullptr) {
+      if (unknown != nullptr) *unknown = name;
+      return std::nullopt;
+    }
+  }
+  for (PluginSetting& p : profile.plugins) {
+    if (std::find(only.begin(), only.end(), p.name) == only.end()) p.filter = p.score = false;
+  }
+  profile.preemption = std::find(only.begin(), only.end(), "DefaultPreemption") != only.end();
+  return profile;
 }
 
 }  // namespace policy::rt

@@ -69,6 +69,11 @@ struct Profile {
 /// kube-scheduler 1.31's default profile.
 Profile DefaultProfile();
 
+/// `profile` with only the in-tree plugins named in `only` enabled
+/// (`policyc check --plugins`; DefaultPreemption among them keeps
+/// preemption); nullopt with the first unknown name in `unknown`.
+std::optional<Profile> RestrictProfile(Profile profile, const std::vector<std::string>& only, std::string* unknown);
+
 /// Reads the profiles of a KubeSchedulerConfiguration file; nullopt with
 /// diagnostics when the file is invalid or asks for what policyc lacks.
 std::optional<std::vector<Profile>> ReadProfiles(const Source& source, DiagnosticSink& diags);

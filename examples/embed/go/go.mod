@@ -1,0 +1,3 @@
+module example.com/policyc-embed
+
+go 1.19

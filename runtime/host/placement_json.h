@@ -1,0 +1,33 @@
+#pragma once
+/// A placement as the JSON document of ../shared/spec/policyc-check.md:
+/// what `policyc check --output json` prints and what the C ABI's
+/// policyc_result_explain_json returns.
+
+#include <string>
+#include <vector>
+
+#include "compiler/k8s/objects.h"
+#include "runtime/sched/explain.h"
+
+namespace policy::host {
+
+/// What Kubernetes does with the pod beyond the plugins' answer: notes for
+/// a person (a pod naming its node, another scheduler), and whether
+/// scheduling gates hold it back (then it is placed nowhere, whatever the
+/// nodes would say).
+struct PodNotes {
+  std::vector<std::string> notes;
+  bool gated = false;
+  bool node_hint = true;  ///< end with how to see each node's detail (check's flags)
+};
+
+/// What really happens to `pod` beyond the plugins' answer, for a
+/// scheduler named `scheduler_name`: scheduling gates, spec.nodeName,
+/// another scheduler, a DaemonSet's pod.
+PodNotes NotesFor(const k8s::Pod& pod, const std::string& scheduler_name);
+
+/// The document for pod `pod` (namespace/name), with `notes` and `gated`
+/// added when there are any.
+std::string PlacementJson(const std::string& pod, const rt::Placement& placement, const PodNotes& notes = {});
+
+}  // namespace policy::host
