@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <span>
 
+#include "runtime/engine/pod_template.h"
 #include "runtime/engine/preemption.h"
 #include "runtime/sched/resolve_volumes.h"
 
@@ -44,28 +45,6 @@ bool Admits(const std::vector<k8s::NodeSelectorTerm>& terms, const rt::NodeTable
     if (fields && std::all_of(term.match_expressions.begin(), term.match_expressions.end(), holds)) return true;
   }
   return false;
-}
-
-// Pods that may share a plan: equal but for their name and timestamps, and
-// without volumes (their claims change as pods bind, and an ephemeral
-// volume's claim is named after its pod).
-bool SameTemplate(const k8s::Pod& a, const k8s::Pod& b) {
-  if (!a.volumes.empty() || !b.volumes.empty()) return false;
-  k8s::Pod c = b;
-  c.name = a.name;
-  c.creation_timestamp = a.creation_timestamp;
-  c.start_time = a.start_time;
-  return c == a;
-}
-
-size_t TemplateHash(const k8s::Pod& pod) {
-  std::string text = pod.namespace_name + "/" + pod.template_of;
-  for (const auto& [k, v] : pod.labels) text += "," + k + "=" + v;
-  for (const k8s::Container& c : pod.containers) {
-    text += ";" + c.name + "@" + c.image;
-    for (const auto& [name, q] : c.requests) text += "," + name + "=" + q.ToString();
-  }
-  return std::hash<std::string>()(text);
 }
 
 }  // namespace

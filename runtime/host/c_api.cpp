@@ -3,6 +3,7 @@
 // exception leaves a policyc_* function.
 
 #include <algorithm>
+#include <atomic>
 #include <condition_variable>
 #include <cstring>
 #include <memory>
@@ -10,12 +11,14 @@
 #include <new>
 #include <optional>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "compiler/k8s/object_reader.h"
 #include "compiler/k8s/pod_reader.h"
 #include "policyc.h"
 #include "runtime/engine/engine.h"
+#include "runtime/engine/pod_template.h"
 #include "runtime/engine/preemption.h"
 #include "runtime/engine/watch_event.h"
 #include "runtime/host/placement_json.h"
@@ -139,12 +142,61 @@ class ConfigReader final : public k8s::ObjectVisitor {
   int documents_ = 0;
 };
 
+// Identifies what a kept plan was made against: a cluster's table and the
+// objects Engine::Plan reads once (the Services and sets whose selectors make
+// default spread constraints, PriorityClasses). Never reused.
+std::atomic<uint64_t> next_epoch{1};
+
+// A plan kept for the pods of one template (pod_template.h), as `policyc
+// schedule` keeps them: the pass pipeline runs once per template and
+// cluster epoch, not once per decision. One decision at a time uses it.
+struct KeptPlan {
+  k8s::Pod pod;  // the template
+  uint64_t epoch = 0;
+  std::mutex use;
+  std::unique_ptr<engine::PodPlan> plan;
+  uint64_t used = 0;
+};
+
+constexpr size_t kKeptPlans = 256;
+
 }  // namespace
 
 struct policyc_engine {
   std::unique_ptr<engine::Engine> engine;
   std::string scheduler_name;
   int64_t max_score = 0;
+  std::mutex plans_mutex;
+  std::unordered_multimap<size_t, std::shared_ptr<KeptPlan>> plans;  // by TemplateHash
+  uint64_t uses = 0;
+
+  // The kept plan for `pod` at `epoch` (made empty when there is none),
+  // dropping the least recently used ones beyond kKeptPlans.
+  std::shared_ptr<KeptPlan> PlanFor(const k8s::Pod& pod, uint64_t epoch) {
+    std::lock_guard lock(plans_mutex);
+    size_t hash = engine::TemplateHash(pod);
+    std::shared_ptr<KeptPlan> found;
+    auto [begin, end] = plans.equal_range(hash);
+    for (auto it = begin; it != end; ++it) {
+      if (it->second->epoch == epoch && engine::SameTemplate(it->second->pod, pod)) found = it->second;
+    }
+    if (!found) {
+      found = std::make_shared<KeptPlan>();
+      found->pod = pod;
+      found->epoch = epoch;
+      plans.emplace(hash, found);
+    }
+    found->used = ++uses;
+    while (plans.size() > kKeptPlans) {  // the least recently used one nobody is deciding with
+      auto oldest = plans.end();
+      for (auto it = plans.begin(); it != plans.end(); ++it) {
+        if (it->second.use_count() == 1 && (oldest == plans.end() || it->second->used < oldest->second->used)) oldest = it;
+      }
+      if (oldest == plans.end()) break;
+      plans.erase(oldest);
+    }
+    return found;
+  }
 };
 
 // Readers (views) share the cluster; a writer waits for them to leave and
@@ -157,6 +209,7 @@ struct policyc_cluster {
   int writers_waiting = 0;
   bool writing = false;
   std::unique_ptr<engine::Cluster> cluster = std::make_unique<engine::Cluster>();
+  uint64_t epoch = next_epoch++;  // kept plans are for this epoch (next_epoch)
 
   // Runs `change` with the cluster to itself.
   template <typename F>
@@ -276,6 +329,7 @@ POLICYC_EXPORT policyc_status policyc_cluster_load(policyc_cluster* cluster, con
     if (!loaded) return BadInput(diags, "the snapshot does not read");
     return cluster->Write([&](std::unique_ptr<engine::Cluster>& c) {
       c = std::move(loaded);
+      cluster->epoch = next_epoch++;
       return POLICYC_OK;
     });
   });
@@ -287,7 +341,11 @@ POLICYC_EXPORT policyc_status policyc_cluster_apply(policyc_cluster* cluster, co
     std::shared_ptr<const Source> source = Text("event", event_json, len);
     return cluster->Write([&](std::unique_ptr<engine::Cluster>& c) {
       DiagnosticSink diags;
-      if (!engine::ApplyWatchEvent(*c, *source, diags)) return BadInput(diags, "the event does not read");
+      std::optional<engine::EventOutcome> done = engine::ApplyWatchEvent(*c, *source, diags);
+      if (!done) return BadInput(diags, "the event does not read");
+      // Nodes and pods reach plans through the table's dictionaries; other
+      // objects are read when a pod is planned: plan again.
+      if (done->changed && done->kind != "Node" && done->kind != "Pod") cluster->epoch = next_epoch++;
       return POLICYC_OK;
     });
   });
@@ -403,7 +461,20 @@ POLICYC_EXPORT policyc_status policyc_decide(const policyc_engine* engine, const
     std::sort(rows.begin(), rows.end());  // the decision reads them in table order
     rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
     engine::Engine& e = *engine->engine;
-    std::unique_ptr<engine::PodPlan> plan = e.Plan(std::move(*pod), cluster);
+    std::string key = pod->namespace_name + "/" + pod->name;
+    std::shared_ptr<KeptPlan> kept;
+    std::unique_ptr<engine::PodPlan> own;
+    std::unique_lock<std::mutex> using_kept;
+    engine::PodPlan* plan = nullptr;
+    if (e.SharesPlans() && pod->volumes.empty()) {
+      kept = const_cast<policyc_engine*>(engine)->PlanFor(*pod, view->cluster->epoch);
+      using_kept = std::unique_lock(kept->use);
+      if (!kept->plan) kept->plan = e.Plan(std::move(*pod), cluster);
+      plan = kept->plan.get();
+    } else {
+      own = e.Plan(std::move(*pod), cluster);
+      plan = own.get();
+    }
     rt::Placement placement;
     if (o.candidates != nullptr && rows.empty()) {  // no node to decide among
       placement.summary = "no nodes available to schedule pods";
@@ -413,7 +484,7 @@ POLICYC_EXPORT policyc_status policyc_decide(const policyc_engine* engine, const
           e.Decide(*plan, cluster, decider, {.threads = 1, .plugin_scores = true, .verify_kernels = false, .rows = rows});
       placement = e.Explain(*plan, cluster, d, rows);
     }
-    result->pod = plan->Pod().namespace_name + "/" + plan->Pod().name;
+    result->pod = key;
     result->notes = host::NotesFor(plan->Pod(), engine->scheduler_name);
     if (result->notes.gated) placement.summary = "Scheduling is blocked due to non-empty scheduling gates";
     std::vector<const rt::NodeResult*> feasible;

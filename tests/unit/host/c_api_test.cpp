@@ -188,6 +188,22 @@ TEST_CASE("events bring a cluster to the state a snapshot of it loads to - with 
   CHECK(Answer(engine, by_events, kWebPod) == before);
 }
 
+TEST_CASE("plans kept per template follow the objects they read - a Service's default spreading") {
+  Engine kept;  // decides the same template before and after the Service arrives
+  Cluster cluster;
+  for (int i = 0; i < 4; ++i) REQUIRE(cluster.Apply(NodeEvent("ADDED", fmt::format("n{}", i), i < 2 ? "a" : "b", 8)) == POLICYC_OK);
+  for (int i = 0; i < 3; ++i) REQUIRE(cluster.Apply(PodEvent("ADDED", fmt::format("web-{}", i), "n0", 1)) == POLICYC_OK);
+  std::string pod = R"({"kind": "Pod", "metadata": {"name": "web-new", "namespace": "shop", "labels": {"app": "web"}},
+    "spec": {"containers": [{"name": "c", "image": "nginx", "resources": {"requests": {"cpu": "1"}}}]}})";
+  std::string before = Answer(kept, cluster, pod);
+  REQUIRE(cluster.Apply(R"({"type": "ADDED", "object": {"apiVersion": "v1", "kind": "Service", "metadata": {"name": "web",
+    "namespace": "shop"}, "spec": {"selector": {"app": "web"}}}})") == POLICYC_OK);
+  std::string after = Answer(kept, cluster, pod);
+  Engine fresh;
+  CHECK(after == Answer(fresh, cluster, pod));
+  CHECK(after != before);  // the Service's spreading moves the scores
+}
+
 TEST_CASE("assume and forget: an assumed pod counts until forgotten - an event for it replaces it") {
   Engine engine;
   Cluster cluster;
