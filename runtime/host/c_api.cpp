@@ -1,26 +1,19 @@
-// The C ABI (include/policyc.h) over the engine: handles, the readers'
-// and writer's gate of a cluster, statuses and thread-local messages. No
+// The C ABI (include/policyc.h) over the hosts' core (host.h): handles,
+// the engine configuration, statuses and thread-local messages. No
 // exception leaves a policyc_* function.
 
-#include <algorithm>
-#include <atomic>
-#include <condition_variable>
 #include <cstring>
 #include <memory>
-#include <mutex>
 #include <new>
 #include <optional>
 #include <string>
-#include <unordered_map>
 #include <vector>
 
 #include "compiler/k8s/object_reader.h"
 #include "compiler/k8s/pod_reader.h"
 #include "policyc.h"
 #include "runtime/engine/engine.h"
-#include "runtime/engine/pod_template.h"
-#include "runtime/engine/preemption.h"
-#include "runtime/engine/watch_event.h"
+#include "runtime/host/host.h"
 #include "runtime/host/placement_json.h"
 
 #define POLICYC_EXPORT extern "C" __attribute__((visibility("default")))
@@ -142,112 +135,23 @@ class ConfigReader final : public k8s::ObjectVisitor {
   int documents_ = 0;
 };
 
-// Identifies what a kept plan was made against: a cluster's table and the
-// objects Engine::Plan reads once (the Services and sets whose selectors make
-// default spread constraints, PriorityClasses). Never reused.
-std::atomic<uint64_t> next_epoch{1};
-
-// A plan kept for the pods of one template (pod_template.h), as `policyc
-// schedule` keeps them: the pass pipeline runs once per template and
-// cluster epoch, not once per decision. One decision at a time uses it.
-struct KeptPlan {
-  k8s::Pod pod;  // the template
-  uint64_t epoch = 0;
-  std::mutex use;
-  std::unique_ptr<engine::PodPlan> plan;
-  uint64_t used = 0;
-};
-
-constexpr size_t kKeptPlans = 256;
-
 }  // namespace
 
 struct policyc_engine {
-  std::unique_ptr<engine::Engine> engine;
-  std::string scheduler_name;
-  int64_t max_score = 0;
-  std::mutex plans_mutex;
-  std::unordered_multimap<size_t, std::shared_ptr<KeptPlan>> plans;  // by TemplateHash
-  uint64_t uses = 0;
-
-  // The kept plan for `pod` at `epoch` (made empty when there is none),
-  // dropping the least recently used ones beyond kKeptPlans.
-  std::shared_ptr<KeptPlan> PlanFor(const k8s::Pod& pod, uint64_t epoch) {
-    std::lock_guard lock(plans_mutex);
-    size_t hash = engine::TemplateHash(pod);
-    std::shared_ptr<KeptPlan> found;
-    auto [begin, end] = plans.equal_range(hash);
-    for (auto it = begin; it != end; ++it) {
-      if (it->second->epoch == epoch && engine::SameTemplate(it->second->pod, pod)) found = it->second;
-    }
-    if (!found) {
-      found = std::make_shared<KeptPlan>();
-      found->pod = pod;
-      found->epoch = epoch;
-      plans.emplace(hash, found);
-    }
-    found->used = ++uses;
-    while (plans.size() > kKeptPlans) {  // the least recently used one nobody is deciding with
-      auto oldest = plans.end();
-      for (auto it = plans.begin(); it != plans.end(); ++it) {
-        if (it->second.use_count() == 1 && (oldest == plans.end() || it->second->used < oldest->second->used)) oldest = it;
-      }
-      if (oldest == plans.end()) break;
-      plans.erase(oldest);
-    }
-    return found;
-  }
+  std::unique_ptr<host::Decisions> decisions;
 };
 
-// Readers (views) share the cluster; a writer waits for them to leave and
-// keeps new ones out meanwhile. Not tied to threads: a view may be freed on
-// another thread than the one that made it (Go moves goroutines).
 struct policyc_cluster {
-  std::mutex mutex;
-  std::condition_variable changed;
-  int readers = 0;
-  int writers_waiting = 0;
-  bool writing = false;
-  std::unique_ptr<engine::Cluster> cluster = std::make_unique<engine::Cluster>();
-  uint64_t epoch = next_epoch++;  // kept plans are for this epoch (next_epoch)
-
-  // Runs `change` with the cluster to itself.
-  template <typename F>
-  policyc_status Write(F&& change) {
-    {
-      std::unique_lock lock(mutex);
-      ++writers_waiting;
-      changed.wait(lock, [&] { return readers == 0 && !writing; });
-      --writers_waiting;
-      writing = true;
-    }
-    struct Done {
-      policyc_cluster* c;
-      ~Done() {
-        std::lock_guard lock(c->mutex);
-        c->writing = false;
-        c->changed.notify_all();
-      }
-    } done{this};
-    return change(cluster);
-  }
+  host::ClusterState state;
 };
 
 struct policyc_view {
-  policyc_cluster* cluster;
+  host::ClusterState::View view;
 };
 
 struct policyc_result {
-  std::vector<std::string> feasible;
-  std::vector<int64_t> scores;
-  std::optional<std::string> selected;
-  std::vector<std::string> failed, reasons;
-  std::vector<int> unresolvable;
-  std::string summary;
+  host::Answer answer;
   int64_t max_score = 0;
-  std::string pod;  // namespace/name
-  rt::Placement placement;
-  host::PodNotes notes;
   std::string json;  // made when asked
 };
 
@@ -298,11 +202,7 @@ POLICYC_EXPORT policyc_status policyc_engine_new(uint32_t abi_version, const cha
     DiagnosticSink diags;
     std::unique_ptr<engine::Engine> e = engine::Engine::Create(profile, config.policies, config.options, diags);
     if (!e) return Fail(POLICYC_E_COMPILE, RenderAll(diags));
-    auto made = std::make_unique<policyc_engine>();
-    for (const engine::PluginSpec& p : e->Plugins()) made->max_score += p.score ? p.weight * 100 : 0;
-    made->scheduler_name = e->Profile().scheduler_name;
-    made->engine = std::move(e);
-    *out = made.release();
+    *out = new policyc_engine{std::make_unique<host::Decisions>(std::move(e))};
     return POLICYC_OK;
   });
 }
@@ -325,29 +225,19 @@ POLICYC_EXPORT policyc_status policyc_cluster_load(policyc_cluster* cluster, con
       return Fail(POLICYC_E_INVALID_ARG, "policyc_cluster_load: a null argument");
     }
     DiagnosticSink diags;
-    std::unique_ptr<engine::Cluster> loaded = engine::Cluster::Load(Text("snapshot", snapshot == nullptr ? "" : snapshot, len), diags);
-    if (!loaded) return BadInput(diags, "the snapshot does not read");
-    return cluster->Write([&](std::unique_ptr<engine::Cluster>& c) {
-      c = std::move(loaded);
-      cluster->epoch = next_epoch++;
-      return POLICYC_OK;
-    });
+    if (!cluster->state.Load(Text("snapshot", snapshot == nullptr ? "" : snapshot, len), diags)) {
+      return BadInput(diags, "the snapshot does not read");
+    }
+    return POLICYC_OK;
   });
 }
 
 POLICYC_EXPORT policyc_status policyc_cluster_apply(policyc_cluster* cluster, const char* event_json, size_t len) {
   return Guarded([&]() -> policyc_status {
     if (cluster == nullptr || event_json == nullptr) return Fail(POLICYC_E_INVALID_ARG, "policyc_cluster_apply: a null argument");
-    std::shared_ptr<const Source> source = Text("event", event_json, len);
-    return cluster->Write([&](std::unique_ptr<engine::Cluster>& c) {
-      DiagnosticSink diags;
-      std::optional<engine::EventOutcome> done = engine::ApplyWatchEvent(*c, *source, diags);
-      if (!done) return BadInput(diags, "the event does not read");
-      // Nodes and pods reach plans through the table's dictionaries; other
-      // objects are read when a pod is planned: plan again.
-      if (done->changed && done->kind != "Node" && done->kind != "Pod") cluster->epoch = next_epoch++;
-      return POLICYC_OK;
-    });
+    DiagnosticSink diags;
+    if (!cluster->state.Apply(*Text("event", event_json, len), diags)) return BadInput(diags, "the event does not read");
+    return POLICYC_OK;
   });
 }
 
@@ -360,14 +250,8 @@ POLICYC_EXPORT policyc_status policyc_cluster_assume(policyc_cluster* cluster, c
     DiagnosticSink diags;
     std::optional<k8s::Pod> pod = k8s::ReadPod(*Text("pod", pod_json, len), diags);
     if (!pod) return BadInput(diags, "the pod does not read");
-    pod->node_name = node;
-    pod->phase = k8s::PodPhase::kRunning;
-    return cluster->Write([&](std::unique_ptr<engine::Cluster>& c) {
-      if (!c->Table().FindNode(node)) return Fail(POLICYC_E_NOT_FOUND, std::string("no node `") + node + "` in the cluster");
-      c->UnbindPod(pod->namespace_name, pod->name);
-      c->BindPod(*pod);
-      return POLICYC_OK;
-    });
+    if (!cluster->state.Assume(std::move(*pod), node)) return Fail(POLICYC_E_NOT_FOUND, std::string("no node `") + node + "` in the cluster");
+    return POLICYC_OK;
   });
 }
 
@@ -377,50 +261,28 @@ POLICYC_EXPORT policyc_status policyc_cluster_forget(policyc_cluster* cluster, c
     if (cluster == nullptr || pod_namespace == nullptr || pod_name == nullptr) {
       return Fail(POLICYC_E_INVALID_ARG, "policyc_cluster_forget: a null argument");
     }
-    return cluster->Write([&](std::unique_ptr<engine::Cluster>& c) {
-      if (c->UnbindPod(*pod_namespace != '\0' ? pod_namespace : "default", pod_name)) return POLICYC_OK;
-      return Fail(POLICYC_E_NOT_FOUND, std::string("no pod `") + pod_namespace + "/" + pod_name + "` counts in the cluster");
-    });
+    if (cluster->state.Forget(pod_namespace, pod_name)) return POLICYC_OK;
+    return Fail(POLICYC_E_NOT_FOUND, std::string("no pod `") + pod_namespace + "/" + pod_name + "` counts in the cluster");
   });
 }
 
 POLICYC_EXPORT size_t policyc_cluster_node_count(const policyc_cluster* cluster) {
-  if (cluster == nullptr) return 0;
-  auto* c = const_cast<policyc_cluster*>(cluster);
-  std::unique_lock lock(c->mutex);
-  c->changed.wait(lock, [&] { return !c->writing; });
-  return c->cluster->Table().NodeCount();
+  return cluster != nullptr ? const_cast<policyc_cluster*>(cluster)->state.NodeCount() : 0;
 }
 
 POLICYC_EXPORT size_t policyc_cluster_pod_count(const policyc_cluster* cluster) {
-  if (cluster == nullptr) return 0;
-  auto* c = const_cast<policyc_cluster*>(cluster);
-  std::unique_lock lock(c->mutex);
-  c->changed.wait(lock, [&] { return !c->writing; });
-  return c->cluster->Table().BoundPodCount();
+  return cluster != nullptr ? const_cast<policyc_cluster*>(cluster)->state.PodCount() : 0;
 }
 
 POLICYC_EXPORT policyc_status policyc_cluster_view(policyc_cluster* cluster, policyc_view** out) {
   return Guarded([&]() -> policyc_status {
     if (cluster == nullptr || out == nullptr) return Fail(POLICYC_E_INVALID_ARG, "policyc_cluster_view: a null argument");
-    auto view = std::make_unique<policyc_view>(policyc_view{cluster});
-    std::unique_lock lock(cluster->mutex);
-    cluster->changed.wait(lock, [&] { return !cluster->writing && cluster->writers_waiting == 0; });
-    ++cluster->readers;
-    *out = view.release();
+    *out = new policyc_view{cluster->state.Read()};
     return POLICYC_OK;
   });
 }
 
-POLICYC_EXPORT void policyc_view_free(policyc_view* view) {
-  if (view == nullptr) return;
-  {
-    std::lock_guard lock(view->cluster->mutex);
-    --view->cluster->readers;
-    view->cluster->changed.notify_all();
-  }
-  delete view;
-}
+POLICYC_EXPORT void policyc_view_free(policyc_view* view) { delete view; }
 
 POLICYC_EXPORT policyc_status policyc_decide(const policyc_engine* engine, const policyc_view* view, const char* pod_json,
                                              size_t len, const policyc_decide_opts* opts, policyc_result** out) {
@@ -442,93 +304,31 @@ POLICYC_EXPORT policyc_status policyc_decide(const policyc_engine* engine, const
     DiagnosticSink diags;
     std::optional<k8s::Pod> pod = k8s::ReadPod(*Text("pod", pod_json, len), diags);
     if (!pod) return BadInput(diags, "the pod does not read");
-    const engine::Cluster& cluster = *view->cluster->cluster;
-    const rt::NodeTable& table = cluster.Table();
+    std::vector<std::string> names;
+    for (size_t i = 0; o.candidates != nullptr && i < o.n_candidates; ++i) {
+      if (o.candidates[i] == nullptr) return Fail(POLICYC_E_INVALID_ARG, "policyc_decide: a null candidate name");
+      names.emplace_back(o.candidates[i]);
+    }
     auto result = std::make_unique<policyc_result>();
-    std::vector<rt::RowId> rows;
-    if (o.candidates != nullptr) {
-      for (size_t i = 0; i < o.n_candidates; ++i) {
-        if (o.candidates[i] == nullptr) return Fail(POLICYC_E_INVALID_ARG, "policyc_decide: a null candidate name");
-        if (std::optional<rt::RowId> row = table.FindNode(o.candidates[i])) {
-          rows.push_back(*row);
-        } else {
-          result->failed.push_back(o.candidates[i]);
-          result->reasons.push_back("node(s) not found in policyc's cluster state");
-          result->unresolvable.push_back(1);
-        }
-      }
-    }
-    std::sort(rows.begin(), rows.end());  // the decision reads them in table order
-    rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
-    engine::Engine& e = *engine->engine;
-    std::string key = pod->namespace_name + "/" + pod->name;
-    std::shared_ptr<KeptPlan> kept;
-    std::unique_ptr<engine::PodPlan> own;
-    std::unique_lock<std::mutex> using_kept;
-    engine::PodPlan* plan = nullptr;
-    if (e.SharesPlans() && pod->volumes.empty()) {
-      kept = const_cast<policyc_engine*>(engine)->PlanFor(*pod, view->cluster->epoch);
-      using_kept = std::unique_lock(kept->use);
-      if (!kept->plan) kept->plan = e.Plan(std::move(*pod), cluster);
-      plan = kept->plan.get();
-    } else {
-      own = e.Plan(std::move(*pod), cluster);
-      plan = own.get();
-    }
-    rt::Placement placement;
-    if (o.candidates != nullptr && rows.empty()) {  // no node to decide among
-      placement.summary = "no nodes available to schedule pods";
-    } else {
-      rt::Decider decider;  // this call's own: decisions run at once on many threads
-      const rt::Decision& d =
-          e.Decide(*plan, cluster, decider, {.threads = 1, .plugin_scores = true, .verify_kernels = false, .rows = rows});
-      placement = e.Explain(*plan, cluster, d, rows);
-    }
-    result->pod = key;
-    result->notes = host::NotesFor(plan->Pod(), engine->scheduler_name);
-    if (result->notes.gated) placement.summary = "Scheduling is blocked due to non-empty scheduling gates";
-    std::vector<const rt::NodeResult*> feasible;
-    for (const rt::NodeResult& n : placement.nodes) {
-      if (n.feasible) {
-        feasible.push_back(&n);
-        continue;
-      }
-      std::string reason;
-      bool unresolvable = false;
-      for (const rt::NodeReason& r : n.reasons) {
-        if (reason.find(r.reason) == std::string::npos) reason += (reason.empty() ? "" : ", ") + r.reason;
-        unresolvable = unresolvable || engine::Unresolvable(r.plugin, r.reason);
-      }
-      result->failed.push_back(n.name);
-      result->reasons.push_back(std::move(reason));
-      result->unresolvable.push_back(unresolvable ? 1 : 0);
-    }
-    std::stable_sort(feasible.begin(), feasible.end(), [](const auto* a, const auto* b) { return a->score > b->score; });
-    for (const rt::NodeResult* n : feasible) {
-      result->feasible.push_back(n->name);
-      result->scores.push_back(n->score);
-    }
-    if (placement.selected && !result->notes.gated) result->selected = placement.nodes[*placement.selected].name;
-    result->summary = placement.summary;
-    result->max_score = engine->max_score;
-    result->placement = std::move(placement);
+    result->max_score = engine->decisions->MaxScore();
+    result->answer = engine->decisions->Decide(std::move(*pod), view->view, o.candidates != nullptr ? &names : nullptr);
     *out = result.release();
     return POLICYC_OK;
   });
 }
 
 POLICYC_EXPORT size_t policyc_result_feasible_count(const policyc_result* result) {
-  return result != nullptr ? result->feasible.size() : 0;
+  return result != nullptr ? result->answer.feasible.size() : 0;
 }
 
 POLICYC_EXPORT const char* policyc_result_feasible(const policyc_result* result, size_t i, int64_t* score) {
-  if (result == nullptr || i >= result->feasible.size()) return nullptr;
-  if (score != nullptr) *score = result->scores[i];
-  return result->feasible[i].c_str();
+  if (result == nullptr || i >= result->answer.feasible.size()) return nullptr;
+  if (score != nullptr) *score = result->answer.feasible[i].second;
+  return result->answer.feasible[i].first.c_str();
 }
 
 POLICYC_EXPORT const char* policyc_result_selected(const policyc_result* result) {
-  return result != nullptr && result->selected ? result->selected->c_str() : nullptr;
+  return result != nullptr && result->answer.selected ? result->answer.selected->c_str() : nullptr;
 }
 
 POLICYC_EXPORT int64_t policyc_result_max_score(const policyc_result* result) {
@@ -536,26 +336,27 @@ POLICYC_EXPORT int64_t policyc_result_max_score(const policyc_result* result) {
 }
 
 POLICYC_EXPORT size_t policyc_result_failed_count(const policyc_result* result) {
-  return result != nullptr ? result->failed.size() : 0;
+  return result != nullptr ? result->answer.failed.size() : 0;
 }
 
 POLICYC_EXPORT const char* policyc_result_failed(const policyc_result* result, size_t i, const char** reason,
                                                  int* unresolvable) {
-  if (result == nullptr || i >= result->failed.size()) return nullptr;
-  if (reason != nullptr) *reason = result->reasons[i].c_str();
-  if (unresolvable != nullptr) *unresolvable = result->unresolvable[i];
-  return result->failed[i].c_str();
+  if (result == nullptr || i >= result->answer.failed.size()) return nullptr;
+  const host::Answer::Failed& f = result->answer.failed[i];
+  if (reason != nullptr) *reason = f.reason.c_str();
+  if (unresolvable != nullptr) *unresolvable = f.unresolvable ? 1 : 0;
+  return f.node.c_str();
 }
 
 POLICYC_EXPORT const char* policyc_result_summary(const policyc_result* result) {
-  return result != nullptr ? result->summary.c_str() : "";
+  return result != nullptr ? result->answer.summary.c_str() : "";
 }
 
 POLICYC_EXPORT policyc_status policyc_result_explain_json(const policyc_result* result, const char** json, size_t* len) {
   return Guarded([&]() -> policyc_status {
     if (result == nullptr || json == nullptr) return Fail(POLICYC_E_INVALID_ARG, "policyc_result_explain_json: a null argument");
     auto* r = const_cast<policyc_result*>(result);
-    if (r->json.empty()) r->json = host::PlacementJson(r->pod, r->placement, r->notes);
+    if (r->json.empty()) r->json = host::PlacementJson(r->answer.pod, r->answer.placement, r->answer.notes);
     *json = r->json.c_str();
     if (len != nullptr) *len = r->json.size();
     return POLICYC_OK;

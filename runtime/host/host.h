@@ -1,0 +1,124 @@
+#pragma once
+/// The core every scheduler host shares, in C++: the C ABI (c_api.cpp) and
+/// `policyc serve` are thin layers over it.
+///
+///   ClusterState  the cluster, changed by snapshots, watch events, assume
+///                 and forget; read through Views. Readers are counted, not
+///                 locked: a View may end on another thread than the one
+///                 that took it (Go moves goroutines). A change waits until
+///                 every View has ended, and new Views wait for it.
+///   Decisions     an engine and the plans it keeps per template (pods
+///                 equal but for name and timestamps, as `policyc schedule`
+///                 shares them) and cluster epoch; decisions run at once on
+///                 many threads, those of one template taking turns on its
+///                 plan.
+///   Answer        a decision in a host's terms: feasible nodes best first
+///                 with their scores, the selected one, every failed node
+///                 with its reasons and whether preemption could help,
+///                 kube-scheduler's line, and the words for check's JSON.
+
+#include <condition_variable>
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "compiler/support/diagnostic.h"
+#include "runtime/engine/engine.h"
+#include "runtime/engine/watch_event.h"
+#include "runtime/host/placement_json.h"
+
+namespace policy::host {
+
+class ClusterState {
+ public:
+  ClusterState();
+
+  /// Replaces the state with a snapshot; false with diagnostics (and the
+  /// state unchanged) when it does not load.
+  bool Load(std::shared_ptr<const Source> snapshot, DiagnosticSink& diags);
+  /// Applies one watch event (engine/watch_event.h); nullopt with
+  /// diagnostics and the state unchanged when it does not read.
+  std::optional<engine::EventOutcome> Apply(const Source& event, DiagnosticSink& diags);
+  /// kube-scheduler's assume: `pod` counts as bound to `node` (replacing
+  /// what there was of it); false when there is no such node.
+  bool Assume(k8s::Pod pod, const std::string& node);
+  /// Unreserve: false when no such pod counts.
+  bool Forget(const std::string& namespace_name, const std::string& name);
+  size_t NodeCount();
+  size_t PodCount();
+
+  /// A reader's hold on the state: it does not change while a View lives.
+  class View {
+   public:
+    View(View&& other) noexcept : state_(other.state_) { other.state_ = nullptr; }
+    View& operator=(View&&) = delete;
+    ~View();
+    const engine::Cluster& cluster() const { return *state_->cluster_; }
+    /// Changes when something Engine::Plan reads once may have changed:
+    /// kept plans are per epoch.
+    uint64_t epoch() const { return state_->epoch_; }
+
+   private:
+    friend class ClusterState;
+    explicit View(ClusterState* state) : state_(state) {}
+    ClusterState* state_;
+  };
+  View Read();
+
+ private:
+  // Runs `change` on the cluster with no reader or other writer.
+  template <typename F>
+  auto Write(F&& change);
+
+  std::mutex mutex_;
+  std::condition_variable changed_;
+  int readers_ = 0;
+  int writers_waiting_ = 0;
+  bool writing_ = false;
+  std::unique_ptr<engine::Cluster> cluster_;
+  uint64_t epoch_;
+};
+
+struct Answer {
+  std::string pod;                                       ///< namespace/name
+  std::vector<std::pair<std::string, int64_t>> feasible;  ///< best first, with the total score
+  std::optional<std::string> selected;
+  struct Failed {
+    std::string node;
+    std::string reason;         ///< every failing plugin's reasons
+    bool unresolvable = false;  ///< preemption cannot help (UnschedulableAndUnresolvable)
+  };
+  std::vector<Failed> failed;
+  std::string summary;  ///< kube-scheduler's line over the nodes decided among
+  rt::Placement placement;
+  PodNotes notes;
+};
+
+class Decisions {
+ public:
+  explicit Decisions(std::unique_ptr<engine::Engine> engine);
+  ~Decisions();
+
+  /// Decides `pod` on the view's cluster among `candidates` (node names; all
+  /// nodes when null). Names the cluster does not have fail as unresolvable.
+  Answer Decide(k8s::Pod pod, const ClusterState::View& view, const std::vector<std::string>* candidates);
+  /// The largest total score: the scoring plugins' weights x 100.
+  int64_t MaxScore() const { return max_score_; }
+  const engine::Engine& engine() const { return *engine_; }
+
+ private:
+  struct KeptPlan;
+  std::shared_ptr<KeptPlan> PlanFor(const k8s::Pod& pod, uint64_t epoch);
+
+  std::unique_ptr<engine::Engine> engine_;
+  int64_t max_score_ = 0;
+  std::mutex plans_mutex_;
+  std::unordered_multimap<size_t, std::shared_ptr<KeptPlan>> plans_;  // by TemplateHash
+  uint64_t uses_ = 0;
+};
+
+}  // namespace policy::host
