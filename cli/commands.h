@@ -11,5 +11,6 @@ int RunInspect(const std::vector<std::string>& argv);
 int RunCompile(const std::vector<std::string>& argv);
 int RunCheck(const std::vector<std::string>& argv);
 int RunSchedule(const std::vector<std::string>& argv);
+int RunServe(const std::vector<std::string>& argv);
 
 }  // namespace policy::cli

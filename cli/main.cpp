@@ -19,6 +19,7 @@ commands:
   inspect   load a cluster snapshot or a pod and summarise what policyc reads
   check     place a pod on a cluster snapshot and explain, or lint policy files
   schedule  place a queue of pods one after another, as kube-scheduler would
+  serve     answer kube-scheduler as an extender (filter, prioritize, preempt)
   compile   compile a policy file and print a compiler stage (--emit=ast|ir)
   version   print the version
   help      print this help
@@ -71,6 +72,7 @@ int main(int argc, char** argv) {
   if (command == "compile") return RunCompile(args);
   if (command == "check") return RunCheck(args);
   if (command == "schedule") return RunSchedule(args);
+  if (command == "serve") return RunServe(args);
   fmt::print(stderr, "policyc: unknown command `{}`\n\n{}", command, kHelp);
   return kExitBadInput;
 }

@@ -1,8 +1,5 @@
 #include "cli/output_cluster.h"
 
-#include <cerrno>
-#include <cmath>
-#include <cstdlib>
 #include <functional>
 #include <map>
 #include <unordered_map>
@@ -11,6 +8,7 @@
 #include "cli/structured_output.h"
 #include "compiler/k8s/decode.h"
 #include "compiler/k8s/document.h"
+#include "compiler/k8s/document_json.h"
 #include "compiler/k8s/object_reader.h"
 #include "compiler/support/diagnostic.h"
 #include "compiler/support/json_writer.h"
@@ -22,57 +20,6 @@ using k8s::NodeRef;
 
 std::string Key(std::string_view namespace_name, std::string_view name) {
   return std::string(namespace_name.empty() ? "default" : namespace_name) + "/" + std::string(name);
-}
-
-// A document node as JSON: scalars as Kubernetes reads them (YAML's
-// resolved types), mappings and sequences in order.
-void WriteValue(JsonWriter& w, NodeRef v) {
-  if (!v.Valid()) {
-    w.Null();
-    return;
-  }
-  switch (v.Kind()) {
-    case k8s::NodeKind::kMapping:
-      w.BeginObject();
-      for (uint32_t i = 0; i < v.Size(); ++i) {
-        w.Key(v.KeyAt(i).Text());
-        WriteValue(w, v.ValueAt(i));
-      }
-      w.EndObject();
-      return;
-    case k8s::NodeKind::kSequence:
-      w.BeginArray();
-      for (uint32_t i = 0; i < v.Size(); ++i) WriteValue(w, v.At(i));
-      w.EndArray();
-      return;
-    case k8s::NodeKind::kScalar: break;
-  }
-  std::string text(v.Text());
-  switch (v.Type()) {
-    case k8s::ScalarType::kNull: w.Null(); return;
-    case k8s::ScalarType::kBool: w.Bool(text == "true" || text == "True" || text == "TRUE"); return;
-    case k8s::ScalarType::kInt: {
-      errno = 0;
-      char* end = nullptr;
-      long long n = std::strtoll(text.c_str(), &end, 0);
-      if (errno == 0 && end != nullptr && *end == '\0') {
-        w.Int(n);
-        return;
-      }
-      break;  // kept as written
-    }
-    case k8s::ScalarType::kFloat: {
-      char* end = nullptr;
-      double d = std::strtod(text.c_str(), &end);
-      if (end != nullptr && *end == '\0' && d == d && d != HUGE_VAL && d != -HUGE_VAL) {
-        w.Double(d);
-        return;
-      }
-      break;
-    }
-    case k8s::ScalarType::kString: break;
-  }
-  w.String(text);
 }
 
 // A change to an object as it is written out: the value at `path` (keys
@@ -104,7 +51,7 @@ void WriteEdited(JsonWriter& w, NodeRef m, const std::vector<const Edit*>& edits
     w.Key(key);
     if (here != nullptr) here->value(w);
     else if (!below.empty()) WriteEdited(w, value.IsMapping() ? value : NodeRef(), below, depth + 1);
-    else WriteValue(w, value);
+    else k8s::WriteJson(w, value);
   };
   for (uint32_t i = 0; m.IsMapping() && i < m.Size(); ++i) write_key(m.KeyAt(i).Text(), m.ValueAt(i));
   for (size_t e = 0; e < edits.size(); ++e) {
@@ -140,14 +87,14 @@ void WriteTemplatePod(JsonWriter& w, NodeRef workload, std::string_view kind, co
   w.Key("name").String(pod.name);
   w.Key("namespace").String(pod.namespace_name);
   for (const char* field : {"labels", "annotations"}) {
-    if (metadata.Get(field).IsMapping()) WriteValue(w.Key(field), metadata.Get(field));
+    if (metadata.Get(field).IsMapping()) k8s::WriteJson(w.Key(field), metadata.Get(field));
   }
   w.EndObject();
   w.Key("spec");
   if (pod.node) {
     WriteEdited(w, pod_template.Get("spec"), {Set({"nodeName"}, *pod.node)});
   } else {
-    WriteValue(w, pod_template.Get("spec"));
+    k8s::WriteJson(w, pod_template.Get("spec"));
   }
   w.EndObject();
 }

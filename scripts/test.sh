@@ -76,6 +76,8 @@ done
 run "C ABI answers as check does" python3 tests/host/abi_equals_check.py --policyc build/policyc \
   --lib build/libpolicyc.so --policies policies "$conformance/cases" "$conformance/cases-default-profile" \
   tests/conformance
+run "policyc serve: the extender protocol and its faults" python3 tests/server/extender_test.py \
+  --policyc build/policyc --policies policies "$conformance/cases" tests/conformance
 run "C host example" tests/host/embed_examples.sh c
 run "Go host example" tests/host/embed_examples.sh go
 # The unit, golden and conformance suites again on a build instrumented with

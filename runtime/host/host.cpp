@@ -44,7 +44,11 @@ auto ClusterState::Write(F&& change) {
 }
 
 bool ClusterState::Load(std::shared_ptr<const Source> snapshot, DiagnosticSink& diags) {
-  std::unique_ptr<engine::Cluster> loaded = engine::Cluster::Load(std::move(snapshot), diags);
+  return Load(std::vector<std::shared_ptr<const Source>>{std::move(snapshot)}, diags);
+}
+
+bool ClusterState::Load(const std::vector<std::shared_ptr<const Source>>& files, DiagnosticSink& diags) {
+  std::unique_ptr<engine::Cluster> loaded = engine::Cluster::Load(files, diags);
   if (!loaded) return false;
   Write([&] {
     cluster_ = std::move(loaded);

@@ -40,6 +40,8 @@ class ClusterState {
   /// Replaces the state with a snapshot; false with diagnostics (and the
   /// state unchanged) when it does not load.
   bool Load(std::shared_ptr<const Source> snapshot, DiagnosticSink& diags);
+  /// The same for a snapshot split over files.
+  bool Load(const std::vector<std::shared_ptr<const Source>>& files, DiagnosticSink& diags);
   /// Applies one watch event (engine/watch_event.h); nullopt with
   /// diagnostics and the state unchanged when it does not read.
   std::optional<engine::EventOutcome> Apply(const Source& event, DiagnosticSink& diags);

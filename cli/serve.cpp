@@ -1,0 +1,144 @@
+// `policyc serve`: a kube-scheduler extender (server/) over a cluster state
+// loaded from a snapshot and kept current by watch events.
+
+#include <fmt/format.h>
+
+#include <atomic>
+#include <chrono>
+#include <csignal>
+#include <thread>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/engine_setup.h"
+#include "cli/input.h"
+#include "runtime/host/host.h"
+#include "server/server.h"
+
+namespace policy::cli {
+namespace {
+
+constexpr const char* kUsage = R"(usage: policyc serve --cluster SNAPSHOT [--cluster MORE ...] [--listen HOST:PORT] [--prefix /policyc]
+                     [--profile CONFIG.yaml] [--plugins A,B] [--policy FILE ...] [--mode authoritative|policies]
+                     [--events FILE|-] [--engine interp|jit|tiered] [--jit-opt 0..3]
+                     [--max-body-bytes N] [--read-timeout S] [--threads N]
+
+A kube-scheduler extender (the extender/v1 protocol): POST PREFIX/filter,
+PREFIX/prioritize and PREFIX/preempt, with `nodeCacheCapable: true` (node
+names) or false (node objects); GET /healthz, /readyz and /metrics
+(Prometheus). The cluster state is the snapshot, then the watch events
+read from --events (one {"type": ..., "object": ...} per line, as
+`kubectl get ... --watch --output-watch-events -o json` prints them; a
+file, a FIFO, or - for stdin).
+
+  --mode authoritative   decide with the whole profile (the default)
+  --mode policies        decide with the --policy files alone, beside
+                         kube-scheduler's own in-tree plugins
+  --listen               default 127.0.0.1:8890 (port 0: any free port)
+
+examples/extender/ has a KubeSchedulerConfiguration that uses it. SIGTERM or
+SIGINT stops it after the requests in flight. Bad input exits with 2.
+)";
+
+std::atomic<bool> stop_requested{false};
+
+extern "C" void OnStopSignal(int) { stop_requested = true; }
+
+}  // namespace
+
+int RunServe(const std::vector<std::string>& argv) {
+  std::variant<Args, int> parsed = ParseCommand(
+      "serve", argv,
+      {{"cluster", true, true}, {"listen"}, {"prefix"}, {"profile"}, {"plugins"}, {"policy", true, true}, {"mode"},
+       {"events"}, {"engine"}, {"jit-opt"}, {"disable-pass", true, true}, {"verify-jit", false}, {"max-body-bytes"},
+       {"read-timeout"}, {"threads"}},
+      kUsage);
+  if (const int* status = std::get_if<int>(&parsed)) return *status;
+  const Args& args = std::get<Args>(parsed);
+  if (!args.Has("cluster")) {
+    fmt::print(stderr, "policyc serve: `--cluster` is missing\n\n{}", kUsage);
+    return kExitBadInput;
+  }
+  if (!args.Positional().empty()) {
+    fmt::print(stderr, "policyc serve: unexpected argument `{}`\n\n{}", args.Positional().front(), kUsage);
+    return kExitBadInput;
+  }
+  server::ServerOptions options;
+  std::string listen = args.Get("listen", "127.0.0.1:8890");
+  size_t colon = listen.rfind(':');
+  std::string error;
+  try {
+    if (colon == std::string::npos) throw std::invalid_argument("no port");
+    options.host = listen.substr(0, colon);
+    size_t used = 0;
+    options.port = std::stoi(listen.substr(colon + 1), &used);
+    if (used != listen.size() - colon - 1 || options.port < 0 || options.port > 65535) throw std::invalid_argument("port");
+  } catch (const std::exception&) {
+    fmt::print(stderr, "policyc serve: --listen `{}`: expected HOST:PORT, a port from 0 to 65535\n", listen);
+    return kExitBadInput;
+  }
+  options.prefix = args.Get("prefix", "/policyc");
+  if (options.prefix.empty() || options.prefix[0] != '/') {
+    fmt::print(stderr, "policyc serve: --prefix `{}` must start with `/`\n", options.prefix);
+    return kExitBadInput;
+  }
+  std::optional<int64_t> max_body = args.GetInt("max-body-bytes", int64_t{64} << 20, 1024, int64_t{1} << 34, &error);
+  std::optional<int64_t> timeout = args.GetInt("read-timeout", 10, 1, 3600, &error);
+  std::optional<int64_t> threads = args.GetInt("threads", 8, 1, 1024, &error);
+  if (!max_body || !timeout || !threads) {
+    fmt::print(stderr, "policyc serve: {}\n", error);
+    return kExitBadInput;
+  }
+  options.max_body_bytes = static_cast<size_t>(*max_body);
+  options.read_timeout_s = options.write_timeout_s = static_cast<int>(*timeout);
+  options.threads = static_cast<int>(*threads);
+  std::string mode = args.Get("mode", "authoritative");
+  if (mode != "authoritative" && mode != "policies") {
+    fmt::print(stderr, "policyc serve: --mode `{}`: expected authoritative or policies\n", mode);
+    return kExitBadInput;
+  }
+  if (mode == "policies" && !args.Has("policy")) {
+    fmt::print(stderr, "policyc serve: --mode policies decides with the --policy files alone, and none was given\n");
+    return kExitBadInput;
+  }
+
+  DiagnosticSink diags;
+  std::optional<rt::Profile> profile = ProfileFromFlags("serve", args, "default-scheduler", diags);
+  if (!profile) {
+    fmt::print(stderr, "{}", RenderAll(diags));
+    return kExitBadInput;
+  }
+  if (mode == "policies") profile = rt::RestrictProfile(std::move(*profile), {}, nullptr);  // no in-tree plugin
+  std::optional<engine::EngineOptions> engine_options = EngineOptionsFromFlags("serve", args);
+  if (!engine_options) return kExitBadInput;
+  std::unique_ptr<engine::Engine> engine = EngineFromFlags(args, *profile, *engine_options, diags);
+  if (!engine) {
+    fmt::print(stderr, "{}", RenderAll(diags));
+    return kExitBadInput;
+  }
+  host::ClusterState state;
+  std::vector<std::shared_ptr<const Source>> snapshot = ReadSnapshot(args.GetAll("cluster"), diags);
+  if (snapshot.empty() || !state.Load(snapshot, diags)) {
+    fmt::print(stderr, "{}", RenderAll(diags));
+    return kExitBadInput;
+  }
+  host::Decisions decisions(std::move(engine));
+  server::Server server(decisions, state, options);
+  if (!server.Bind(&error)) {
+    fmt::print(stderr, "policyc serve: {}\n", error);
+    return kExitBadInput;
+  }
+  if (args.Has("events")) server.FollowEvents(args.Get("events"));
+  std::signal(SIGTERM, OnStopSignal);
+  std::signal(SIGINT, OnStopSignal);
+  std::thread watcher([&server] {  // a signal handler may only set a flag
+    while (!stop_requested) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    server.Stop();
+  });
+  server.Listen();
+  stop_requested = true;
+  watcher.join();
+  return kExitOk;
+}
+
+}  // namespace policy::cli

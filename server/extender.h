@@ -1,0 +1,57 @@
+#pragma once
+/// kube-scheduler's extender protocol, v1 (../shared/spec/host-reference.md
+/// §1), over the hosts' core (runtime/host/host.h): the bodies of
+/// `POST PREFIX/filter`, `/prioritize` and `/preempt` and what kube-scheduler
+/// reads back.
+///
+/// Keys are read in any case and written in PascalCase, as Go's
+/// encoding/json does for the untagged extender/v1 types; a field kube-
+/// scheduler would send as nil is written as `null`. With node names in
+/// (`nodeCacheCapable: true`) the answer names nodes; with node objects in,
+/// it gives back the objects that pass. Every rejected node is listed: in
+/// `FailedNodes` when preemption could help there, else in
+/// `FailedAndUnresolvableNodes`. A request that does not read is answered
+/// 200 with `Error` set, since kube-scheduler reads nothing else of a call
+/// that fails.
+///
+/// Modes: `kAuthoritative` decides with the whole profile (kube-scheduler's
+/// own plugins then only repeat it); `kPoliciesOnly` with the custom
+/// policies alone, beside kube-scheduler's in-tree plugins (the engine is
+/// made with no in-tree plugin enabled).
+
+#include <string>
+#include <string_view>
+
+#include "runtime/host/host.h"
+#include "server/metrics.h"
+
+namespace policy::server {
+
+struct Reply {
+  int status = 200;
+  std::string body;  ///< JSON
+};
+
+class Extender {
+ public:
+  /// `metrics`, when given, counts the decisions.
+  Extender(host::Decisions& decisions, host::ClusterState& state, Metrics* metrics = nullptr)
+      : decisions_(decisions), state_(state), metrics_(metrics) {}
+
+  /// ExtenderArgs -> ExtenderFilterResult.
+  Reply Filter(std::string_view body);
+  /// ExtenderArgs -> HostPriorityList: each node's total score scaled to
+  /// kube-scheduler's 0-10 (rounded), 0 for a node that does not fit.
+  Reply Prioritize(std::string_view body);
+  /// ExtenderPreemptionArgs -> ExtenderPreemptionResult: the candidate
+  /// nodes kube-scheduler proposes, less those where policyc's rules reject
+  /// the pod for a reason no eviction resolves, victims as given.
+  Reply Preempt(std::string_view body);
+
+ private:
+  host::Decisions& decisions_;
+  host::ClusterState& state_;
+  Metrics* metrics_;
+};
+
+}  // namespace policy::server

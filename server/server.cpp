@@ -1,0 +1,140 @@
+// `policyc serve`'s HTTP side on cpp-httplib (server.h).
+
+#include "server/server.h"
+
+#include <fmt/format.h>
+#include <httplib.h>
+
+#include <chrono>
+#include <cstdio>
+#include <fstream>
+#include <iostream>
+#include <regex>
+
+#include "compiler/support/json_writer.h"
+#include "server/extender.h"
+
+namespace policy::server {
+namespace {
+
+// One line of structured log on stderr.
+void Log(const char* level, const std::string& message, const std::string& detail = "") {
+  JsonWriter w(JsonWriter::Style::kLine);
+  w.BeginObject().Key("level").String(level).Key("msg").String(message);
+  if (!detail.empty()) w.Key("detail").String(detail);
+  w.EndObject();
+  std::fprintf(stderr, "%s\n", w.Take().c_str());
+}
+
+std::string Escaped(const std::string& text) {  // for httplib's route patterns
+  static const std::regex special(R"([.^$|()\[\]{}*+?\\])");
+  return std::regex_replace(text, special, R"(\$&)");
+}
+
+}  // namespace
+
+Server::Server(host::Decisions& decisions, host::ClusterState& state, ServerOptions options)
+    : decisions_(decisions), state_(state), options_(std::move(options)), http_(std::make_unique<httplib::Server>()) {
+  while (options_.prefix.size() > 1 && options_.prefix.back() == '/') options_.prefix.pop_back();  // as kube-scheduler trims
+  httplib::Server& s = *http_;
+  s.set_payload_max_length(options_.max_body_bytes);
+  s.set_read_timeout(options_.read_timeout_s, 0);
+  s.set_write_timeout(options_.write_timeout_s, 0);
+  int threads = options_.threads;
+  s.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
+
+  auto verb = [this](const char* name, Reply (Extender::*call)(std::string_view)) {
+    std::string path = (options_.prefix == "/" ? "" : options_.prefix) + "/" + name;
+    http_->Post(Escaped(path), [this, name, call](const httplib::Request& req, httplib::Response& res) {
+      auto start = std::chrono::steady_clock::now();
+      Extender extender(decisions_, state_, &metrics_);
+      Reply reply = (extender.*call)(req.body);
+      res.status = reply.status;
+      res.set_content(reply.body, "application/json");
+      metrics_.Request(name, reply.status, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    });
+  };
+  verb("filter", &Extender::Filter);
+  verb("prioritize", &Extender::Prioritize);
+  verb("preempt", &Extender::Preempt);
+  s.Get("/healthz", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); });
+  s.Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
+    bool ready = state_.NodeCount() > 0;
+    res.status = ready ? 200 : 503;
+    res.set_content(ready ? "ok\n" : "no nodes in the cluster state yet\n", "text/plain");
+  });
+  s.Get("/metrics", [this](const httplib::Request&, httplib::Response& res) {
+    res.set_content(metrics_.Render(state_.NodeCount(), state_.PodCount()), "text/plain; version=0.0.4");
+  });
+  s.set_exception_handler([](const httplib::Request&, httplib::Response& res, std::exception_ptr e) {
+    std::string what = "an unknown exception";
+    try {
+      std::rethrow_exception(e);
+    } catch (const std::exception& x) {
+      what = x.what();
+    } catch (...) {
+    }
+    Log("error", "internal error (a bug in policyc)", what);
+    res.status = 500;
+    res.set_content(fmt::format("{{\"Error\": {}}}", JsonQuote("internal error: " + what)), "application/json");
+  });
+}
+
+Server::~Server() {
+  Stop();
+  if (events_.joinable()) events_.detach();  // it may wait on a FIFO forever; the process ends it
+}
+
+bool Server::Bind(std::string* error) {
+  if (options_.port == 0) {
+    port_ = http_->bind_to_any_port(options_.host);
+  } else {
+    port_ = http_->bind_to_port(options_.host, options_.port) ? options_.port : -1;
+  }
+  if (port_ < 0) {
+    *error = fmt::format("cannot listen on {}:{}", options_.host, options_.port);
+    return false;
+  }
+  return true;
+}
+
+void Server::Listen() {
+  Log("info", fmt::format("serving the extender at http://{}:{}{}/{{filter,prioritize,preempt}}", options_.host, port_,
+                          options_.prefix == "/" ? "" : options_.prefix));
+  http_->listen_after_bind();
+  Log("info", "stopped: the requests in flight were answered");
+}
+
+void Server::Stop() {
+  if (stopping_.exchange(true)) return;
+  http_->stop();
+}
+
+void Server::FollowEvents(const std::string& path) {
+  events_ = std::thread([this, path] {
+    std::ifstream file;
+    std::istream* in = &std::cin;
+    if (path != "-") {
+      file.open(path);
+      if (!file) {
+        Log("error", "cannot read the events", path);
+        return;
+      }
+      in = &file;
+    }
+    std::string line;
+    size_t number = 0;
+    while (!stopping_ && std::getline(*in, line)) {
+      ++number;
+      if (line.find_first_not_of(" \t\r") == std::string::npos) continue;
+      Source source(fmt::format("{}:{}", path == "-" ? "stdin" : path, number), line);
+      DiagnosticSink diags;
+      bool applied = state_.Apply(source, diags).has_value();
+      metrics_.Event(applied);
+      if (!applied) Log("warn", "a watch event was refused; the state is unchanged", RenderAll(diags));
+    }
+    Log("info", "the event stream ended", path);
+  });
+}
+
+}  // namespace policy::server

@@ -1,0 +1,237 @@
+#!/usr/bin/env python3
+"""`policyc serve` as kube-scheduler calls it, over HTTP on loopback.
+
+1. Every conformance case given (the shared corpus, ours): a server on the
+   case's cluster, plugins and policies answers `filter` with exactly the
+   nodes `policyc check --output json` finds feasible, lists every other node
+   in FailedNodes or FailedAndUnresolvableNodes with check's reasons, and
+   answers `prioritize` with check's totals scaled to 0-10; with node
+   objects (`nodeCacheCapable: false`) it gives back the objects that pass.
+2. Faults, on the example cluster: malformed JSON (200 with Error), a body
+   over --max-body-bytes (413), an unknown path (404), a client that stops
+   half way through its headers (refused after --read-timeout while others
+   are answered), a watch event from --events that adds a node (then
+   feasible), a refused event (counted, the state unchanged), /healthz,
+   /readyz, /metrics, and SIGTERM (exit 0).
+
+  python3 tests/server/extender_test.py --policyc build/policyc --policies policies DIRS...
+"""
+import argparse
+import http.client
+import json
+import os
+import re
+import signal
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+
+import yaml
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "conformance"))
+import run as conformance  # noqa: E402  (the shared runner: its case finder and YAML writer)
+
+
+class Serve:
+    """A `policyc serve` on a free port, stopped with SIGTERM."""
+
+    def __init__(self, policyc, flags):
+        self.proc = subprocess.Popen([policyc, "serve", "--listen", "127.0.0.1:0"] + flags,
+                                     stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
+        line = self.proc.stderr.readline()
+        m = re.search(r"http://127\.0\.0\.1:(\d+)", line)
+        if not m:
+            rest = self.proc.stderr.read() if self.proc.poll() is not None else ""
+            raise RuntimeError(f"serve did not start: {line}{rest}")
+        self.port = int(m.group(1))
+
+    def call(self, method, path, body=None, timeout=30):
+        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        data = body if isinstance(body, (bytes, type(None))) else json.dumps(body).encode()
+        c.request(method, path, body=data, headers={"Content-Type": "application/json"})
+        r = c.getresponse()
+        out = r.status, r.read().decode("utf-8", "replace")
+        c.close()
+        return out
+
+    def stop(self):
+        self.proc.send_signal(signal.SIGTERM)
+        try:
+            return self.proc.wait(timeout=10)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+            return None
+
+
+def case_flags(path, case, policies_dir, tmp):
+    cluster = os.path.join(tmp, "cluster.yaml")
+    with open(cluster, "w", encoding="utf-8") as f:
+        yaml.dump_all(case["cluster"], f, Dumper=conformance._Dumper, sort_keys=False)
+    flags = ["--cluster", cluster]
+    if case.get("plugins"):
+        flags += ["--plugins", ",".join(case["plugins"])]
+    for pol in case.get("policies") or []:
+        src = next((os.path.join(d, pol) for d in (os.path.dirname(os.path.abspath(path)), policies_dir)
+                    if d and os.path.isfile(os.path.join(d, pol))), None)
+        flags += ["--policy", src]
+    pod = os.path.join(tmp, "pod.yaml")
+    with open(pod, "w", encoding="utf-8") as f:
+        yaml.dump(case["pod"], f, Dumper=conformance._Dumper, sort_keys=False)
+    return flags, pod
+
+
+def check_case(policyc, path, case, policies_dir):
+    """Problems with one case, or None when the case does not apply (bad input, a workload)."""
+    if isinstance(case["cluster"], str) or isinstance(case["pod"], str) or case["expect"].get("exit") == 2:
+        return None  # malformed input: the fault tests cover the server's answer
+    if case["pod"].get("kind", "Pod") != "Pod":
+        return None  # kube-scheduler sends pods, never workloads
+    with tempfile.TemporaryDirectory() as tmp:
+        flags, pod_file = case_flags(path, case, policies_dir, tmp)
+        p = subprocess.run([policyc, "check"] + flags + ["--pod", pod_file, "--output", "json"], capture_output=True, text=True)
+        if p.returncode not in (0, 1):
+            return [f"check exits {p.returncode}"]
+        want = json.loads(p.stdout)
+        # The pod as kube-scheduler sends it: with spec.nodeName unset.
+        pod = json.loads(json.dumps(case["pod"]))
+        nodes = [o for o in case["cluster"] if o.get("kind") == "Node"]
+        names = [n["metadata"]["name"] for n in nodes]
+        serve = Serve(policyc, flags)
+        try:
+            problems = []
+            status, body = serve.call("POST", "/policyc/filter", {"Pod": pod, "NodeNames": names, "Nodes": None})
+            got = json.loads(body)
+            feasible = {n["name"] for n in want["nodes"] if n["feasible"]}
+            if status != 200 or got.get("Error"):
+                return [f"filter: {status} {body[:200]}"]
+            if set(got["NodeNames"] or []) != feasible:
+                problems.append(f"filter NodeNames {sorted(got['NodeNames'] or [])}, check {sorted(feasible)}")
+            failed = {**(got["FailedNodes"] or {}), **(got["FailedAndUnresolvableNodes"] or {})}
+            for n in want["nodes"]:
+                if n["feasible"]:
+                    continue
+                if n["name"] not in failed:
+                    problems.append(f"{n['name']} is in neither failed map")
+                    continue
+                for r in n["reasons"]:
+                    if r["reason"] not in failed[n["name"]]:
+                        problems.append(f"{n['name']}: `{r['reason']}` missing from `{failed[n['name']]}`")
+            status, body = serve.call("POST", "/policyc/filter",
+                                      {"Pod": pod, "NodeNames": None, "Nodes": {"items": nodes}})
+            got = json.loads(body)
+            passed = {n["metadata"]["name"] for n in ((got.get("Nodes") or {}).get("items") or [])}
+            if passed != feasible or got.get("NodeNames") is not None:
+                problems.append(f"filter with node objects gave back {sorted(passed)}")
+            if feasible:
+                status, body = serve.call("POST", "/policyc/prioritize", {"Pod": pod, "NodeNames": sorted(feasible)})
+                scores = {h["Host"]: h["Score"] for h in json.loads(body)}
+                totals = {n["name"]: n["score"] for n in want["nodes"] if n["feasible"]}
+                top = max(scores.values())
+                best = {n for n, s in totals.items() if s == max(totals.values())}
+                if not all(scores[n] == top for n in best) or any(s < 0 or s > 10 for s in scores.values()):
+                    problems.append(f"prioritize {scores} does not rank check's best {sorted(best)} first")
+            return problems
+        finally:
+            if serve.stop() != 0:
+                problems.append("serve did not exit 0 on SIGTERM")
+
+
+def faults(policyc):
+    problems = []
+    with tempfile.TemporaryDirectory() as tmp:
+        events = os.path.join(tmp, "events")
+        with open(events, "w") as f:
+            f.write('{"type": "ADDED", "object": {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "extra", '
+                    '"labels": {"kubernetes.io/hostname": "extra"}}, "status": {"allocatable": {"cpu": "64", '
+                    '"memory": "256Gi", "pods": "110"}}}}\n')
+            f.write('{"type": "ADDED", "object": {"kind": "Node"\n')  # truncated: refused
+        serve = Serve(policyc, ["--cluster", "examples/cluster.yaml", "--events", events, "--max-body-bytes", "65536",
+                                "--read-timeout", "1"])
+        try:
+            with open("examples/pods/web.yaml") as f:
+                pod = yaml.safe_load(f)
+            deadline = time.time() + 10
+            while time.time() < deadline:  # the events are read beside serving
+                status, body = serve.call("GET", "/metrics")
+                if 'policyc_watch_events_total{result="refused"} 1' in body:
+                    break
+                time.sleep(0.05)
+            if 'policyc_watch_events_total{result="applied"} 1' not in body or "policyc_cluster_nodes 7" not in body:
+                problems.append("the --events file was not applied: " + "; ".join(
+                    l for l in body.splitlines() if l.startswith(("policyc_watch", "policyc_cluster"))))
+            status, body = serve.call("POST", "/policyc/filter", {"Pod": pod, "NodeNames": ["extra"]})
+            if json.loads(body).get("NodeNames") != ["extra"]:
+                problems.append(f"the node an event added is not feasible: {body[:200]}")
+            status, body = serve.call("POST", "/policyc/filter", b'{"Pod": {"metadata": ')
+            if status != 200 or not json.loads(body).get("Error"):
+                problems.append(f"malformed JSON: {status} {body[:120]}")
+            status, body = serve.call("POST", "/policyc/filter", b'{"Pod": ' + b" " * 70000 + b"{}}")
+            if status != 413:
+                problems.append(f"a body over --max-body-bytes: {status}")
+            status, body = serve.call("POST", "/policyc/nosuchverb", {"Pod": pod})
+            if status != 404:
+                problems.append(f"an unknown verb: {status}")
+            slow = socket.create_connection(("127.0.0.1", serve.port))
+            slow.sendall(b"POST /policyc/filter HTTP/1.1\r\nHost: x\r\nContent-Len")  # and nothing more
+            status, body = serve.call("POST", "/policyc/filter", {"Pod": pod, "NodeNames": ["extra"]})
+            if status != 200:
+                problems.append("a slow client kept others from being answered")
+            slow.settimeout(5)
+            started = time.time()
+            try:  # closed, or refused with 400 (cpp-httplib's answer to a request it could not read in time)
+                reply = slow.recv(1024)
+                dropped = reply == b"" or reply.startswith(b"HTTP/1.1 400")
+            except (socket.timeout, ConnectionResetError):
+                dropped = False
+            slow.close()
+            if not dropped or time.time() - started > 4:
+                problems.append("a client that stops mid-headers was not refused after --read-timeout")
+            for path, want in [("/healthz", 200), ("/readyz", 200)]:
+                if serve.call("GET", path)[0] != want:
+                    problems.append(f"{path} is not {want}")
+            status, body = serve.call("GET", "/metrics")
+            for needle in ['policyc_decisions_total{verb="filter"}', "policyc_extender_request_duration_seconds_bucket",
+                           'verb="filter",code="200"']:
+                if needle not in body:
+                    problems.append(f"/metrics lacks {needle}")
+        finally:
+            if serve.stop() != 0:
+                problems.append("serve did not exit 0 on SIGTERM")
+    return problems
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--policyc", required=True)
+    ap.add_argument("--policies", default="policies")
+    ap.add_argument("dirs", nargs="*")
+    args = ap.parse_args()
+    passed = failed = 0
+    for path in conformance.find_cases(args.dirs):
+        case = conformance.load_case(path)
+        problems = check_case(args.policyc, path, case, args.policies)
+        if problems is None:
+            continue
+        if problems:
+            failed += 1
+            print(f"FAIL {case.get('name')} ({path}):")
+            for p in problems:
+                print(f"  {p}")
+        else:
+            passed += 1
+    problems = faults(args.policyc)
+    if problems:
+        failed += 1
+        print("FAIL faults:")
+        for p in problems:
+            print(f"  {p}")
+    else:
+        passed += 1
+    print(f"{passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
