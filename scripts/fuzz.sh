@@ -3,8 +3,9 @@
 # runs each libFuzzer target for
 # SECONDS (default 60), seeded from the tests, the examples, policies and
 # shared/: the YAML and JSON loaders, the quantity parser, the policy parser,
-# and the whole `policyc check` command (a fuzzed policy, pod and profile
-# against the example cluster).
+# the whole `policyc check` command (a fuzzed policy, pod and profile
+# against the example cluster), the C ABI's entry points, and the bodies
+# `policyc serve` reads.
 # A crash leaves its input in build/fuzz/crashes/; add it as a test.
 #
 #   ./scripts/fuzz.sh [SECONDS]
@@ -19,7 +20,7 @@ fi
 cmake --build build/fuzz >/dev/null
 
 work=build/fuzz/corpus
-mkdir -p "$work"/{yaml,json,quantity,policy,check,capi} build/fuzz/crashes
+mkdir -p "$work"/{yaml,json,quantity,policy,check,capi,extender} build/fuzz/crashes
 # Seeds: every YAML/JSON input the project has; quantities from a fixed list.
 find tests examples policies ../shared -type f \( -name '*.yaml' -o -name '*.yml' \) -size -200k -exec cp -t "$work/yaml" {} + 2>/dev/null || true
 find tests examples ../shared -type f -name '*.json' -size -200k -exec cp -t "$work/json" {} + 2>/dev/null || true
@@ -46,13 +47,23 @@ done
 printf '\002{"type": "ADDED", "object": {"kind": "Node", "metadata": {"name": "n"}, "status": {"allocatable": {"cpu": "2"}}}}' > "$work/capi/seed$i"; i=$((i+1))
 printf '\002{"type": "DELETED", "object": {"kind": "Pod", "metadata": {"name": "p", "namespace": "default"}}}' > "$work/capi/seed$i"; i=$((i+1))
 printf '\000{"engine": "interp", "plugins": ["NodeAffinity"], "policies": [{"name": "p.policy", "source": "policy P\\n  filter node.pods < 3\\n"}]}' > "$work/capi/seed$i"
+# The extender's bodies: a byte for the verb (0 filter, 1 prioritize,
+# 2 preempt), then ExtenderArgs or ExtenderPreemptionArgs.
+i=0
+for f in examples/pods/*.yaml; do
+  pod=$(python3 -c 'import sys, json, yaml; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))' "$f")
+  printf '\000{"Pod": %s, "NodeNames": ["a", "b", "c"], "Nodes": null}' "$pod" > "$work/extender/seed$i"; i=$((i+1))
+  printf '\000{"pod": %s, "nodes": {"items": [{"metadata": {"name": "a"}}]}}' "$pod" > "$work/extender/seed$i"; i=$((i+1))
+  printf '\001{"Pod": %s, "NodeNames": ["a", "b"]}' "$pod" > "$work/extender/seed$i"; i=$((i+1))
+  printf '\002{"Pod": %s, "NodeNameToMetaVictims": {"a": {"Pods": [{"UID": "u1"}], "NumPDBViolations": 1}}}' "$pod" > "$work/extender/seed$i"; i=$((i+1))
+done
 i=0
 for q in 0 100m 1 1.5 .5 5. 16Gi 1Ki 7807312Ki 129e6 1E 1e-3 -1 +2 9223372036854775807 0.0000000001Ki 1.5m 10E Ki; do
   printf '%s' "$q" > "$work/quantity/seed$i"; i=$((i+1))
 done
 
 status=0
-for target in yaml json quantity policy check capi; do
+for target in yaml json quantity policy check capi extender; do
   log=build/fuzz/fuzz_$target.log
   if build/fuzz/tests/fuzz/fuzz_$target "$work/$target" -max_total_time="$seconds" -max_len=262144 \
        -artifact_prefix=build/fuzz/crashes/$target- -print_final_stats=1 >"$log" 2>&1; then

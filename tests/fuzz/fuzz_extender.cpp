@@ -1,0 +1,51 @@
+// libFuzzer: the bodies `policyc serve` reads (server/extender.h): the first
+// byte picks the verb (filter, prioritize, preempt), the rest is the body.
+// Every answer must be JSON kube-scheduler can read: a 200 for filter (with
+// `Error` when the body does not read), 200 or 400 for the others.
+
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <string_view>
+
+#include "runtime/host/host.h"
+#include "server/extender.h"
+
+namespace {
+
+const char kSnapshot[] = R"({"apiVersion": "v1", "kind": "List", "items": [
+  {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "a", "labels": {"kubernetes.io/hostname": "a"}},
+   "spec": {"taints": [{"key": "gpu", "value": "yes", "effect": "NoSchedule"}]},
+   "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"}}},
+  {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "b", "labels": {"kubernetes.io/hostname": "b"}},
+   "status": {"allocatable": {"cpu": "4", "memory": "16Gi", "pods": "110"}}}]})";
+
+struct World {
+  policy::host::ClusterState state;
+  std::unique_ptr<policy::host::Decisions> decisions;
+  World() {
+    policy::DiagnosticSink diags;
+    if (!state.Load(std::make_shared<const policy::Source>("c.json", kSnapshot), diags)) __builtin_trap();
+    auto engine = policy::engine::Engine::Create(policy::rt::DefaultProfile(), {}, {}, diags);
+    if (!engine) __builtin_trap();
+    decisions = std::make_unique<policy::host::Decisions>(std::move(engine));
+  }
+};
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
+  static World world;
+  if (size == 0) return 0;
+  std::string_view body(reinterpret_cast<const char*>(data) + 1, size - 1);
+  policy::server::Extender extender(*world.decisions, world.state);
+  policy::server::Reply reply;
+  switch (data[0] % 3) {
+    case 0: reply = extender.Filter(body); break;
+    case 1: reply = extender.Prioritize(body); break;
+    default: reply = extender.Preempt(body); break;
+  }
+  if ((data[0] % 3 == 0 && reply.status != 200) || (reply.status != 200 && reply.status != 400)) __builtin_trap();
+  if (reply.body.empty() || (reply.body[0] != '{' && reply.body[0] != '[')) __builtin_trap();
+  return 0;
+}
