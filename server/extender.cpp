@@ -6,6 +6,8 @@
 #include <cstdlib>
 #include <functional>
 #include <optional>
+#include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "compiler/k8s/decode.h"
@@ -132,12 +134,12 @@ Reply Extender::Filter(std::string_view body) {
     Args args;
     if (std::string problem = ReadArgs(object, args); !problem.empty()) return problem;
     host::ClusterState::View view = state_.Read();
-    host::Answer answer = decisions_.Decide(std::move(*args.pod), view, &args.names);
+    host::Answer answer = decisions_.Decide(std::move(*args.pod), view, &args.names, host::Decisions::Detail::kVerdicts);
     if (metrics_ != nullptr) metrics_->Decision("filter", answer.feasible.size());
+    std::unordered_set<std::string_view> feasible;
+    for (const auto& [name, score] : answer.feasible) feasible.insert(name);
     std::vector<bool> passed(args.names.size(), false);
-    for (const auto& [name, score] : answer.feasible) {
-      for (size_t i = 0; i < args.names.size(); ++i) passed[i] = passed[i] || args.names[i] == name;
-    }
+    for (size_t i = 0; i < args.names.size(); ++i) passed[i] = feasible.contains(args.names[i]);
     JsonWriter w(JsonWriter::Style::kLine);
     w.BeginObject();
     if (args.by_name) {
@@ -172,16 +174,16 @@ Reply Extender::Prioritize(std::string_view body) {
     Args args;
     if (std::string problem = ReadArgs(object, args); !problem.empty()) return problem;
     host::ClusterState::View view = state_.Read();
-    host::Answer answer = decisions_.Decide(std::move(*args.pod), view, &args.names);
+    host::Answer answer = decisions_.Decide(std::move(*args.pod), view, &args.names, host::Decisions::Detail::kVerdicts);
     if (metrics_ != nullptr) metrics_->Decision("prioritize", answer.feasible.size());
     int64_t max = decisions_.MaxScore();
     JsonWriter w(JsonWriter::Style::kLine);
     w.BeginArray();
+    std::unordered_map<std::string_view, int64_t> totals;
+    for (const auto& [name, total] : answer.feasible) totals.emplace(name, total);
     for (const std::string& name : args.names) {
-      int64_t score = 0;
-      for (const auto& [feasible, total] : answer.feasible) {
-        if (feasible == name && max > 0) score = (total * 10 + max / 2) / max;  // kube-scheduler's 0-10
-      }
+      auto found = totals.find(name);
+      int64_t score = found != totals.end() && max > 0 ? (found->second * 10 + max / 2) / max : 0;  // kube-scheduler's 0-10
       w.BeginObject().Key("Host").String(name).Key("Score").Int(score).EndObject();
     }
     w.EndArray();
@@ -207,15 +209,17 @@ Reply Extender::Preempt(std::string_view body) {
     std::vector<std::string> names;
     for (uint32_t i = 0; victims.IsMapping() && i < victims.Size(); ++i) names.emplace_back(victims.KeyAt(i).Text());
     host::ClusterState::View view = state_.Read();
-    host::Answer answer = decisions_.Decide(std::move(*decoded), view, &names);
+    host::Answer answer = decisions_.Decide(std::move(*decoded), view, &names, host::Decisions::Detail::kVerdicts);
     if (metrics_ != nullptr) metrics_->Decision("preempt", answer.feasible.size());
+    std::unordered_set<std::string_view> hopeless;  // no eviction resolves what rejects the pod there
+    for (const host::Answer::Failed& f : answer.failed) {
+      if (f.unresolvable) hopeless.insert(f.node);
+    }
     JsonWriter w(JsonWriter::Style::kLine);
     w.BeginObject().Key("NodeNameToMetaVictims").BeginObject();
     for (uint32_t i = 0; victims.IsMapping() && i < victims.Size(); ++i) {
       std::string_view node = victims.KeyAt(i).Text();
-      bool hopeless = false;
-      for (const host::Answer::Failed& f : answer.failed) hopeless = hopeless || (f.node == node && f.unresolvable);
-      if (hopeless) continue;
+      if (hopeless.contains(node)) continue;
       k8s::NodeRef v = victims.ValueAt(i);
       w.Key(node).BeginObject().Key("Pods").BeginArray();
       k8s::NodeRef pods = Field(v, "Pods");

@@ -4,6 +4,8 @@
 
 #include <algorithm>
 #include <atomic>
+#include <iterator>
+#include <span>
 
 #include "compiler/k8s/object_reader.h"
 #include "runtime/engine/pod_template.h"
@@ -145,7 +147,8 @@ std::shared_ptr<Decisions::KeptPlan> Decisions::PlanFor(const k8s::Pod& pod, uin
   return found;
 }
 
-Answer Decisions::Decide(k8s::Pod pod, const ClusterState::View& view, const std::vector<std::string>* candidates) {
+Answer Decisions::Decide(k8s::Pod pod, const ClusterState::View& view, const std::vector<std::string>* candidates,
+                         Detail detail) {
   const engine::Cluster& cluster = view.cluster();
   const rt::NodeTable& table = cluster.Table();
   Answer answer;
@@ -175,18 +178,40 @@ Answer Decisions::Decide(k8s::Pod pod, const ClusterState::View& view, const std
     own = engine_->Plan(std::move(pod), cluster);
     plan = own.get();
   }
+  answer.notes = NotesFor(plan->Pod(), engine_->Profile().scheduler_name);
   rt::Placement& placement = answer.placement;
+  std::vector<const rt::NodeResult*> feasible;
   if (candidates != nullptr && rows.empty()) {  // no node to decide among
     placement.summary = "no nodes available to schedule pods";
-  } else {
+  } else if (detail == Detail::kVerdicts) {
+    // Totals from the decision; words for the rejected rows alone.
     rt::Decider decider;  // this call's own: decisions run at once on many threads
+    const rt::Decision& d =
+        engine_->Decide(*plan, cluster, decider, {.threads = 1, .plugin_scores = false, .verify_kernels = false, .rows = rows});
+    std::vector<rt::RowId> rejected;
+    std::span<const rt::RowId> decided = candidates != nullptr ? std::span<const rt::RowId>(rows) : table.LiveRows();
+    std::set_difference(decided.begin(), decided.end(), d.feasible.begin(), d.feasible.end(), std::back_inserter(rejected));
+    for (size_t i = 0; i < d.feasible.size(); ++i) {
+      rt::NodeResult n;
+      n.row = d.feasible[i];
+      n.name = std::string(table.NodeName(d.feasible[i]));
+      n.feasible = true;
+      n.score = d.score[i];
+      placement.nodes.push_back(std::move(n));
+    }
+    if (d.selected) placement.selected = *d.selected;
+    placement.feasible = d.feasible.size();
+    if (!rejected.empty()) {
+      rt::Placement words = engine_->Explain(*plan, cluster, d, rejected);
+      for (rt::NodeResult& n : words.nodes) placement.nodes.push_back(std::move(n));
+    }
+  } else {
+    rt::Decider decider;
     const rt::Decision& d =
         engine_->Decide(*plan, cluster, decider, {.threads = 1, .plugin_scores = true, .verify_kernels = false, .rows = rows});
     placement = engine_->Explain(*plan, cluster, d, rows);
   }
-  answer.notes = NotesFor(plan->Pod(), engine_->Profile().scheduler_name);
   if (answer.notes.gated) placement.summary = "Scheduling is blocked due to non-empty scheduling gates";
-  std::vector<const rt::NodeResult*> feasible;
   for (const rt::NodeResult& n : placement.nodes) {
     if (n.feasible) {
       feasible.push_back(&n);

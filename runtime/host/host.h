@@ -105,9 +105,15 @@ class Decisions {
   explicit Decisions(std::unique_ptr<engine::Engine> engine);
   ~Decisions();
 
+  /// What an Answer holds. kAll: everything, the words of every node
+  /// included (check's document). kVerdicts: feasible nodes with totals,
+  /// the selected one, failed nodes with their reasons; no summary, no
+  /// per-plugin scores (what an extender call needs, several times faster).
+  enum class Detail : uint8_t { kAll, kVerdicts };
   /// Decides `pod` on the view's cluster among `candidates` (node names; all
   /// nodes when null). Names the cluster does not have fail as unresolvable.
-  Answer Decide(k8s::Pod pod, const ClusterState::View& view, const std::vector<std::string>* candidates);
+  Answer Decide(k8s::Pod pod, const ClusterState::View& view, const std::vector<std::string>* candidates,
+                Detail detail = Detail::kAll);
   /// The largest total score: the scoring plugins' weights x 100.
   int64_t MaxScore() const { return max_score_; }
   const engine::Engine& engine() const { return *engine_; }
