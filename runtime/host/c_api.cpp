@@ -54,7 +54,7 @@ policyc_status BadInput(const DiagnosticSink& diags, const char* what) {
   return Fail(POLICYC_E_PARSE, rendered.empty() ? std::string(what) : rendered);
 }
 
-// A mapping's string field, or `fallback` when absent; false when it is not a string.
+// Sets `out` to a mapping's string field (left as it is when absent); false when it is not a string.
 bool StringField(k8s::NodeRef m, const char* key, std::string* out) {
   k8s::NodeRef v = m.Get(key);
   if (!v.Valid()) return true;
