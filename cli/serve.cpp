@@ -22,6 +22,7 @@ constexpr const char* kUsage = R"(usage: policyc serve --cluster SNAPSHOT [--clu
                      [--profile CONFIG.yaml] [--plugins A,B] [--policy FILE ...] [--mode authoritative|policies]
                      [--events FILE|-] [--engine interp|jit|tiered] [--jit-opt 0..3]
                      [--max-body-bytes N] [--read-timeout S] [--threads N]
+                     [--tls-cert CERT.pem --tls-key KEY.pem [--client-ca CA.pem] | --insecure-http]
 
 A kube-scheduler extender (the extender/v1 protocol): POST PREFIX/filter,
 PREFIX/prioritize and PREFIX/preempt, with `nodeCacheCapable: true` (node
@@ -35,6 +36,10 @@ file, a FIFO, or - for stdin).
   --mode policies        decide with the --policy files alone, beside
                          kube-scheduler's own in-tree plugins
   --listen               default 127.0.0.1:8890 (port 0: any free port)
+  --tls-cert, --tls-key  serve HTTPS (PEM files); --client-ca also asks clients for a
+                         certificate that CA signed (kube-scheduler's tlsConfig certFile)
+  --insecure-http        plain HTTP on an address other than loopback (for tests: the
+                         calls carry pods and node names in the clear)
 
 examples/extender/ has a KubeSchedulerConfiguration that uses it. SIGTERM or
 SIGINT stops it after the requests in flight. Bad input exits with 2.
@@ -51,7 +56,7 @@ int RunServe(const std::vector<std::string>& argv) {
       "serve", argv,
       {{"cluster", true, true}, {"listen"}, {"prefix"}, {"profile"}, {"plugins"}, {"policy", true, true}, {"mode"},
        {"events"}, {"engine"}, {"jit-opt"}, {"disable-pass", true, true}, {"verify-jit", false}, {"max-body-bytes"},
-       {"read-timeout"}, {"threads"}},
+       {"read-timeout"}, {"threads"}, {"tls-cert"}, {"tls-key"}, {"client-ca"}, {"insecure-http", false}},
       kUsage);
   if (const int* status = std::get_if<int>(&parsed)) return *status;
   const Args& args = std::get<Args>(parsed);
@@ -92,6 +97,21 @@ int RunServe(const std::vector<std::string>& argv) {
   options.max_body_bytes = static_cast<size_t>(*max_body);
   options.read_timeout_s = options.write_timeout_s = static_cast<int>(*timeout);
   options.threads = static_cast<int>(*threads);
+  options.tls_cert = args.Get("tls-cert");
+  options.tls_key = args.Get("tls-key");
+  options.client_ca = args.Get("client-ca");
+  if (options.tls_cert.empty() != options.tls_key.empty() || (!options.client_ca.empty() && options.tls_cert.empty())) {
+    fmt::print(stderr, "policyc serve: --tls-cert and --tls-key go together (and --client-ca needs them)\n");
+    return kExitBadInput;
+  }
+  bool loopback = options.host == "127.0.0.1" || options.host == "localhost" || options.host == "::1" || options.host == "[::1]";
+  if (options.tls_cert.empty() && !loopback && !args.Has("insecure-http")) {
+    fmt::print(stderr,
+               "policyc serve: --listen {} is not loopback: give --tls-cert and --tls-key, or --insecure-http to send "
+               "pods and node names in the clear\n",
+               listen);
+    return kExitBadInput;
+  }
   std::string mode = args.Get("mode", "authoritative");
   if (mode != "authoritative" && mode != "policies") {
     fmt::print(stderr, "policyc serve: --mode `{}`: expected authoritative or policies\n", mode);

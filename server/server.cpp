@@ -31,10 +31,16 @@ std::string Escaped(const std::string& text) {  // for httplib's route patterns
   return std::regex_replace(text, special, R"(\$&)");
 }
 
+std::unique_ptr<httplib::Server> MakeHttp(const ServerOptions& o) {
+  if (o.tls_cert.empty()) return std::make_unique<httplib::Server>();
+  return std::make_unique<httplib::SSLServer>(o.tls_cert.c_str(), o.tls_key.c_str(),
+                                              o.client_ca.empty() ? nullptr : o.client_ca.c_str());
+}
+
 }  // namespace
 
 Server::Server(host::Decisions& decisions, host::ClusterState& state, ServerOptions options)
-    : decisions_(decisions), state_(state), options_(std::move(options)), http_(std::make_unique<httplib::Server>()) {
+    : decisions_(decisions), state_(state), options_(std::move(options)), http_(MakeHttp(options_)) {
   while (options_.prefix.size() > 1 && options_.prefix.back() == '/') options_.prefix.pop_back();  // as kube-scheduler trims
   httplib::Server& s = *http_;
   s.set_payload_max_length(options_.max_body_bytes);
@@ -86,6 +92,12 @@ Server::~Server() {
 }
 
 bool Server::Bind(std::string* error) {
+  if (!http_->is_valid()) {  // an SSLServer whose certificate, key or CA did not load
+    *error = fmt::format("cannot use the TLS certificate `{}` and key `{}`{}: not readable PEM files, or not a pair",
+                         options_.tls_cert, options_.tls_key,
+                         options_.client_ca.empty() ? "" : fmt::format(" with client CA `{}`", options_.client_ca));
+    return false;
+  }
   if (options_.port == 0) {
     port_ = http_->bind_to_any_port(options_.host);
   } else {
@@ -99,7 +111,8 @@ bool Server::Bind(std::string* error) {
 }
 
 void Server::Listen() {
-  Log("info", fmt::format("serving the extender at http://{}:{}{}/{{filter,prioritize,preempt}}", options_.host, port_,
+  Log("info", fmt::format("serving the extender at {}://{}:{}{}/{{filter,prioritize,preempt}}",
+                          options_.tls_cert.empty() ? "http" : "https", options_.host, port_,
                           options_.prefix == "/" ? "" : options_.prefix));
   http_->listen_after_bind();
   Log("info", "stopped: the requests in flight were answered");

@@ -1,7 +1,8 @@
 #pragma once
 /// `policyc serve`'s HTTP side: the extender verbs under a prefix
 /// (extender.h), `/healthz`, `/readyz` and Prometheus `/metrics`, on
-/// cpp-httplib's thread pool, with limits on body size and per-request
+/// cpp-httplib's thread pool (HTTPS with OpenSSL when given a certificate,
+/// client certificates optional), with limits on body size and per-request
 /// time; and the watch events read from a file, FIFO or stdin while it
 /// serves. Stop() lets the requests in flight finish.
 
@@ -28,6 +29,9 @@ struct ServerOptions {
   int read_timeout_s = 10;                   ///< a client slower than this to send: the connection is closed
   int write_timeout_s = 10;
   int threads = 8;                           ///< requests served at once
+  /// TLS: PEM files of the server's certificate and key; with `client_ca`,
+  /// clients must present a certificate it signed. Empty: plain HTTP.
+  std::string tls_cert, tls_key, client_ca;
 };
 
 class Server {

@@ -13,6 +13,9 @@
    are answered), a watch event from --events that adds a node (then
    feasible), a refused event (counted, the state unchanged), /healthz,
    /readyz, /metrics, and SIGTERM (exit 0).
+3. TLS: with --tls-cert and --tls-key it answers HTTPS and refuses plain
+   HTTP; with --client-ca it refuses a client without a certificate and
+   answers one with a certificate that CA signed.
 
   python3 tests/server/extender_test.py --policyc build/policyc --policies policies DIRS...
 """
@@ -23,6 +26,7 @@ import os
 import re
 import signal
 import socket
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -37,18 +41,23 @@ import run as conformance  # noqa: E402  (the shared runner: its case finder and
 class Serve:
     """A `policyc serve` on a free port, stopped with SIGTERM."""
 
+    context = None  # an ssl.SSLContext for HTTPS
+
     def __init__(self, policyc, flags):
         self.proc = subprocess.Popen([policyc, "serve", "--listen", "127.0.0.1:0"] + flags,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         line = self.proc.stderr.readline()
-        m = re.search(r"http://127\.0\.0\.1:(\d+)", line)
+        m = re.search(r"https?://127\.0\.0\.1:(\d+)", line)
         if not m:
             rest = self.proc.stderr.read() if self.proc.poll() is not None else ""
             raise RuntimeError(f"serve did not start: {line}{rest}")
         self.port = int(m.group(1))
 
     def call(self, method, path, body=None, timeout=30):
-        c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        if self.context is not None:
+            c = http.client.HTTPSConnection("127.0.0.1", self.port, timeout=timeout, context=self.context)
+        else:
+            c = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
         data = body if isinstance(body, (bytes, type(None))) else json.dumps(body).encode()
         c.request(method, path, body=data, headers={"Content-Type": "application/json"})
         r = c.getresponse()
@@ -202,6 +211,41 @@ def faults(policyc):
     return problems
 
 
+def tls(policyc):
+    problems = []
+    with tempfile.TemporaryDirectory() as tmp:
+        cert, key = os.path.join(tmp, "cert.pem"), os.path.join(tmp, "key.pem")
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key, "-out", cert,
+                        "-subj", "/CN=127.0.0.1", "-addext", "subjectAltName=IP:127.0.0.1", "-days", "1"],
+                       check=True, capture_output=True)
+        for client_ca in (False, True):
+            flags = ["--cluster", "examples/cluster.yaml", "--tls-cert", cert, "--tls-key", key]
+            serve = Serve(policyc, flags + (["--client-ca", cert] if client_ca else []))
+            try:
+                plain = http.client.HTTPConnection("127.0.0.1", serve.port, timeout=5)
+                try:
+                    plain.request("GET", "/healthz")
+                    plain.getresponse()
+                    problems.append("plain HTTP was answered on the TLS port")
+                except (OSError, http.client.HTTPException):
+                    pass
+                serve.context = ssl.create_default_context(cafile=cert)
+                if client_ca:
+                    try:
+                        serve.call("GET", "/healthz", timeout=5)
+                        problems.append("--client-ca: a client without a certificate was answered")
+                    except (OSError, ssl.SSLError, http.client.HTTPException):
+                        pass
+                    serve.context.load_cert_chain(cert, key)
+                status, body = serve.call("GET", "/healthz", timeout=5)
+                if status != 200:
+                    problems.append(f"HTTPS /healthz: {status}")
+            finally:
+                if serve.stop() != 0:
+                    problems.append("serve did not exit 0 on SIGTERM")
+    return problems
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--policyc", required=True)
@@ -221,7 +265,7 @@ def main():
                 print(f"  {p}")
         else:
             passed += 1
-    problems = faults(args.policyc)
+    problems = faults(args.policyc) + tls(args.policyc)
     if problems:
         failed += 1
         print("FAIL faults:")
