@@ -128,14 +128,19 @@ std::string PlainError(const std::string& message) {
 
 }  // namespace
 
+host::Answer Extender::Decide(k8s::Pod pod, const std::vector<std::string>& names, const char* verb) {
+  host::ClusterState::View view = state_.Read();
+  host::Answer answer = decisions_.Decide(std::move(pod), view, &names, host::Decisions::Detail::kVerdicts);
+  if (metrics_ != nullptr) metrics_->Decision(verb, answer.feasible.size());
+  return answer;
+}
+
 Reply Extender::Filter(std::string_view body) {
   std::string out;
   Request request([&](k8s::NodeRef object) -> std::string {
     Args args;
     if (std::string problem = ReadArgs(object, args); !problem.empty()) return problem;
-    host::ClusterState::View view = state_.Read();
-    host::Answer answer = decisions_.Decide(std::move(*args.pod), view, &args.names, host::Decisions::Detail::kVerdicts);
-    if (metrics_ != nullptr) metrics_->Decision("filter", answer.feasible.size());
+    host::Answer answer = Decide(std::move(*args.pod), args.names, "filter");
     std::unordered_set<std::string_view> feasible;
     for (const auto& [name, score] : answer.feasible) feasible.insert(name);
     std::vector<bool> passed(args.names.size(), false);
@@ -173,9 +178,7 @@ Reply Extender::Prioritize(std::string_view body) {
   Request request([&](k8s::NodeRef object) -> std::string {
     Args args;
     if (std::string problem = ReadArgs(object, args); !problem.empty()) return problem;
-    host::ClusterState::View view = state_.Read();
-    host::Answer answer = decisions_.Decide(std::move(*args.pod), view, &args.names, host::Decisions::Detail::kVerdicts);
-    if (metrics_ != nullptr) metrics_->Decision("prioritize", answer.feasible.size());
+    host::Answer answer = Decide(std::move(*args.pod), args.names, "prioritize");
     int64_t max = decisions_.MaxScore();
     JsonWriter w(JsonWriter::Style::kLine);
     w.BeginArray();
@@ -208,9 +211,7 @@ Reply Extender::Preempt(std::string_view body) {
     k8s::NodeRef victims = !Null(meta) ? meta : full;
     std::vector<std::string> names;
     for (uint32_t i = 0; victims.IsMapping() && i < victims.Size(); ++i) names.emplace_back(victims.KeyAt(i).Text());
-    host::ClusterState::View view = state_.Read();
-    host::Answer answer = decisions_.Decide(std::move(*decoded), view, &names, host::Decisions::Detail::kVerdicts);
-    if (metrics_ != nullptr) metrics_->Decision("preempt", answer.feasible.size());
+    host::Answer answer = Decide(std::move(*decoded), names, "preempt");
     std::unordered_set<std::string_view> hopeless;  // no eviction resolves what rejects the pod there
     for (const host::Answer::Failed& f : answer.failed) {
       if (f.unresolvable) hopeless.insert(f.node);

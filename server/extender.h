@@ -21,6 +21,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "runtime/host/host.h"
 #include "server/metrics.h"
@@ -49,6 +50,10 @@ class Extender {
   Reply Preempt(std::string_view body);
 
  private:
+  // `pod` decided among `names` on the cluster now (what every verb needs),
+  // counted under `verb`.
+  host::Answer Decide(k8s::Pod pod, const std::vector<std::string>& names, const char* verb);
+
   host::Decisions& decisions_;
   host::ClusterState& state_;
   Metrics* metrics_;
