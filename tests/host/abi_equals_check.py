@@ -18,10 +18,9 @@ import subprocess
 import sys
 import tempfile
 
-import yaml
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "conformance"))
-import run as conformance  # noqa: E402  (the shared runner: its case finder and YAML writer)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from conformance_case import CaseFiles, conformance  # noqa: E402
 
 ABI_VERSION = (1 << 16) | 0
 
@@ -78,33 +77,6 @@ class Abi:
             lib.policyc_engine_free(engine)
 
 
-def case_inputs(path, case, policies_dir, tmp):
-    """The case's cluster and pod as bytes and files, its engine config and check's flags."""
-    cluster_text = case["cluster"] if isinstance(case["cluster"], str) else yaml.dump_all(
-        case["cluster"], Dumper=conformance._Dumper, sort_keys=False)
-    pod_text = case["pod"] if isinstance(case["pod"], str) else yaml.dump(
-        case["pod"], Dumper=conformance._Dumper, sort_keys=False)
-    cluster_file, pod_file = os.path.join(tmp, "cluster.yaml"), os.path.join(tmp, "pod.yaml")
-    with open(cluster_file, "w", encoding="utf-8") as f:
-        f.write(cluster_text)
-    with open(pod_file, "w", encoding="utf-8") as f:
-        f.write(pod_text)
-    flags = ["--cluster", cluster_file, "--pod", pod_file]
-    config = {}
-    if case.get("plugins"):
-        flags += ["--plugins", ",".join(case["plugins"])]
-        config["plugins"] = list(case["plugins"])
-    for pol in case.get("policies") or []:
-        src = next((os.path.join(d, pol) for d in (os.path.dirname(os.path.abspath(path)), policies_dir)
-                    if d and os.path.isfile(os.path.join(d, pol))), None)
-        if src is None:
-            raise SystemExit(f"{path}: policy {pol} not found")
-        flags += ["--policy", src]
-        with open(src, encoding="utf-8") as f:
-            config.setdefault("policies", []).append({"name": os.path.basename(src), "source": f.read()})
-    return cluster_text.encode("utf-8"), pod_text.encode("utf-8"), config, flags
-
-
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--policyc", required=True)
@@ -119,9 +91,10 @@ def main():
     for path in conformance.find_cases(args.dirs):
         case = conformance.load_case(path)
         with tempfile.TemporaryDirectory() as tmp:
-            cluster, pod, config, flags = case_inputs(path, case, args.policies, tmp)
-            p = subprocess.run([args.policyc, "check"] + flags + ["--output", "json"], capture_output=True)
-            refused, got = abi.check(config, cluster, pod)
+            files = CaseFiles(path, case, args.policies, tmp)
+            p = subprocess.run([args.policyc, "check"] + files.flags + ["--pod", files.pod_file, "--output", "json"],
+                               capture_output=True)
+            refused, got = abi.check(files.config, files.cluster.encode("utf-8"), files.pod.encode("utf-8"))
         problem = None
         if p.returncode == 2:
             if not refused:

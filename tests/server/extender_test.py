@@ -34,8 +34,8 @@ import time
 
 import yaml
 
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..", "shared", "conformance"))
-import run as conformance  # noqa: E402  (the shared runner: its case finder and YAML writer)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+from conformance_case import CaseFiles, conformance  # noqa: E402
 
 
 class Serve:
@@ -74,23 +74,6 @@ class Serve:
             return None
 
 
-def case_flags(path, case, policies_dir, tmp):
-    cluster = os.path.join(tmp, "cluster.yaml")
-    with open(cluster, "w", encoding="utf-8") as f:
-        yaml.dump_all(case["cluster"], f, Dumper=conformance._Dumper, sort_keys=False)
-    flags = ["--cluster", cluster]
-    if case.get("plugins"):
-        flags += ["--plugins", ",".join(case["plugins"])]
-    for pol in case.get("policies") or []:
-        src = next((os.path.join(d, pol) for d in (os.path.dirname(os.path.abspath(path)), policies_dir)
-                    if d and os.path.isfile(os.path.join(d, pol))), None)
-        flags += ["--policy", src]
-    pod = os.path.join(tmp, "pod.yaml")
-    with open(pod, "w", encoding="utf-8") as f:
-        yaml.dump(case["pod"], f, Dumper=conformance._Dumper, sort_keys=False)
-    return flags, pod
-
-
 def check_case(policyc, path, case, policies_dir):
     """Problems with one case, or None when the case does not apply (bad input, a workload)."""
     if isinstance(case["cluster"], str) or isinstance(case["pod"], str) or case["expect"].get("exit") == 2:
@@ -98,8 +81,10 @@ def check_case(policyc, path, case, policies_dir):
     if case["pod"].get("kind", "Pod") != "Pod":
         return None  # kube-scheduler sends pods, never workloads
     with tempfile.TemporaryDirectory() as tmp:
-        flags, pod_file = case_flags(path, case, policies_dir, tmp)
-        p = subprocess.run([policyc, "check"] + flags + ["--pod", pod_file, "--output", "json"], capture_output=True, text=True)
+        files = CaseFiles(path, case, policies_dir, tmp)
+        flags = files.flags
+        p = subprocess.run([policyc, "check"] + flags + ["--pod", files.pod_file, "--output", "json"], capture_output=True,
+                           text=True)
         if p.returncode not in (0, 1):
             return [f"check exits {p.returncode}"]
         want = json.loads(p.stdout)
