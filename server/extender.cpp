@@ -2,6 +2,7 @@
 
 #include "server/extender.h"
 
+#include <algorithm>
 #include <cctype>
 #include <cstdlib>
 #include <functional>
@@ -14,6 +15,7 @@
 #include "compiler/k8s/document_json.h"
 #include "compiler/k8s/object_reader.h"
 #include "compiler/support/json_writer.h"
+#include "server/extender_args.h"
 
 namespace policy::server {
 namespace {
@@ -71,7 +73,7 @@ class Request final : public k8s::ObjectVisitor {
 // as a NodeList (nodeCacheCapable: false), by name order of `names`.
 struct Args {
   std::optional<k8s::Pod> pod;
-  std::vector<std::string> names;
+  std::vector<std::string_view> names;
   std::vector<k8s::NodeRef> objects;
   bool by_name = true;
 };
@@ -88,7 +90,7 @@ std::string ReadArgs(k8s::NodeRef args, Args& out) {
     if (!names.IsSequence()) return "`NodeNames` must be a list of node names";
     for (uint32_t i = 0; i < names.Size(); ++i) {
       if (!names.At(i).IsScalar()) return "`NodeNames` must be a list of node names";
-      out.names.emplace_back(names.At(i).Text());
+      out.names.push_back(names.At(i).Text());
     }
     return "";
   }
@@ -99,18 +101,10 @@ std::string ReadArgs(k8s::NodeRef args, Args& out) {
   for (uint32_t i = 0; !Null(items) && i < items.Size(); ++i) {
     k8s::NodeRef name = items.At(i).Get("metadata").Get("name");
     if (!name.IsScalar()) return "a node of `Nodes.items` without metadata.name";
-    out.names.emplace_back(name.Text());
+    out.names.push_back(name.Text());
     out.objects.push_back(items.At(i));
   }
   return "";
-}
-
-void WriteFailed(JsonWriter& w, const host::Answer& answer, bool unresolvable) {
-  w.BeginObject();
-  for (const host::Answer::Failed& f : answer.failed) {
-    if (f.unresolvable == unresolvable) w.Key(f.node).String(f.reason);
-  }
-  w.EndObject();
 }
 
 std::string FilterError(const std::string& message) {
@@ -126,74 +120,145 @@ std::string PlainError(const std::string& message) {
   return w.Take();
 }
 
-}  // namespace
-
-host::Answer Extender::Decide(k8s::Pod pod, const std::vector<std::string>& names, const char* verb) {
-  host::ClusterState::View view = state_.Read();
-  host::Answer answer = decisions_.Decide(std::move(pod), view, &names, host::Decisions::Detail::kVerdicts);
-  if (metrics_ != nullptr) metrics_->Decision(verb, answer.feasible.size());
-  return answer;
-}
-
-Reply Extender::Filter(std::string_view body) {
-  std::string out;
+// Reads ExtenderArgs and hands them to `use` while what they view lives:
+// the fast reader's for names (the usual call), else the general reader's
+// document. Empty when used, else the problem in words.
+std::string ReadArgs(std::string_view body, const char* what, const std::function<void(Args&)>& use) {
+  thread_local NamedArgsReader fast;
+  NamedArgs named;
+  if (fast.Read(body, named)) {
+    Source pod_text(what, std::string(named.pod_json));
+    std::optional<k8s::Pod> pod;
+    struct One final : k8s::ObjectVisitor {
+      std::optional<k8s::Pod>* pod;
+      DiagnosticSink* diags;
+      void Visit(k8s::NodeRef object, std::string_view) override { *pod = k8s::DecodePod(object, *diags); }
+    };
+    DiagnosticSink diags;
+    One one;
+    one.pod = &pod;
+    one.diags = &diags;
+    if (k8s::ReadObjects(pod_text, one, diags, k8s::InputFormat::kJson) && pod && !diags.HasErrors()) {
+      Args args;
+      args.pod = std::move(pod);
+      args.names = std::move(named.names);
+      use(args);
+      return "";
+    }  // else the general reader says where the pod is wrong, in the body's lines
+  }
   Request request([&](k8s::NodeRef object) -> std::string {
     Args args;
     if (std::string problem = ReadArgs(object, args); !problem.empty()) return problem;
-    host::Answer answer = Decide(std::move(*args.pod), args.names, "filter");
-    std::unordered_set<std::string_view> feasible;
-    for (const auto& [name, score] : answer.feasible) feasible.insert(name);
-    std::vector<bool> passed(args.names.size(), false);
-    for (size_t i = 0; i < args.names.size(); ++i) passed[i] = feasible.contains(args.names[i]);
+    use(args);
+    return "";
+  });
+  return request.Read(body, what);
+}
+
+}  // namespace
+
+Extender::Named::Named(host::ClusterState::View v) : view(std::move(v)) {}
+
+bool Extender::Named::Feasible(size_t i, int64_t* score) const {
+  if (row[i] == rt::kNoRow || at[row[i]] < 0) return false;
+  if (score != nullptr) *score = verdicts.score[static_cast<size_t>(at[row[i]])];
+  return true;
+}
+
+const host::RowVerdicts::Rejected* Extender::Named::Rejected(size_t i) const {
+  if (row[i] == rt::kNoRow || at[row[i]] > -2) return nullptr;
+  return &verdicts.rejected[static_cast<size_t>(-2 - at[row[i]])];
+}
+
+Extender::Named Extender::Decide(k8s::Pod pod, std::span<const std::string_view> names, const char* verb, bool words) {
+  Named n(state_.Read());
+  const rt::NodeTable& table = n.view.cluster().Table();
+  n.row.reserve(names.size());
+  std::vector<rt::RowId> rows;
+  rows.reserve(names.size());
+  for (std::string_view name : names) {
+    std::optional<rt::RowId> row = table.FindNode(name);
+    n.row.push_back(row ? *row : rt::kNoRow);
+    if (row) rows.push_back(*row);
+  }
+  std::sort(rows.begin(), rows.end());  // the decision reads them in table order
+  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+  n.at.assign(table.RowCount(), -1);
+  if (!rows.empty()) {  // else nothing to decide among (an empty span would mean every node)
+    n.verdicts = decisions_.DecideRows(std::move(pod), n.view, rows, words);
+    for (size_t k = 0; k < n.verdicts.feasible.size(); ++k) n.at[n.verdicts.feasible[k]] = static_cast<int32_t>(k);
+    for (size_t j = 0; j < n.verdicts.rejected.size(); ++j) n.at[n.verdicts.rejected[j].row] = -2 - static_cast<int32_t>(j);
+  }
+  if (metrics_ != nullptr) metrics_->Decision(verb, n.verdicts.feasible.size());
+  return n;
+}
+
+namespace {
+
+constexpr std::string_view kUnknownNode = "node(s) not found in policyc's cluster state";
+
+// FailedNodes (unresolvable false) or FailedAndUnresolvableNodes: every
+// rejected name of the request with its reasons; names the cluster does
+// not have are unresolvable.
+void WriteFailed(JsonWriter& w, const Extender::Named& n, std::span<const std::string_view> names, bool unresolvable) {
+  w.BeginObject();
+  for (size_t i = 0; i < names.size(); ++i) {
+    if (n.row[i] == rt::kNoRow) {
+      if (unresolvable) w.Key(names[i]).String(kUnknownNode);
+    } else if (const host::RowVerdicts::Rejected* r = n.Rejected(i); r != nullptr && r->unresolvable == unresolvable) {
+      w.Key(names[i]).String(r->reason);
+    }
+  }
+  w.EndObject();
+}
+
+}  // namespace
+
+Reply Extender::Filter(std::string_view body) {
+  std::string out;
+  std::string problem = ReadArgs(body, "filter", [&](Args& args) {
+    Named n = Decide(std::move(*args.pod), args.names, "filter", true);
     JsonWriter w(JsonWriter::Style::kLine);
     w.BeginObject();
     if (args.by_name) {
       w.Key("Nodes").Null().Key("NodeNames").BeginArray();
       for (size_t i = 0; i < args.names.size(); ++i) {
-        if (passed[i]) w.String(args.names[i]);
+        if (n.Feasible(i)) w.String(args.names[i]);
       }
       w.EndArray();
     } else {
       w.Key("Nodes").BeginObject().Key("apiVersion").String("v1").Key("kind").String("NodeList").Key("items").BeginArray();
       for (size_t i = 0; i < args.objects.size(); ++i) {
-        if (passed[i]) k8s::WriteJson(w, args.objects[i]);
+        if (n.Feasible(i)) k8s::WriteJson(w, args.objects[i]);
       }
       w.EndArray().EndObject().Key("NodeNames").Null();
     }
     w.Key("FailedNodes");
-    WriteFailed(w, answer, false);
+    WriteFailed(w, n, args.names, false);
     w.Key("FailedAndUnresolvableNodes");
-    WriteFailed(w, answer, true);
+    WriteFailed(w, n, args.names, true);
     w.Key("Error").String("").EndObject();
     out = w.Take();
-    return "";
   });
-  std::string problem = request.Read(body, "filter");
   if (!problem.empty()) return {200, FilterError(problem)};
   return {200, std::move(out)};
 }
 
 Reply Extender::Prioritize(std::string_view body) {
   std::string out;
-  Request request([&](k8s::NodeRef object) -> std::string {
-    Args args;
-    if (std::string problem = ReadArgs(object, args); !problem.empty()) return problem;
-    host::Answer answer = Decide(std::move(*args.pod), args.names, "prioritize");
+  std::string problem = ReadArgs(body, "prioritize", [&](Args& args) {
+    Named n = Decide(std::move(*args.pod), args.names, "prioritize", false);
     int64_t max = decisions_.MaxScore();
     JsonWriter w(JsonWriter::Style::kLine);
     w.BeginArray();
-    std::unordered_map<std::string_view, int64_t> totals;
-    for (const auto& [name, total] : answer.feasible) totals.emplace(name, total);
-    for (const std::string& name : args.names) {
-      auto found = totals.find(name);
-      int64_t score = found != totals.end() && max > 0 ? (found->second * 10 + max / 2) / max : 0;  // kube-scheduler's 0-10
-      w.BeginObject().Key("Host").String(name).Key("Score").Int(score).EndObject();
+    for (size_t i = 0; i < args.names.size(); ++i) {
+      int64_t total = 0;
+      int64_t score = n.Feasible(i, &total) && max > 0 ? (total * 10 + max / 2) / max : 0;  // kube-scheduler's 0-10
+      w.BeginObject().Key("Host").String(args.names[i]).Key("Score").Int(score).EndObject();
     }
     w.EndArray();
     out = w.Take();
-    return "";
   });
-  std::string problem = request.Read(body, "prioritize");
   if (!problem.empty()) return {400, PlainError(problem)};
   return {200, std::move(out)};
 }
@@ -209,20 +274,17 @@ Reply Extender::Preempt(std::string_view body) {
     k8s::NodeRef meta = Field(object, "NodeNameToMetaVictims");
     k8s::NodeRef full = Field(object, "NodeNameToVictims");
     k8s::NodeRef victims = !Null(meta) ? meta : full;
-    std::vector<std::string> names;
-    for (uint32_t i = 0; victims.IsMapping() && i < victims.Size(); ++i) names.emplace_back(victims.KeyAt(i).Text());
-    host::Answer answer = Decide(std::move(*decoded), names, "preempt");
-    std::unordered_set<std::string_view> hopeless;  // no eviction resolves what rejects the pod there
-    for (const host::Answer::Failed& f : answer.failed) {
-      if (f.unresolvable) hopeless.insert(f.node);
-    }
+    std::vector<std::string_view> names;
+    for (uint32_t i = 0; victims.IsMapping() && i < victims.Size(); ++i) names.push_back(victims.KeyAt(i).Text());
+    Named n = Decide(std::move(*decoded), names, "preempt", true);
     JsonWriter w(JsonWriter::Style::kLine);
     w.BeginObject().Key("NodeNameToMetaVictims").BeginObject();
-    for (uint32_t i = 0; victims.IsMapping() && i < victims.Size(); ++i) {
-      std::string_view node = victims.KeyAt(i).Text();
-      if (hopeless.contains(node)) continue;
+    for (uint32_t i = 0; i < names.size(); ++i) {
+      // A node where no eviction resolves what rejects the pod is dropped.
+      const host::RowVerdicts::Rejected* rejected = n.Rejected(i);
+      if (n.row[i] == rt::kNoRow || (rejected != nullptr && rejected->unresolvable)) continue;
       k8s::NodeRef v = victims.ValueAt(i);
-      w.Key(node).BeginObject().Key("Pods").BeginArray();
+      w.Key(names[i]).BeginObject().Key("Pods").BeginArray();
       k8s::NodeRef pods = Field(v, "Pods");
       for (uint32_t p = 0; pods.IsSequence() && p < pods.Size(); ++p) {
         k8s::NodeRef uid = !Null(meta) ? Field(pods.At(p), "UID") : pods.At(p).Get("metadata").Get("uid");

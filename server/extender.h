@@ -19,6 +19,7 @@
 /// policies alone, beside kube-scheduler's in-tree plugins (the engine is
 /// made with no in-tree plugin enabled).
 
+#include <span>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -49,10 +50,24 @@ class Extender {
   /// the pod for a reason no eviction resolves, victims as given.
   Reply Preempt(std::string_view body);
 
+  /// A decision among the nodes a request names, holding the cluster while
+  /// the answer is written.
+  struct Named {
+    explicit Named(host::ClusterState::View v);
+    host::ClusterState::View view;
+    std::vector<rt::RowId> row;  ///< per name: its row; kNoRow when the cluster has no such node
+    host::RowVerdicts verdicts;
+    std::vector<int32_t> at;  ///< per table row: index into feasible (>= 0), -2 - index into rejected, or -1
+    /// Whether the i-th name passed; its total in `score`.
+    bool Feasible(size_t i, int64_t* score = nullptr) const;
+    /// The i-th name's rejection, when it was rejected (and words asked).
+    const host::RowVerdicts::Rejected* Rejected(size_t i) const;
+  };
+
  private:
   // `pod` decided among `names` on the cluster now (what every verb needs),
-  // counted under `verb`.
-  host::Answer Decide(k8s::Pod pod, const std::vector<std::string>& names, const char* verb);
+  // counted under `verb`; with `words`, the rejected nodes' reasons.
+  Named Decide(k8s::Pod pod, std::span<const std::string_view> names, const char* verb, bool words);
 
   host::Decisions& decisions_;
   host::ClusterState& state_;

@@ -46,6 +46,10 @@ Server::Server(host::Decisions& decisions, host::ClusterState& state, ServerOpti
   s.set_payload_max_length(options_.max_body_bytes);
   s.set_read_timeout(options_.read_timeout_s, 0);
   s.set_write_timeout(options_.write_timeout_s, 0);
+  // Answers go out at once: with Nagle's algorithm a large answer's last
+  // segment waits for the client's delayed ACK (40 ms on Linux, measured:
+  // 1% of calls). Go's net/http client, kube-scheduler's, sets it too.
+  s.set_tcp_nodelay(true);
   int threads = options_.threads;
   s.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
 

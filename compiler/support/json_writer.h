@@ -44,5 +44,7 @@ class JsonWriter {
 
 /// `text` as a JSON string literal, quotes included.
 std::string JsonQuote(std::string_view text);
+/// Appends JsonQuote(text) to `out`.
+void AppendJsonQuoted(std::string& out, std::string_view text);
 
 }  // namespace policy

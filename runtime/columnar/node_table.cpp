@@ -30,9 +30,9 @@ NodeTable::NodeTable() { taint_lists_.emplace_back(); }
 std::optional<RowId> NodeTable::FindNode(std::string_view name) const {
   std::optional<uint32_t> id = pool_.Lookup(name);
   if (!id) return std::nullopt;
-  auto it = row_of_name_.find(*id);
-  if (it == row_of_name_.end()) return std::nullopt;
-  return it->second;
+  RowId row = RowOfName(*id);
+  if (row == kNoRow) return std::nullopt;
+  return row;
 }
 
 const LabelColumn* NodeTable::Label(std::string_view key) const {
@@ -178,7 +178,7 @@ void NodeTable::ClearNodeData(RowId row) {
 
 std::optional<RowId> NodeTable::AddNode(const k8s::Node& node) {
   uint32_t name = pool_.Intern(node.name);
-  if (row_of_name_.contains(name)) return std::nullopt;
+  if (RowOfName(name) != kNoRow) return std::nullopt;
   TouchAll();
   RowId row = static_cast<RowId>(RowCount());
   Append<uint8_t>(live_, 1);
@@ -200,7 +200,8 @@ std::optional<RowId> NodeTable::AddNode(const k8s::Node& node) {
     column.allocatable_milli.push_back(0);
     column.requested_milli.push_back(0);
   }
-  row_of_name_.emplace(name, row);
+  if (row_of_name_.size() <= name) row_of_name_.resize(std::max<size_t>(name + 1, row_of_name_.size() * 2), kNoRow);
+  row_of_name_[name] = row;
   ++live_count_;
   live_rows_.push_back(row);  // rows only grow at the end: still in order
   WriteNodeData(row, node);
@@ -249,7 +250,7 @@ bool NodeTable::RemoveNode(std::string_view name) {
   }
   pod_head_[row] = UINT32_MAX;
   ClearNodeData(row);
-  row_of_name_.erase(name_[row]);
+  row_of_name_[name_[row]] = kNoRow;
   live_[row] = 0;
   --live_count_;
   live_rows_.erase(std::lower_bound(live_rows_.begin(), live_rows_.end(), row));
@@ -293,7 +294,9 @@ void NodeTable::Compact() {
     keep(column.allocatable_milli, 1);
     keep(column.requested_milli, 1);
   }
-  for (auto& [name, row] : row_of_name_) row = new_row[row];
+  for (RowId& row : row_of_name_) {
+    if (row != kNoRow) row = new_row[row];
+  }
   for (RowId& row : live_rows_) row = new_row[row];
   CompactTopology(new_row);
   for (BoundPod& pod : pods_) {
@@ -349,7 +352,7 @@ size_t NodeTable::RowMemoryBytes() const {
                  nonzero_cpu_.capacity() * 8 + nonzero_memory_.capacity() * 8 + nonzero_memory_milli_.capacity() * 8 + taint_list_.capacity() * 4 +
                  taint_bits_.capacity() * 8 + pod_head_.capacity() * 4 + zeros_.capacity() * 8;
   // The name index is per row too.
-  bytes += row_of_name_.bucket_count() * sizeof(void*) + row_of_name_.size() * (8 + 2 * sizeof(void*));
+  bytes += row_of_name_.capacity() * sizeof(RowId);
   for (const LabelColumn& column : labels_) bytes += column.domain.capacity() * 4;
   for (const ResourceColumn& column : resources_) {
     bytes += (column.allocatable.capacity() + column.requested.capacity() + column.allocatable_milli.capacity() +

@@ -153,8 +153,7 @@ BindResult NodeTable::BindPod(const k8s::Pod& pod) {
   InternTermGroups(pod, bound);
   pod_index_.emplace(std::move(key), slot);
 
-  auto row = row_of_name_.find(bound.node_name);
-  bound.row = row == row_of_name_.end() ? kNoRow : row->second;
+  bound.row = RowOfName(bound.node_name);
   Link(slot, HeadFor(bound));
   if (bound.row == kNoRow) return BindResult::kWaitingForNode;
   TouchRow(bound.row);

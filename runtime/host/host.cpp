@@ -147,12 +147,67 @@ std::shared_ptr<Decisions::KeptPlan> Decisions::PlanFor(const k8s::Pod& pod, uin
   return found;
 }
 
-Answer Decisions::Decide(k8s::Pod pod, const ClusterState::View& view, const std::vector<std::string>* candidates,
-                         Detail detail) {
+namespace {
+
+// A rejected node's reasons in one line, each once, and whether preemption
+// cannot help with any of them.
+std::pair<std::string, bool> Joined(const rt::NodeResult& n) {
+  std::string reason;
+  bool unresolvable = false;
+  for (const rt::NodeReason& r : n.reasons) {
+    if (reason.find(r.reason) == std::string::npos) reason += (reason.empty() ? "" : ", ") + r.reason;
+    unresolvable = unresolvable || engine::Unresolvable(r.plugin, r.reason);
+  }
+  return {std::move(reason), unresolvable};
+}
+
+}  // namespace
+
+template <typename F>
+void Decisions::WithPlan(k8s::Pod pod, const ClusterState::View& view, F&& use) {
+  if (engine_->SharesPlans() && pod.volumes.empty()) {
+    std::shared_ptr<KeptPlan> kept = PlanFor(pod, view.epoch());
+    std::lock_guard using_kept(kept->use);
+    if (!kept->plan) kept->plan = engine_->Plan(std::move(pod), view.cluster());
+    use(*kept->plan);
+  } else {
+    std::unique_ptr<engine::PodPlan> own = engine_->Plan(std::move(pod), view.cluster());
+    use(*own);
+  }
+}
+
+RowVerdicts Decisions::DecideRows(k8s::Pod pod, const ClusterState::View& view, std::span<const rt::RowId> rows,
+                                  bool words) {
+  RowVerdicts out;
   const engine::Cluster& cluster = view.cluster();
-  const rt::NodeTable& table = cluster.Table();
+  WithPlan(std::move(pod), view, [&](engine::PodPlan& plan) {
+    out.gated = NotesFor(plan.Pod(), engine_->Profile().scheduler_name).gated;
+    rt::Decider decider;  // this call's own: decisions run at once on many threads
+    const rt::Decision& d =
+        engine_->Decide(plan, cluster, decider, {.threads = 1, .plugin_scores = false, .verify_kernels = false, .rows = rows});
+    out.feasible = d.feasible;
+    out.score = d.score;
+    if (!out.gated) out.selected = d.selected;
+    if (!words) return;
+    std::vector<rt::RowId> rejected;
+    std::span<const rt::RowId> decided = rows.empty() ? cluster.Table().LiveRows() : rows;
+    std::set_difference(decided.begin(), decided.end(), d.feasible.begin(), d.feasible.end(), std::back_inserter(rejected));
+    if (rejected.empty()) return;
+    rt::Placement explained = engine_->Explain(plan, cluster, d, rejected);
+    out.rejected.reserve(explained.nodes.size());
+    for (const rt::NodeResult& n : explained.nodes) {
+      auto [reason, unresolvable] = Joined(n);
+      out.rejected.push_back({n.row, std::move(reason), unresolvable});
+    }
+  });
+  return out;
+}
+
+Answer Decisions::Decide(k8s::Pod pod, const ClusterState::View& view, const std::vector<std::string>* candidates) {
+  const rt::NodeTable& table = view.cluster().Table();
   Answer answer;
   answer.pod = pod.namespace_name + "/" + pod.name;
+  answer.notes = NotesFor(pod, engine_->Profile().scheduler_name);
   std::vector<rt::RowId> rows;
   if (candidates != nullptr) {
     for (const std::string& name : *candidates) {
@@ -165,64 +220,27 @@ Answer Decisions::Decide(k8s::Pod pod, const ClusterState::View& view, const std
     std::sort(rows.begin(), rows.end());  // the decision reads them in table order
     rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
   }
-  std::shared_ptr<KeptPlan> kept;
-  std::unique_ptr<engine::PodPlan> own;
-  std::unique_lock<std::mutex> using_kept;
-  engine::PodPlan* plan = nullptr;
-  if (engine_->SharesPlans() && pod.volumes.empty()) {
-    kept = PlanFor(pod, view.epoch());
-    using_kept = std::unique_lock(kept->use);
-    if (!kept->plan) kept->plan = engine_->Plan(std::move(pod), cluster);
-    plan = kept->plan.get();
-  } else {
-    own = engine_->Plan(std::move(pod), cluster);
-    plan = own.get();
-  }
-  answer.notes = NotesFor(plan->Pod(), engine_->Profile().scheduler_name);
-  rt::Placement& placement = answer.placement;
-  std::vector<const rt::NodeResult*> feasible;
   if (candidates != nullptr && rows.empty()) {  // no node to decide among
-    placement.summary = "no nodes available to schedule pods";
-  } else if (detail == Detail::kVerdicts) {
-    // Totals from the decision; words for the rejected rows alone.
-    rt::Decider decider;  // this call's own: decisions run at once on many threads
-    const rt::Decision& d =
-        engine_->Decide(*plan, cluster, decider, {.threads = 1, .plugin_scores = false, .verify_kernels = false, .rows = rows});
-    std::vector<rt::RowId> rejected;
-    std::span<const rt::RowId> decided = candidates != nullptr ? std::span<const rt::RowId>(rows) : table.LiveRows();
-    std::set_difference(decided.begin(), decided.end(), d.feasible.begin(), d.feasible.end(), std::back_inserter(rejected));
-    for (size_t i = 0; i < d.feasible.size(); ++i) {
-      rt::NodeResult n;
-      n.row = d.feasible[i];
-      n.name = std::string(table.NodeName(d.feasible[i]));
-      n.feasible = true;
-      n.score = d.score[i];
-      placement.nodes.push_back(std::move(n));
-    }
-    if (d.selected) placement.selected = *d.selected;
-    placement.feasible = d.feasible.size();
-    if (!rejected.empty()) {
-      rt::Placement words = engine_->Explain(*plan, cluster, d, rejected);
-      for (rt::NodeResult& n : words.nodes) placement.nodes.push_back(std::move(n));
-    }
-  } else {
+    answer.summary = "no nodes available to schedule pods";
+    answer.placement.summary = answer.summary;
+    return answer;
+  }
+  WithPlan(std::move(pod), view, [&](engine::PodPlan& plan) {
     rt::Decider decider;
     const rt::Decision& d =
-        engine_->Decide(*plan, cluster, decider, {.threads = 1, .plugin_scores = true, .verify_kernels = false, .rows = rows});
-    placement = engine_->Explain(*plan, cluster, d, rows);
-  }
+        engine_->Decide(plan, view.cluster(), decider, {.threads = 1, .plugin_scores = true, .verify_kernels = false, .rows = rows});
+    answer.placement = engine_->Explain(plan, view.cluster(), d, rows);
+  });
+  rt::Placement& placement = answer.placement;
   if (answer.notes.gated) placement.summary = "Scheduling is blocked due to non-empty scheduling gates";
+  std::vector<const rt::NodeResult*> feasible;
   for (const rt::NodeResult& n : placement.nodes) {
     if (n.feasible) {
       feasible.push_back(&n);
       continue;
     }
-    Answer::Failed failed{n.name, "", false};
-    for (const rt::NodeReason& r : n.reasons) {
-      if (failed.reason.find(r.reason) == std::string::npos) failed.reason += (failed.reason.empty() ? "" : ", ") + r.reason;
-      failed.unresolvable = failed.unresolvable || engine::Unresolvable(r.plugin, r.reason);
-    }
-    answer.failed.push_back(std::move(failed));
+    auto [reason, unresolvable] = Joined(n);
+    answer.failed.push_back({n.name, std::move(reason), unresolvable});
   }
   std::stable_sort(feasible.begin(), feasible.end(), [](const auto* a, const auto* b) { return a->score > b->score; });
   for (const rt::NodeResult* n : feasible) answer.feasible.emplace_back(n->name, n->score);

@@ -22,6 +22,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
+#include <span>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -100,20 +101,38 @@ struct Answer {
   PodNotes notes;
 };
 
+/// A decision among rows of the view's table, for a host that answers node
+/// by node while it holds the view (the extender): nothing is copied per
+/// node but the words of rejected rows.
+struct RowVerdicts {
+  std::vector<rt::RowId> feasible;  ///< in table order
+  std::vector<int64_t> score;       ///< per feasible row: the total
+  std::optional<size_t> selected;   ///< index into feasible
+  /// With words: each rejected row, its reasons joined (every failing
+  /// plugin's, as check names them) and whether preemption cannot help.
+  struct Rejected {
+    rt::RowId row;
+    std::string reason;
+    bool unresolvable = false;
+  };
+  std::vector<Rejected> rejected;  ///< in table order
+  bool gated = false;              ///< the pod has scheduling gates: no node is selected
+};
+
 class Decisions {
  public:
   explicit Decisions(std::unique_ptr<engine::Engine> engine);
   ~Decisions();
 
-  /// What an Answer holds. kAll: everything, the words of every node
-  /// included (check's document). kVerdicts: feasible nodes with totals,
-  /// the selected one, failed nodes with their reasons; no summary, no
-  /// per-plugin scores (what an extender call needs, several times faster).
-  enum class Detail : uint8_t { kAll, kVerdicts };
   /// Decides `pod` on the view's cluster among `candidates` (node names; all
   /// nodes when null). Names the cluster does not have fail as unresolvable.
-  Answer Decide(k8s::Pod pod, const ClusterState::View& view, const std::vector<std::string>* candidates,
-                Detail detail = Detail::kAll);
+  /// Everything is in the answer, every node's words included (check's
+  /// document); DecideRows is the lean form.
+  Answer Decide(k8s::Pod pod, const ClusterState::View& view, const std::vector<std::string>* candidates);
+  /// Decides `pod` among `rows` (live rows of the view's table, in table
+  /// order, no repeats; every live row when empty): feasible rows with
+  /// totals, and with `words` the reasons of the rejected ones.
+  RowVerdicts DecideRows(k8s::Pod pod, const ClusterState::View& view, std::span<const rt::RowId> rows, bool words);
   /// The largest total score: the scoring plugins' weights x 100.
   int64_t MaxScore() const { return max_score_; }
   const engine::Engine& engine() const { return *engine_; }
@@ -121,6 +140,10 @@ class Decisions {
  private:
   struct KeptPlan;
   std::shared_ptr<KeptPlan> PlanFor(const k8s::Pod& pod, uint64_t epoch);
+  // Runs `use` with a plan for `pod`: the template's kept one (taking turns
+  // on it) or one of its own.
+  template <typename F>
+  void WithPlan(k8s::Pod pod, const ClusterState::View& view, F&& use);
 
   std::unique_ptr<engine::Engine> engine_;
   int64_t max_score_ = 0;

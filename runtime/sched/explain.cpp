@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "runtime/sched/kernel_columns.h"
 #include "runtime/sched/plugin_context.h"
 
 namespace policy::rt {
@@ -27,10 +28,30 @@ std::string Summary(const Placement& p) {
   return fmt::format("0/{} nodes are available: {}.", n, fmt::join(parts, ", "));
 }
 
+// Which filters of each plugin with a filter kernel fail on each of `rows`,
+// as the kernel says (one native call a plugin): the interpreter then runs
+// only where a plugin fails, for its messages. By plugin, then by index
+// into `rows`; empty for a plugin without a kernel.
+std::vector<std::vector<uint64_t>> KernelVerdicts(const std::vector<Plugin>& plugins, PluginContext& context,
+                                                  const NodeTable& table, std::span<const RowId> rows) {
+  std::vector<std::vector<uint64_t>> failed(plugins.size());
+  if (rows.empty()) return failed;
+  for (size_t i = 0; i < plugins.size(); ++i) {
+    const codegen::CompiledFunction* kernels = plugins[i].kernels;
+    if (!context.Filters(i) || kernels == nullptr || kernels->filter == nullptr) continue;
+    KernelColumns columns(*kernels, table, &context.Interp(i), plugins[i].function, {}, KernelColumns::Kernels::kFilters);
+    failed[i].resize(rows.size());
+    kernels->filter(columns.get(), rows.data(), rows.size(), failed[i].data());
+  }
+  return failed;
+}
+
 // Every failing plugin's reasons on an infeasible row, in plugin order: a
 // plugin's node-level prefilter excludes the node first (and its filters do
-// not run there), then the filters.
-void Reasons(const std::vector<Plugin>& plugins, PluginContext& context, RowId row, NodeResult& node) {
+// not run there), then the filters. `failed` (KernelVerdicts' at `at`)
+// skips a plugin whose kernel says every filter passes.
+void Reasons(const std::vector<Plugin>& plugins, PluginContext& context, RowId row, NodeResult& node,
+             const std::vector<std::vector<uint64_t>>& failed, size_t at) {
   std::vector<bool> excluded(plugins.size(), false);
   for (size_t i = 0; i < plugins.size(); ++i) {
     if (!context.Filters(i) || !context.NodePrefilters(i)) continue;
@@ -41,7 +62,7 @@ void Reasons(const std::vector<Plugin>& plugins, PluginContext& context, RowId r
   }
   node.first_failing_reasons = node.reasons.size();
   for (size_t i = 0; i < plugins.size(); ++i) {
-    if (!context.Filters(i) || excluded[i]) continue;
+    if (!context.Filters(i) || excluded[i] || (!failed[i].empty() && failed[i][at] == 0)) continue;
     bool first = node.reasons.empty();
     for (FilterFailure& f : context.Interp(i).Filter(plugins[i].function, row)) {
       node.reasons.push_back({plugins[i].name, std::move(f.reason), std::move(f.detail)});
@@ -68,6 +89,15 @@ Placement Explain(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const
   PluginContext context(plugins, pod, table);
   std::optional<std::pair<size_t, FilterFailure>> rejected;
   if (decision.rejected_by) rejected = context.PodRejection();
+  auto feasible = [&](RowId row) { return std::binary_search(decision.feasible.begin(), decision.feasible.end(), row); };
+  std::vector<RowId> infeasible;  // in the order of `rows`
+  if (!rejected) {
+    for (RowId row : rows) {
+      if (!feasible(row)) infeasible.push_back(row);
+    }
+  }
+  std::vector<std::vector<uint64_t>> failed = KernelVerdicts(plugins, context, table, infeasible);
+  size_t next_infeasible = 0;
   p.nodes.reserve(rows.size());
   for (RowId row : rows) {
     NodeResult node;
@@ -86,7 +116,7 @@ Placement Explain(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const
       node.reasons.push_back({plugins[rejected->first].name, rejected->second.reason, rejected->second.detail});
       node.first_failing_reasons = 1;
     } else {
-      Reasons(plugins, context, row, node);
+      Reasons(plugins, context, row, node, failed, next_infeasible++);
       if (node.reasons.empty()) {
         std::fprintf(stderr, "policyc: internal error: node %s was rejected but no filter rejects it in the interpreter\n",
                      node.name.c_str());
