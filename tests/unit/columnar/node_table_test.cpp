@@ -348,3 +348,43 @@ TEST_CASE("the topology index agrees with a recount under random binds - unbinds
     }
   }
 }
+
+TEST_CASE("the string pool finds every string it interned across its growth and no other") {
+  policy::rt::StringPool pool;
+  std::vector<uint32_t> ids;
+  for (int i = 0; i < 20000; ++i) ids.push_back(pool.Intern("s" + std::to_string(i)));
+  CHECK(pool.Intern("") != 0);  // the empty string is a string too; id 0 is none
+  for (int i = 0; i < 20000; ++i) {
+    std::string s = "s" + std::to_string(i);
+    REQUIRE(pool.Lookup(s) == ids[static_cast<size_t>(i)]);
+    REQUIRE(pool.Get(ids[static_cast<size_t>(i)]) == s);
+    REQUIRE(pool.Intern(s) == ids[static_cast<size_t>(i)]);  // interned once
+  }
+  CHECK_FALSE(pool.Lookup("s20000").has_value());
+  CHECK_FALSE(pool.Lookup("t1").has_value());
+  CHECK(pool.size() == 20002);
+}
+
+TEST_CASE("a node's name finds its row after removals and compaction - and a removed name none") {
+  policy::rt::NodeTable table;
+  for (int i = 0; i < 3000; ++i) {
+    policy::k8s::Node n;
+    n.name = "node-" + std::to_string(i);
+    REQUIRE(table.AddNode(n).has_value());
+  }
+  for (int i = 0; i < 3000; i += 2) REQUIRE(table.RemoveNode("node-" + std::to_string(i)));  // compacts past half
+  for (int i = 0; i < 3000; ++i) {
+    std::string name = "node-" + std::to_string(i);
+    std::optional<policy::rt::RowId> row = table.FindNode(name);
+    if (i % 2 == 0) {
+      REQUIRE_FALSE(row.has_value());
+    } else {
+      REQUIRE(row.has_value());
+      REQUIRE(table.NodeName(*row) == name);
+    }
+  }
+  policy::k8s::Node again;
+  again.name = "node-0";
+  REQUIRE(table.AddNode(again).has_value());
+  CHECK(table.NodeName(*table.FindNode("node-0")) == "node-0");
+}
