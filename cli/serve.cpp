@@ -13,36 +13,47 @@
 #include "cli/engine_setup.h"
 #include "cli/input.h"
 #include "runtime/host/host.h"
+#include "server/api_watch.h"
+#include "server/kube_api.h"
+#include "server/log.h"
 #include "server/server.h"
 
 namespace policy::cli {
 namespace {
 
-constexpr const char* kUsage = R"(usage: policyc serve --cluster SNAPSHOT [--cluster MORE ...] [--listen HOST:PORT] [--prefix /policyc]
+constexpr const char* kUsage = R"(usage: policyc serve (--cluster SNAPSHOT [--cluster MORE ...] [--events FILE|-] | --kubeconfig FILE | --in-cluster)
+                     [--listen HOST:PORT] [--prefix /policyc]
                      [--profile CONFIG.yaml] [--plugins A,B] [--policy FILE ...] [--mode authoritative|policies]
-                     [--events FILE|-] [--engine interp|jit|tiered] [--jit-opt 0..3]
-                     [--max-body-bytes N] [--read-timeout S] [--threads N]
+                     [--engine interp|jit|tiered] [--jit-opt 0..3]
+                     [--max-body-bytes N] [--read-timeout S] [--threads N] [--log-requests]
                      [--tls-cert CERT.pem --tls-key KEY.pem [--client-ca CA.pem] | --insecure-http]
 
 A kube-scheduler extender (the extender/v1 protocol): POST PREFIX/filter,
-PREFIX/prioritize and PREFIX/preempt, with `nodeCacheCapable: true` (node
-names) or false (node objects); GET /healthz, /readyz and /metrics
-(Prometheus). The cluster state is the snapshot, then the watch events
-read from --events (one {"type": ..., "object": ...} per line, as
-`kubectl get ... --watch --output-watch-events -o json` prints them; a
-file, a FIFO, or - for stdin).
+PREFIX/prioritize, PREFIX/preempt and PREFIX/bind, with `nodeCacheCapable:
+true` (node names) or false (node objects); GET /healthz, /readyz and
+/metrics (Prometheus). The cluster state is either
+  * the snapshot, then the watch events read from --events (one
+    {"type": ..., "object": ...} per line, as `kubectl get ... --watch
+    --output-watch-events -o json` prints them; a file, a FIFO, or - for
+    stdin); or
+  * the Kubernetes API itself, listed then watched as kube-scheduler's
+    informers do (--kubeconfig: its current context; --in-cluster: the
+    pod's service account). Bind then POSTs the pod's Binding, and the pod
+    counts on its node from that moment.
 
   --mode authoritative   decide with the whole profile (the default)
   --mode policies        decide with the --policy files alone, beside
                          kube-scheduler's own in-tree plugins
   --listen               default 127.0.0.1:8890 (port 0: any free port)
+  --log-requests         a JSON log line per request (else failed and slow ones only)
   --tls-cert, --tls-key  serve HTTPS (PEM files); --client-ca also asks clients for a
                          certificate that CA signed (kube-scheduler's tlsConfig certFile)
   --insecure-http        plain HTTP on an address other than loopback (for tests: the
                          calls carry pods and node names in the clear)
 
 examples/extender/ has a KubeSchedulerConfiguration that uses it. SIGTERM or
-SIGINT stops it after the requests in flight. Bad input exits with 2.
+SIGINT stops it after the requests in flight. Bad input exits with 2; an API
+that cannot be listed at start, with 1.
 )";
 
 std::atomic<bool> stop_requested{false};
@@ -56,12 +67,19 @@ int RunServe(const std::vector<std::string>& argv) {
       "serve", argv,
       {{"cluster", true, true}, {"listen"}, {"prefix"}, {"profile"}, {"plugins"}, {"policy", true, true}, {"mode"},
        {"events"}, {"engine"}, {"jit-opt"}, {"disable-pass", true, true}, {"verify-jit", false}, {"max-body-bytes"},
-       {"read-timeout"}, {"threads"}, {"tls-cert"}, {"tls-key"}, {"client-ca"}, {"insecure-http", false}},
+       {"read-timeout"}, {"threads"}, {"tls-cert"}, {"tls-key"}, {"client-ca"}, {"insecure-http", false},
+       {"kubeconfig"}, {"in-cluster", false}, {"log-requests", false}},
       kUsage);
   if (const int* status = std::get_if<int>(&parsed)) return *status;
   const Args& args = std::get<Args>(parsed);
-  if (!args.Has("cluster")) {
-    fmt::print(stderr, "policyc serve: `--cluster` is missing\n\n{}", kUsage);
+  int sources = (args.Has("cluster") ? 1 : 0) + (args.Has("kubeconfig") ? 1 : 0) + (args.Has("in-cluster") ? 1 : 0);
+  if (sources != 1) {
+    fmt::print(stderr, "policyc serve: give the cluster state one way: --cluster SNAPSHOT, --kubeconfig FILE or --in-cluster\n\n{}",
+               kUsage);
+    return kExitBadInput;
+  }
+  if (args.Has("events") && !args.Has("cluster")) {
+    fmt::print(stderr, "policyc serve: --events follows a --cluster snapshot; the API's own watch follows --kubeconfig and --in-cluster\n");
     return kExitBadInput;
   }
   if (!args.Positional().empty()) {
@@ -97,6 +115,7 @@ int RunServe(const std::vector<std::string>& argv) {
   options.max_body_bytes = static_cast<size_t>(*max_body);
   options.read_timeout_s = options.write_timeout_s = static_cast<int>(*timeout);
   options.threads = static_cast<int>(*threads);
+  options.log_requests = args.Has("log-requests");
   options.tls_cert = args.Get("tls-cert");
   options.tls_key = args.Get("tls-key");
   options.client_ca = args.Get("client-ca");
@@ -137,16 +156,42 @@ int RunServe(const std::vector<std::string>& argv) {
     return kExitBadInput;
   }
   host::ClusterState state;
-  std::vector<std::shared_ptr<const Source>> snapshot = ReadSnapshot(args.GetAll("cluster"), diags);
-  if (snapshot.empty() || !state.Load(snapshot, diags)) {
-    fmt::print(stderr, "{}", RenderAll(diags));
-    return kExitBadInput;
+  std::optional<server::ApiClient> api;
+  if (args.Has("cluster")) {
+    std::vector<std::shared_ptr<const Source>> snapshot = ReadSnapshot(args.GetAll("cluster"), diags);
+    if (snapshot.empty() || !state.Load(snapshot, diags)) {
+      fmt::print(stderr, "{}", RenderAll(diags));
+      return kExitBadInput;
+    }
+  } else {
+    std::optional<server::ApiConfig> config =
+        args.Has("kubeconfig") ? server::KubeconfigApi(args.Get("kubeconfig"), &error)
+                               : server::InClusterApi("/var/run/secrets/kubernetes.io/serviceaccount", &error);
+    if (!config) {
+      fmt::print(stderr, "policyc serve: {}\n", error);
+      return kExitBadInput;
+    }
+    api.emplace(std::move(*config));
   }
   host::Decisions decisions(std::move(engine));
   server::Server server(decisions, state, options);
   if (!server.Bind(&error)) {
     fmt::print(stderr, "policyc serve: {}\n", error);
     return kExitBadInput;
+  }
+  std::unique_ptr<server::ApiWatch> watch;
+  if (api) {
+    if (api->config().insecure) server::Log("warn", "the API server's certificate is not checked (insecure-skip-tls-verify)");
+    watch = std::make_unique<server::ApiWatch>(*api, state, server.metrics());
+    if (!watch->List(&error)) {
+      fmt::print(stderr, "policyc serve: {}\n", error);
+      return kExitNo;  // the API did not answer as it should: not bad input, and kube would restart the pod
+    }
+    server::Log("info", "listed the cluster from the Kubernetes API",
+                {{"server", api->config().server}, {"from", api->config().origin},
+                 {"nodes", static_cast<int64_t>(state.NodeCount())}, {"pods", static_cast<int64_t>(state.PodCount())}});
+    watch->Start();
+    server.UseApi(&*api);
   }
   if (args.Has("events")) server.FollowEvents(args.Get("events"));
   std::signal(SIGTERM, OnStopSignal);
@@ -158,6 +203,7 @@ int RunServe(const std::vector<std::string>& argv) {
   server.Listen();
   stop_requested = true;
   watcher.join();
+  if (watch) watch->Stop();
   return kExitOk;
 }
 

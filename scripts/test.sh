@@ -78,6 +78,8 @@ run "C ABI answers as check does" python3 tests/host/abi_equals_check.py --polic
   tests/conformance
 run "policyc serve: the extender protocol and its faults" python3 tests/server/extender_test.py \
   --policyc build/policyc --policies policies "$conformance/cases" tests/conformance
+run "policyc serve: list and watch from the Kubernetes API, bind" python3 tests/server/api_watch_test.py \
+  --policyc build/policyc
 run "C host example" tests/host/embed_examples.sh c
 run "Go host example" tests/host/embed_examples.sh go
 # The unit, golden and conformance suites again on a build instrumented with

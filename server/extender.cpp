@@ -11,11 +11,14 @@
 #include <unordered_set>
 #include <vector>
 
+#include <fmt/format.h>
+
 #include "compiler/k8s/decode.h"
 #include "compiler/k8s/document_json.h"
 #include "compiler/k8s/object_reader.h"
 #include "compiler/support/json_writer.h"
 #include "server/extender_args.h"
+#include "server/kube_api.h"
 
 namespace policy::server {
 namespace {
@@ -214,9 +217,27 @@ void WriteFailed(JsonWriter& w, const Extender::Named& n, std::span<const std::s
 
 }  // namespace
 
+void RecentPods::Remember(const k8s::Pod& pod) {
+  std::string key = pod.namespace_name + "/" + pod.name;
+  std::lock_guard lock(mutex_);
+  if (pods_.insert_or_assign(key, pod).second) order_.push_back(std::move(key));
+  while (order_.size() > kCapacity) {
+    pods_.erase(order_.front());
+    order_.pop_front();
+  }
+}
+
+std::optional<k8s::Pod> RecentPods::Find(const std::string& namespace_name, const std::string& name) {
+  std::lock_guard lock(mutex_);
+  auto it = pods_.find(namespace_name + "/" + name);
+  if (it == pods_.end()) return std::nullopt;
+  return it->second;
+}
+
 Reply Extender::Filter(std::string_view body) {
   std::string out;
   std::string problem = ReadArgs(body, "filter", [&](Args& args) {
+    if (recent_ != nullptr) recent_->Remember(*args.pod);
     Named n = Decide(std::move(*args.pod), args.names, "filter", true);
     JsonWriter w(JsonWriter::Style::kLine);
     w.BeginObject();
@@ -240,8 +261,8 @@ Reply Extender::Filter(std::string_view body) {
     w.Key("Error").String("").EndObject();
     out = w.Take();
   });
-  if (!problem.empty()) return {200, FilterError(problem)};
-  return {200, std::move(out)};
+  if (!problem.empty()) return {200, FilterError(problem), problem};
+  return {200, std::move(out), ""};
 }
 
 Reply Extender::Prioritize(std::string_view body) {
@@ -259,8 +280,8 @@ Reply Extender::Prioritize(std::string_view body) {
     w.EndArray();
     out = w.Take();
   });
-  if (!problem.empty()) return {400, PlainError(problem)};
-  return {200, std::move(out)};
+  if (!problem.empty()) return {400, PlainError(problem), problem};
+  return {200, std::move(out), ""};
 }
 
 Reply Extender::Preempt(std::string_view body) {
@@ -300,8 +321,56 @@ Reply Extender::Preempt(std::string_view body) {
     return "";
   });
   std::string problem = request.Read(body, "preempt");
-  if (!problem.empty()) return {400, PlainError(problem)};
-  return {200, std::move(out)};
+  if (!problem.empty()) return {400, PlainError(problem), problem};
+  return {200, std::move(out), ""};
+}
+
+Reply Extender::Bind(std::string_view body) {
+  std::string out, failure;
+  Request request([&](k8s::NodeRef object) -> std::string {
+    auto text = [&](std::string_view key) {
+      k8s::NodeRef v = Field(object, key);
+      return v.IsScalar() && !Null(v) ? std::string(v.Text()) : std::string();
+    };
+    std::string name = text("PodName"), ns = text("PodNamespace"), uid = text("PodUID"), node = text("Node");
+    if (name.empty() || node.empty()) return "ExtenderBindingArgs need `PodName` and `Node`";
+    if (ns.empty()) ns = "default";
+    for (const std::string* part : {&name, &ns}) {  // they go into the API's URL
+      if (part->find_first_not_of("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-_") != std::string::npos) {
+        return fmt::format("`{}` is not a Kubernetes object name", *part);
+      }
+    }
+    if (api_ == nullptr) {
+      return "policyc serve has no Kubernetes API to bind through: start it with --kubeconfig or --in-cluster, or "
+             "leave `bindVerb` out of the extender's configuration";
+    }
+    // Assume first, as kube-scheduler does: the next decision counts the
+    // pod there before the API's event says so. The event then replaces it.
+    std::optional<k8s::Pod> pod = recent_ != nullptr ? recent_->Find(ns, name) : std::nullopt;
+    bool assumed = pod && state_.Assume(*pod, node);
+    JsonWriter binding(JsonWriter::Style::kLine);
+    binding.BeginObject().Key("apiVersion").String("v1").Key("kind").String("Binding");
+    binding.Key("metadata").BeginObject().Key("name").String(name).Key("namespace").String(ns);
+    if (!uid.empty()) binding.Key("uid").String(uid);
+    binding.EndObject().Key("target").BeginObject().Key("apiVersion").String("v1").Key("kind").String("Node");
+    binding.Key("name").String(node).EndObject().EndObject();
+    ApiClient::Response r =
+        api_->Post(fmt::format("/api/v1/namespaces/{}/pods/{}/binding", ns, name), binding.Take());
+    bool bound = r.status == 200 || r.status == 201;
+    if (metrics_ != nullptr) metrics_->Bind(bound);
+    if (!bound) {
+      if (assumed) state_.Forget(ns, name);
+      std::string why = r.status == 0 ? r.error : fmt::format("HTTP {}: {}", r.status, r.body.substr(0, 512));
+      failure = fmt::format("binding {}/{} to {} failed: {}", ns, name, node, why);
+      out = PlainError(failure);
+      return "";
+    }
+    out = R"({"Error": ""})";
+    return "";
+  });
+  std::string problem = request.Read(body, "bind");
+  if (!problem.empty()) return {200, PlainError(problem), problem};
+  return {200, std::move(out), std::move(failure)};
 }
 
 }  // namespace policy::server

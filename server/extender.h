@@ -19,9 +19,13 @@
 /// policies alone, beside kube-scheduler's in-tree plugins (the engine is
 /// made with no in-tree plugin enabled).
 
+#include <deque>
+#include <mutex>
+#include <optional>
 #include <span>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <vector>
 
 #include "runtime/host/host.h"
@@ -29,16 +33,35 @@
 
 namespace policy::server {
 
+class ApiClient;
+
+/// Pods decided lately, by namespace/name: what a bind call assumes (its
+/// arguments name the pod, not its spec). Bounded: the oldest go first.
+class RecentPods {
+ public:
+  void Remember(const k8s::Pod& pod);
+  std::optional<k8s::Pod> Find(const std::string& namespace_name, const std::string& name);
+
+ private:
+  static constexpr size_t kCapacity = 4096;
+  std::mutex mutex_;
+  std::unordered_map<std::string, k8s::Pod> pods_;
+  std::deque<std::string> order_;
+};
+
 struct Reply {
   int status = 200;
-  std::string body;  ///< JSON
+  std::string body;   ///< JSON
+  std::string error;  ///< what went wrong, when the body says something did (for the log)
 };
 
 class Extender {
  public:
-  /// `metrics`, when given, counts the decisions.
-  Extender(host::Decisions& decisions, host::ClusterState& state, Metrics* metrics = nullptr)
-      : decisions_(decisions), state_(state), metrics_(metrics) {}
+  /// `metrics`, when given, counts the decisions; `recent` remembers the
+  /// pods filtered for Bind; `api` binds them.
+  Extender(host::Decisions& decisions, host::ClusterState& state, Metrics* metrics = nullptr,
+           RecentPods* recent = nullptr, const ApiClient* api = nullptr)
+      : decisions_(decisions), state_(state), metrics_(metrics), recent_(recent), api_(api) {}
 
   /// ExtenderArgs -> ExtenderFilterResult.
   Reply Filter(std::string_view body);
@@ -49,6 +72,10 @@ class Extender {
   /// nodes kube-scheduler proposes, less those where policyc's rules reject
   /// the pod for a reason no eviction resolves, victims as given.
   Reply Preempt(std::string_view body);
+  /// ExtenderBindingArgs -> ExtenderBindingResult: assumes the pod on the
+  /// node (when it was filtered here), then POSTs its Binding to the API;
+  /// a refused binding is forgotten and its reason is the Error.
+  Reply Bind(std::string_view body);
 
   /// A decision among the nodes a request names, holding the cluster while
   /// the answer is written.
@@ -72,6 +99,8 @@ class Extender {
   host::Decisions& decisions_;
   host::ClusterState& state_;
   Metrics* metrics_;
+  RecentPods* recent_;
+  const ApiClient* api_;
 };
 
 }  // namespace policy::server

@@ -42,6 +42,16 @@ void Metrics::Decision(const std::string& verb, size_t feasible) {
   Observe(feasible_[verb], kNodes, static_cast<double>(feasible));
 }
 
+void Metrics::Listed() {
+  std::lock_guard lock(mutex_);
+  ++lists_;
+}
+
+void Metrics::Bind(bool bound) {
+  std::lock_guard lock(mutex_);
+  (bound ? bound_ : bind_failed_) += 1;
+}
+
 void Metrics::Event(bool applied) {
   std::lock_guard lock(mutex_);
   (applied ? applied_ : refused_) += 1;
@@ -65,6 +75,13 @@ std::string Metrics::Render(size_t nodes, size_t pods) {
   out += "# TYPE policyc_watch_events_total counter\n";
   out += fmt::format("policyc_watch_events_total{{result=\"applied\"}} {}\n", applied_);
   out += fmt::format("policyc_watch_events_total{{result=\"refused\"}} {}\n", refused_);
+  out += "# HELP policyc_api_lists_total Lists of the whole cluster from the Kubernetes API (the first, then one per 410 Gone).\n";
+  out += "# TYPE policyc_api_lists_total counter\n";
+  out += fmt::format("policyc_api_lists_total {}\n", lists_);
+  out += "# HELP policyc_binds_total Bind calls, by whether the API bound the pod.\n";
+  out += "# TYPE policyc_binds_total counter\n";
+  out += fmt::format("policyc_binds_total{{result=\"bound\"}} {}\n", bound_);
+  out += fmt::format("policyc_binds_total{{result=\"failed\"}} {}\n", bind_failed_);
   out += "# HELP policyc_cluster_nodes Nodes in the cluster state.\n# TYPE policyc_cluster_nodes gauge\n";
   out += fmt::format("policyc_cluster_nodes {}\n", nodes);
   out += "# HELP policyc_cluster_pods Pods counted as bound in the cluster state.\n# TYPE policyc_cluster_pods gauge\n";

@@ -7,6 +7,8 @@
 ///   policyc_decisions_total{verb}                         counter
 ///   policyc_feasible_nodes{verb}                          histogram (nodes a filter let through)
 ///   policyc_watch_events_total{result}                    counter (applied, refused)
+///   policyc_api_lists_total                               counter (lists of the whole cluster from the API)
+///   policyc_binds_total{result}                           counter (bound, failed)
 ///   policyc_cluster_nodes, policyc_cluster_pods           gauges
 ///   policyc_last_event_age_seconds                        gauge (since start when none came)
 
@@ -25,6 +27,8 @@ class Metrics {
   void Request(const std::string& verb, int code, double seconds);
   void Decision(const std::string& verb, size_t feasible);
   void Event(bool applied);
+  void Listed();
+  void Bind(bool bound);
   /// The exposition, with the cluster's counts now.
   std::string Render(size_t nodes, size_t pods);
 
@@ -42,7 +46,7 @@ class Metrics {
   std::map<std::pair<std::string, int>, Histogram<kSeconds.size()>> requests_;
   std::map<std::string, uint64_t> decisions_;
   std::map<std::string, Histogram<kNodes.size()>> feasible_;
-  uint64_t applied_ = 0, refused_ = 0;
+  uint64_t applied_ = 0, refused_ = 0, lists_ = 0, bound_ = 0, bind_failed_ = 0;
   std::chrono::steady_clock::time_point last_event_;
 };
 

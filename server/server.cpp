@@ -13,18 +13,10 @@
 
 #include "compiler/support/json_writer.h"
 #include "server/extender.h"
+#include "server/log.h"
 
 namespace policy::server {
 namespace {
-
-// One line of structured log on stderr.
-void Log(const char* level, const std::string& message, const std::string& detail = "") {
-  JsonWriter w(JsonWriter::Style::kLine);
-  w.BeginObject().Key("level").String(level).Key("msg").String(message);
-  if (!detail.empty()) w.Key("detail").String(detail);
-  w.EndObject();
-  std::fprintf(stderr, "%s\n", w.Take().c_str());
-}
 
 std::string Escaped(const std::string& text) {  // for httplib's route patterns
   static const std::regex special(R"([.^$|()\[\]{}*+?\\])");
@@ -57,16 +49,25 @@ Server::Server(host::Decisions& decisions, host::ClusterState& state, ServerOpti
     std::string path = (options_.prefix == "/" ? "" : options_.prefix) + "/" + name;
     http_->Post(Escaped(path), [this, name, call](const httplib::Request& req, httplib::Response& res) {
       auto start = std::chrono::steady_clock::now();
-      Extender extender(decisions_, state_, &metrics_);
+      Extender extender(decisions_, state_, &metrics_, &recent_, api_);
       Reply reply = (extender.*call)(req.body);
       res.status = reply.status;
       res.set_content(reply.body, "application/json");
-      metrics_.Request(name, reply.status, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+      double seconds = std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
+      metrics_.Request(name, reply.status, seconds);
+      bool failed = !reply.error.empty();
+      if (options_.log_requests || failed || seconds > 1) {
+        Log(failed ? "warn" : "info", "request",
+            {{"verb", name}, {"code", int64_t{reply.status}}, {"ms", seconds * 1e3},
+             {"bytes_in", static_cast<int64_t>(req.body.size())}, {"bytes_out", static_cast<int64_t>(reply.body.size())},
+             {"remote", req.remote_addr}, {"error", reply.error}});
+      }
     });
   };
   verb("filter", &Extender::Filter);
   verb("prioritize", &Extender::Prioritize);
   verb("preempt", &Extender::Preempt);
+  verb("bind", &Extender::Bind);
   s.Get("/healthz", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); });
   s.Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
     bool ready = state_.NodeCount() > 0;
@@ -84,7 +85,7 @@ Server::Server(host::Decisions& decisions, host::ClusterState& state, ServerOpti
       what = x.what();
     } catch (...) {
     }
-    Log("error", "internal error (a bug in policyc)", what);
+    Log("error", "internal error (a bug in policyc)", {{"detail", what}});
     res.status = 500;
     res.set_content(fmt::format("{{\"Error\": {}}}", JsonQuote("internal error: " + what)), "application/json");
   });
@@ -115,7 +116,7 @@ bool Server::Bind(std::string* error) {
 }
 
 void Server::Listen() {
-  Log("info", fmt::format("serving the extender at {}://{}:{}{}/{{filter,prioritize,preempt}}",
+  Log("info", fmt::format("serving the extender at {}://{}:{}{}/{{filter,prioritize,preempt,bind}}",
                           options_.tls_cert.empty() ? "http" : "https", options_.host, port_,
                           options_.prefix == "/" ? "" : options_.prefix));
   http_->listen_after_bind();
@@ -134,7 +135,7 @@ void Server::FollowEvents(const std::string& path) {
     if (path != "-") {
       file.open(path);
       if (!file) {
-        Log("error", "cannot read the events", path);
+        Log("error", "cannot read the events", {{"path", path}});
         return;
       }
       in = &file;
@@ -148,9 +149,9 @@ void Server::FollowEvents(const std::string& path) {
       DiagnosticSink diags;
       bool applied = state_.Apply(source, diags).has_value();
       metrics_.Event(applied);
-      if (!applied) Log("warn", "a watch event was refused; the state is unchanged", RenderAll(diags));
+      if (!applied) Log("warn", "a watch event was refused; the state is unchanged", {{"detail", RenderAll(diags)}});
     }
-    Log("info", "the event stream ended", path);
+    Log("info", "the event stream ended", {{"path", path}});
   });
 }
 

@@ -1,6 +1,6 @@
 #pragma once
 /// `policyc serve`'s HTTP side: the extender verbs under a prefix
-/// (extender.h), `/healthz`, `/readyz` and Prometheus `/metrics`, on
+/// (extender.h, bind included), `/healthz`, `/readyz` and Prometheus `/metrics`, on
 /// cpp-httplib's thread pool (HTTPS with OpenSSL when given a certificate,
 /// client certificates optional), with limits on body size and per-request
 /// time; and the watch events read from a file, FIFO or stdin while it
@@ -13,6 +13,7 @@
 #include <thread>
 
 #include "runtime/host/host.h"
+#include "server/extender.h"
 #include "server/metrics.h"
 
 namespace httplib {
@@ -32,12 +33,18 @@ struct ServerOptions {
   /// TLS: PEM files of the server's certificate and key; with `client_ca`,
   /// clients must present a certificate it signed. Empty: plain HTTP.
   std::string tls_cert, tls_key, client_ca;
+  bool log_requests = false;  ///< a log line per request (else only failures and slow ones, over 1 s)
 };
 
 class Server {
  public:
   Server(host::Decisions& decisions, host::ClusterState& state, ServerOptions options);
   ~Server();
+
+  /// The Kubernetes API the bind verb binds through (null: bind answers
+  /// that there is none). Set before Listen().
+  void UseApi(const ApiClient* api) { api_ = api; }
+  Metrics& metrics() { return metrics_; }
 
   /// Binds the address; false with the reason in `error`.
   bool Bind(std::string* error);
@@ -57,6 +64,8 @@ class Server {
   host::ClusterState& state_;
   ServerOptions options_;
   Metrics metrics_;
+  RecentPods recent_;
+  const ApiClient* api_ = nullptr;
   std::unique_ptr<httplib::Server> http_;
   int port_ = 0;
   std::thread events_;

@@ -30,6 +30,7 @@ import ssl
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import yaml
@@ -46,12 +47,16 @@ class Serve:
     def __init__(self, policyc, flags):
         self.proc = subprocess.Popen([policyc, "serve", "--listen", "127.0.0.1:0"] + flags,
                                      stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
-        line = self.proc.stderr.readline()
-        m = re.search(r"https?://127\.0\.0\.1:(\d+)", line)
-        if not m:
-            rest = self.proc.stderr.read() if self.proc.poll() is not None else ""
-            raise RuntimeError(f"serve did not start: {line}{rest}")
+        self.log = []  # its stderr lines, read on a thread of their own (a full pipe would stall it)
+        m = None
+        while m is None:
+            line = self.proc.stderr.readline()
+            if not line:
+                raise RuntimeError("serve did not start:\n" + "".join(self.log))
+            self.log.append(line)
+            m = re.search(r"serving the extender at https?://127\.0\.0\.1:(\d+)", line)
         self.port = int(m.group(1))
+        threading.Thread(target=lambda: self.log.extend(iter(self.proc.stderr.readline, "")), daemon=True).start()
 
     def call(self, method, path, body=None, timeout=30):
         if self.context is not None:

@@ -1,0 +1,267 @@
+// List and watch from the Kubernetes API (api_watch.h).
+
+#include "server/api_watch.h"
+
+#include <simdjson.h>
+
+#include <algorithm>
+#include <chrono>
+
+#include <fmt/format.h>
+
+#include "server/log.h"
+
+namespace policy::server {
+namespace {
+
+namespace od = simdjson::ondemand;
+
+constexpr int kWatchSeconds = 300;  // the API ends a watch after this; it is then resumed
+
+// What a list page or watch line says about itself.
+struct Header {
+  std::string type;             ///< a watch event's; empty for a list
+  std::string resource_version;  ///< metadata.resourceVersion (the list's, or the event object's)
+  std::string next;             ///< a list page's metadata.continue
+  int64_t code = 0;             ///< an ERROR event's status code
+  std::string message;          ///< an ERROR event's or a Status's message
+};
+
+bool ReadHeader(od::parser& parser, std::string_view text, Header& out) {
+  simdjson::padded_string padded(text);
+  od::document doc;
+  if (parser.iterate(padded).get(doc)) return false;
+  od::object top;
+  if (doc.get_object().get(top)) return false;
+  for (auto member : top) {
+    od::field field;
+    std::string_view key;
+    if (std::move(member).get(field) || field.unescaped_key().get(key)) return false;
+    std::string_view s;
+    if (key == "type" && !field.value().get_string().get(s)) {
+      out.type = s;
+    } else if (key == "message" && !field.value().get_string().get(s)) {
+      out.message = s;
+    } else if (key == "metadata" || key == "object") {
+      od::object object;
+      if (field.value().get_object().get(object)) continue;
+      for (auto inner : object) {
+        od::field f;
+        std::string_view k;
+        if (std::move(inner).get(f) || f.unescaped_key().get(k)) return false;
+        if (key == "metadata" && k == "resourceVersion" && !f.value().get_string().get(s)) out.resource_version = s;
+        if (key == "metadata" && k == "continue" && !f.value().get_string().get(s)) out.next = s;
+        if (key == "object" && k == "code" && f.value().get_int64().get(out.code)) out.code = 0;
+        if (key == "object" && k == "message" && !f.value().get_string().get(s)) out.message = s;
+        if (key == "object" && k == "metadata") {
+          od::object meta;
+          if (f.value().get_object().get(meta)) continue;
+          for (auto m : meta) {
+            od::field mf;
+            std::string_view mk;
+            if (std::move(m).get(mf) || mf.unescaped_key().get(mk)) return false;
+            if (mk == "resourceVersion" && !mf.value().get_string().get(s)) out.resource_version = s;
+          }
+        }
+      }
+    }
+  }
+  return true;
+}
+
+std::string Escape(std::string_view text) {  // for a query parameter
+  std::string out;
+  for (unsigned char c : text) {
+    if (std::isalnum(c) || c == '-' || c == '_' || c == '.' || c == '~') {
+      out += static_cast<char>(c);
+    } else {
+      out += fmt::format("%{:02X}", c);
+    }
+  }
+  return out;
+}
+
+// Why a request failed, in words: the API's Status message when it sent one.
+std::string Why(const ApiClient::Response& r) {
+  if (r.status == 0) return r.error;
+  od::parser parser;
+  Header h;
+  std::string message = ReadHeader(parser, r.body, h) && !h.message.empty() ? h.message : "";
+  std::string hint = r.status == 401 ? " (the token or certificate was not accepted)"
+                     : r.status == 403 ? " (give the account get, list and watch on it: examples/extender/rbac.yaml)"
+                                       : "";
+  return fmt::format("HTTP {}{}{}", r.status, message.empty() ? "" : ": " + message, hint);
+}
+
+}  // namespace
+
+const std::vector<ApiWatch::Kind>& ApiWatch::Kinds() {
+  static const std::vector<Kind> kinds = {
+      {"/api/v1/nodes", "nodes"},
+      {"/api/v1/pods", "pods"},
+      {"/api/v1/namespaces", "namespaces"},
+      {"/api/v1/services", "services"},
+      {"/api/v1/replicationcontrollers", "replicationcontrollers"},
+      {"/apis/apps/v1/replicasets", "replicasets"},
+      {"/apis/apps/v1/statefulsets", "statefulsets"},
+      {"/api/v1/persistentvolumeclaims", "persistentvolumeclaims"},
+      {"/api/v1/persistentvolumes", "persistentvolumes"},
+      {"/apis/storage.k8s.io/v1/storageclasses", "storageclasses"},
+      {"/apis/storage.k8s.io/v1/csinodes", "csinodes"},
+      {"/apis/scheduling.k8s.io/v1/priorityclasses", "priorityclasses"},
+  };
+  return kinds;
+}
+
+ApiWatch::ApiWatch(const ApiClient& api, host::ClusterState& state, Metrics& metrics)
+    : api_(api), state_(state), metrics_(metrics) {}
+
+ApiWatch::~ApiWatch() { Stop(); }
+
+bool ApiWatch::List(std::string* error) {
+  std::vector<std::shared_ptr<const Source>> pages;
+  std::map<size_t, std::string> versions;
+  od::parser parser;
+  for (size_t k = 0; k < Kinds().size(); ++k) {
+    std::string next;
+    do {
+      std::string path = fmt::format("{}?limit=500{}", Kinds()[k].path, next.empty() ? "" : "&continue=" + Escape(next));
+      ApiClient::Response r = api_.Get(path);
+      if (r.status == 404 && next.empty()) {
+        Log("warn", "the API does not serve this kind; it is left out", {{"kind", Kinds()[k].name}});
+        break;
+      }
+      if (r.status != 200) {
+        *error = fmt::format("listing {} from {} ({}): {}", Kinds()[k].name, api_.config().server, api_.config().origin, Why(r));
+        return false;
+      }
+      Header h;
+      if (!ReadHeader(parser, r.body, h)) {
+        *error = fmt::format("listing {} from {}: the answer is not a JSON list", Kinds()[k].name, api_.config().server);
+        return false;
+      }
+      versions[k] = h.resource_version;
+      next = h.next;
+      pages.push_back(std::make_shared<const Source>(api_.config().server + path, std::move(r.body)));
+    } while (!next.empty());
+  }
+  DiagnosticSink diags;
+  if (!state_.Load(pages, diags)) {
+    *error = "the API's objects do not load:\n" + RenderAll(diags);
+    return false;
+  }
+  metrics_.Listed();
+  std::lock_guard lock(mutex_);
+  version_ = std::move(versions);
+  return true;
+}
+
+void ApiWatch::Start() { supervisor_ = std::thread([this] { Supervise(); }); }
+
+void ApiWatch::Stop() {
+  {
+    std::lock_guard lock(mutex_);
+    if (stop_.exchange(true)) return;
+    halt_ = true;
+  }
+  wake_.notify_all();
+  if (supervisor_.joinable()) supervisor_.join();
+}
+
+void ApiWatch::Supervise() {
+  int failures = 0;
+  while (!stop_) {
+    std::vector<std::thread> watchers;
+    {
+      std::lock_guard lock(mutex_);
+      halt_ = false;
+      relist_ = false;
+      for (const auto& [kind, version] : version_) watchers.emplace_back([this, k = kind] { Watch(k); });
+    }
+    {
+      std::unique_lock lock(mutex_);
+      wake_.wait(lock, [&] { return stop_ || relist_; });
+      halt_ = true;
+    }
+    for (std::thread& t : watchers) t.join();
+    while (!stop_) {  // relist, backing off while the API does not answer
+      std::string error;
+      if (List(&error)) {
+        failures = 0;
+        Log("info", "listed the cluster again (a watch's resourceVersion was too old)",
+            {{"nodes", static_cast<int64_t>(state_.NodeCount())}, {"pods", static_cast<int64_t>(state_.PodCount())}});
+        break;
+      }
+      Log("error", "listing again failed; retrying", {{"detail", error}});
+      std::unique_lock lock(mutex_);
+      wake_.wait_for(lock, std::chrono::seconds(std::min(30, 1 << std::min(++failures, 5))), [&] { return stop_.load(); });
+    }
+  }
+}
+
+void ApiWatch::Watch(size_t kind) {
+  const Kind& k = Kinds()[kind];
+  od::parser parser;
+  int failures = 0;
+  auto relist = [&] {
+    std::lock_guard lock(mutex_);
+    relist_ = true;
+    wake_.notify_all();
+  };
+  while (!halt_) {
+    std::string version;
+    {
+      std::lock_guard lock(mutex_);
+      version = version_[kind];
+    }
+    std::string path = fmt::format("{}?watch=1&allowWatchBookmarks=true&timeoutSeconds={}&resourceVersion={}", k.path,
+                                   kWatchSeconds, Escape(version));
+    bool gone = false, error_event = false;
+    size_t events = 0;
+    ApiClient::Response r = api_.Stream(path, [&](std::string_view line) {
+      if (line.find_first_not_of(" \t\r") == std::string_view::npos) return true;
+      Header h;
+      if (!ReadHeader(parser, line, h)) {
+        metrics_.Event(false);
+        Log("warn", "a watch event does not read; it is skipped", {{"kind", k.name}});
+        return true;
+      }
+      if (h.type == "ERROR") {
+        gone = h.code == 410;
+        error_event = !gone;
+        if (!gone) Log("warn", "the watch ended with an error", {{"kind", k.name}, {"code", h.code}, {"detail", h.message}});
+        return false;
+      }
+      if (h.type != "BOOKMARK") {
+        Source event(fmt::format("watch {} at {}", k.name, h.resource_version), std::string(line));
+        DiagnosticSink diags;
+        bool applied = state_.Apply(event, diags).has_value();
+        metrics_.Event(applied);
+        if (!applied) Log("warn", "a watch event was refused; the state is unchanged", {{"detail", RenderAll(diags)}});
+      }
+      ++events;
+      if (!h.resource_version.empty()) {
+        std::lock_guard lock(mutex_);
+        version_[kind] = h.resource_version;
+      }
+      return true;
+    }, halt_);
+    if (halt_) return;
+    if (gone || r.status == 410) {
+      Log("info", "the watch's resourceVersion is too old (410 Gone): listing again", {{"kind", k.name}});
+      relist();
+      return;
+    }
+    if (r.status == 200 && !error_event) {  // the API ended the watch (timeoutSeconds) or the stream broke: resume
+      if (events > 0) failures = 0;
+      if (!r.error.empty()) Log("warn", "the watch broke; resuming from the last version", {{"kind", k.name}, {"detail", r.error}});
+      if (events > 0 || r.error.empty()) continue;
+    } else if (!error_event) {
+      Log("warn", "the watch failed; retrying", {{"kind", k.name}, {"detail", Why(r)}});
+    }
+    std::unique_lock lock(mutex_);
+    wake_.wait_for(lock, std::chrono::milliseconds(std::min(30000, 250 << std::min(++failures, 7))), [&] { return halt_.load(); });
+  }
+}
+
+}  // namespace policy::server

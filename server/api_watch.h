@@ -1,0 +1,59 @@
+#pragma once
+/// The cluster state kept in step with the Kubernetes API, as
+/// kube-scheduler's informers keep its cache: every kind the plugins read
+/// is listed (in pages of 500) and loaded as one snapshot, then watched from
+/// the list's resourceVersion with bookmarks, one thread a kind. A watch
+/// that ends or breaks resumes from the last version it saw; `410 Gone`
+/// (that version is too old) lists everything again and replaces the state
+/// at once, as a relist does. A kind the API does not serve (404) is left
+/// out and logged.
+
+#include <atomic>
+#include <condition_variable>
+#include <map>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "runtime/host/host.h"
+#include "server/kube_api.h"
+#include "server/metrics.h"
+
+namespace policy::server {
+
+class ApiWatch {
+ public:
+  ApiWatch(const ApiClient& api, host::ClusterState& state, Metrics& metrics);
+  ~ApiWatch();
+
+  /// Lists every kind and loads the state; false with the reason.
+  bool List(std::string* error);
+  /// Watches until Stop(), listing again when the API says to.
+  void Start();
+  void Stop();
+
+  /// The API paths watched and the kinds they hold.
+  struct Kind {
+    const char* path;  ///< e.g. /api/v1/nodes
+    const char* name;  ///< e.g. nodes
+  };
+  static const std::vector<Kind>& Kinds();
+
+ private:
+  void Supervise();
+  void Watch(size_t kind);  // until halted or a relist is needed
+
+  const ApiClient& api_;
+  host::ClusterState& state_;
+  Metrics& metrics_;
+  std::mutex mutex_;
+  std::condition_variable wake_;
+  std::map<size_t, std::string> version_;  // by kind: the last resourceVersion seen; absent: not served
+  bool relist_ = false;
+  std::atomic<bool> stop_{false};
+  std::atomic<bool> halt_{false};  // the watchers' stop: set by Stop() and for a relist
+  std::thread supervisor_;
+};
+
+}  // namespace policy::server
