@@ -4,8 +4,8 @@
 # SECONDS (default 60), seeded from the tests, the examples, policies and
 # shared/: the YAML and JSON loaders, the quantity parser, the policy parser,
 # the whole `policyc check` command (a fuzzed policy, pod and profile
-# against the example cluster), the C ABI's entry points, and the bodies
-# `policyc serve` reads.
+# against the example cluster), the C ABI's entry points, the bodies
+# `policyc serve` reads, and what it reads about and from the Kubernetes API.
 # A crash leaves its input in build/fuzz/crashes/; add it as a test.
 #
 #   ./scripts/fuzz.sh [SECONDS]
@@ -20,7 +20,7 @@ fi
 cmake --build build/fuzz >/dev/null
 
 work=build/fuzz/corpus
-mkdir -p "$work"/{yaml,json,quantity,policy,check,capi,extender} build/fuzz/crashes
+mkdir -p "$work"/{yaml,json,quantity,policy,check,capi,extender,kube} build/fuzz/crashes
 # Seeds: every YAML/JSON input the project has; quantities from a fixed list.
 find tests examples policies ../shared -type f \( -name '*.yaml' -o -name '*.yml' \) -size -200k -exec cp -t "$work/yaml" {} + 2>/dev/null || true
 find tests examples ../shared -type f -name '*.json' -size -200k -exec cp -t "$work/json" {} + 2>/dev/null || true
@@ -57,13 +57,21 @@ for f in examples/pods/*.yaml; do
   printf '\001{"Pod": %s, "NodeNames": ["a", "b"]}' "$pod" > "$work/extender/seed$i"; i=$((i+1))
   printf '\002{"Pod": %s, "NodeNameToMetaVictims": {"a": {"Pods": [{"UID": "u1"}], "NumPDBViolations": 1}}}' "$pod" > "$work/extender/seed$i"; i=$((i+1))
 done
+printf '\003{"PodName": "p", "PodNamespace": "default", "PodUID": "u", "Node": "a"}' > "$work/extender/seed$i"
+# The Kubernetes API side: a byte (0 a kubeconfig, 1 a list or watch line's
+# header), then the text.
+printf '\000apiVersion: v1\nkind: Config\ncurrent-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\nclusters: [{name: k, cluster: {server: "https://10.0.0.1:6443", certificate-authority-data: "LS0tLS1CRUdJTg=="}}]\nusers: [{name: u, user: {token: abc}}]\n' > "$work/kube/seed0"
+printf '\000apiVersion: v1\nkind: Config\ncurrent-context: c\ncontexts: [{name: c, context: {cluster: k, user: u}}]\nclusters: [{name: k, cluster: {server: "https://k"}}]\nusers: [{name: u, user: {exec: {command: aws}}}]\n' > "$work/kube/seed1"
+printf '\001{"type": "ERROR", "object": {"kind": "Status", "code": 410, "message": "too old resource version"}}' > "$work/kube/seed2"
+printf '\001{"type": "BOOKMARK", "object": {"kind": "Pod", "metadata": {"resourceVersion": "12345"}}}' > "$work/kube/seed3"
+printf '\001{"kind": "NodeList", "metadata": {"resourceVersion": "7", "continue": "abc"}, "items": []}' > "$work/kube/seed4"
 i=0
 for q in 0 100m 1 1.5 .5 5. 16Gi 1Ki 7807312Ki 129e6 1E 1e-3 -1 +2 9223372036854775807 0.0000000001Ki 1.5m 10E Ki; do
   printf '%s' "$q" > "$work/quantity/seed$i"; i=$((i+1))
 done
 
 status=0
-for target in yaml json quantity policy check capi extender; do
+for target in yaml json quantity policy check capi extender kube; do
   log=build/fuzz/fuzz_$target.log
   if build/fuzz/tests/fuzz/fuzz_$target "$work/$target" -max_total_time="$seconds" -max_len=262144 \
        -artifact_prefix=build/fuzz/crashes/$target- -print_final_stats=1 >"$log" 2>&1; then

@@ -18,16 +18,7 @@ namespace od = simdjson::ondemand;
 
 constexpr int kWatchSeconds = 300;  // the API ends a watch after this; it is then resumed
 
-// What a list page or watch line says about itself.
-struct Header {
-  std::string type;             ///< a watch event's; empty for a list
-  std::string resource_version;  ///< metadata.resourceVersion (the list's, or the event object's)
-  std::string next;             ///< a list page's metadata.continue
-  int64_t code = 0;             ///< an ERROR event's status code
-  std::string message;          ///< an ERROR event's or a Status's message
-};
-
-bool ReadHeader(od::parser& parser, std::string_view text, Header& out) {
+bool ReadHeader(od::parser& parser, std::string_view text, ApiHeader& out) {
   simdjson::padded_string padded(text);
   od::document doc;
   if (parser.iterate(padded).get(doc)) return false;
@@ -85,7 +76,7 @@ std::string Escape(std::string_view text) {  // for a query parameter
 std::string Why(const ApiClient::Response& r) {
   if (r.status == 0) return r.error;
   od::parser parser;
-  Header h;
+  ApiHeader h;
   std::string message = ReadHeader(parser, r.body, h) && !h.message.empty() ? h.message : "";
   std::string hint = r.status == 401 ? " (the token or certificate was not accepted)"
                      : r.status == 403 ? " (give the account get, list and watch on it: examples/extender/rbac.yaml)"
@@ -94,6 +85,11 @@ std::string Why(const ApiClient::Response& r) {
 }
 
 }  // namespace
+
+bool ReadApiHeader(std::string_view text, ApiHeader& out) {
+  od::parser parser;
+  return ReadHeader(parser, text, out);
+}
 
 const std::vector<ApiWatch::Kind>& ApiWatch::Kinds() {
   static const std::vector<Kind> kinds = {
@@ -135,7 +131,7 @@ bool ApiWatch::List(std::string* error) {
         *error = fmt::format("listing {} from {} ({}): {}", Kinds()[k].name, api_.config().server, api_.config().origin, Why(r));
         return false;
       }
-      Header h;
+      ApiHeader h;
       if (!ReadHeader(parser, r.body, h)) {
         *error = fmt::format("listing {} from {}: the answer is not a JSON list", Kinds()[k].name, api_.config().server);
         return false;
@@ -220,7 +216,7 @@ void ApiWatch::Watch(size_t kind) {
     size_t events = 0;
     ApiClient::Response r = api_.Stream(path, [&](std::string_view line) {
       if (line.find_first_not_of(" \t\r") == std::string_view::npos) return true;
-      Header h;
+      ApiHeader h;
       if (!ReadHeader(parser, line, h)) {
         metrics_.Event(false);
         Log("warn", "a watch event does not read; it is skipped", {{"kind", k.name}});

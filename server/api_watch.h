@@ -22,6 +22,17 @@
 
 namespace policy::server {
 
+/// What a list page or a watch event line says about itself.
+struct ApiHeader {
+  std::string type;              ///< a watch event's (ADDED, ..., BOOKMARK, ERROR); empty for a list
+  std::string resource_version;  ///< metadata.resourceVersion: the list's, or the event object's
+  std::string next;              ///< a list page's metadata.continue
+  int64_t code = 0;              ///< an ERROR event's status code
+  std::string message;           ///< an ERROR event's or a Status's message
+};
+/// Reads `text`'s header; false when it is not a JSON object.
+bool ReadApiHeader(std::string_view text, ApiHeader& out);
+
 class ApiWatch {
  public:
   ApiWatch(const ApiClient& api, host::ClusterState& state, Metrics& metrics);

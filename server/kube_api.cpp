@@ -9,7 +9,6 @@
 #include <fstream>
 #include <memory>
 #include <mutex>
-#include <sstream>
 
 #include <fmt/format.h>
 
@@ -18,12 +17,20 @@
 namespace policy::server {
 namespace {
 
+// A file a kubeconfig names (a kubeconfig, PEM, token): regular, at most
+// 4 MiB (a path such as /dev/zero is refused, not read forever).
 std::optional<std::string> ReadFile(const std::string& path) {
+  constexpr std::uintmax_t kMax = std::uintmax_t{4} << 20;
+  std::error_code ec;
+  if (!std::filesystem::is_regular_file(path, ec) || ec) return std::nullopt;
+  std::uintmax_t size = std::filesystem::file_size(path, ec);
+  if (ec || size > kMax) return std::nullopt;
   std::ifstream in(path, std::ios::binary);
   if (!in) return std::nullopt;
-  std::ostringstream out;
-  out << in.rdbuf();
-  return out.str();
+  std::string out(static_cast<size_t>(size) + 1, '\0');  // one more: a file that grew since is still bounded
+  in.read(out.data(), static_cast<std::streamsize>(out.size()));
+  out.resize(static_cast<size_t>(in.gcount()));
+  return out;
 }
 
 std::optional<std::string> Base64(std::string_view text) {
@@ -89,7 +96,7 @@ class Kubeconfig final : public k8s::ObjectVisitor {
       *out = std::move(*pem);
     } else if (std::string file = Text(m, key); !file.empty()) {
       std::optional<std::string> pem = ReadFile(Resolve(file));
-      if (!pem) return Fail(fmt::format("cannot read `{}` ({})", key, Resolve(file)));
+      if (!pem) return Fail(fmt::format("cannot read `{}` ({}): not a readable file of at most 4 MiB", key, Resolve(file)));
       *out = std::move(*pem);
     }
     return true;
@@ -125,7 +132,7 @@ class Kubeconfig final : public k8s::ObjectVisitor {
       c.token = Text(user, "token");
       if (std::string file = Text(user, "tokenFile"); c.token.empty() && !file.empty()) {
         std::optional<std::string> token = ReadFile(Resolve(file));
-        if (!token) return Fail(fmt::format("cannot read `tokenFile` ({})", Resolve(file))), std::nullopt;
+        if (!token) return Fail(fmt::format("cannot read `tokenFile` ({}): not a readable file of at most 4 MiB", Resolve(file))), std::nullopt;
         c.token = *token;
       }
       while (!c.token.empty() && (c.token.back() == '\n' || c.token.back() == '\r')) c.token.pop_back();
@@ -207,10 +214,14 @@ ApiClient::Response Perform(Easy& e, std::string* body) {
 std::optional<ApiConfig> KubeconfigApi(const std::string& path, std::string* error) {
   std::optional<std::string> text = ReadFile(path);
   if (!text) {
-    *error = fmt::format("cannot read the kubeconfig {}", path);
+    *error = fmt::format("cannot read the kubeconfig {}: not a readable file of at most 4 MiB", path);
     return std::nullopt;
   }
-  Source source(path, std::move(*text));
+  return KubeconfigApiFromText(std::move(*text), path, error);
+}
+
+std::optional<ApiConfig> KubeconfigApiFromText(std::string text, const std::string& path, std::string* error) {
+  Source source(path, std::move(text));
   DiagnosticSink diags;
   Kubeconfig reader(path, error);
   if (!k8s::ReadObjects(source, reader, diags, k8s::InputFormat::kYaml) || diags.HasErrors()) {

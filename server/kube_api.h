@@ -30,6 +30,8 @@ struct ApiConfig {
 /// The current context of the kubeconfig at `path` (relative file paths in
 /// it are relative to its folder); nullopt with the reason in `error`.
 std::optional<ApiConfig> KubeconfigApi(const std::string& path, std::string* error);
+/// The same for a kubeconfig's text, read from `path`.
+std::optional<ApiConfig> KubeconfigApiFromText(std::string text, const std::string& path, std::string* error);
 /// In-cluster: $KUBERNETES_SERVICE_HOST and $KUBERNETES_SERVICE_PORT, the
 /// token and CA in `account_dir` (the service account's mount,
 /// /var/run/secrets/kubernetes.io/serviceaccount in a pod).

@@ -1,5 +1,6 @@
 // libFuzzer: the bodies `policyc serve` reads (server/extender.h): the first
-// byte picks the verb (filter, prioritize, preempt), the rest is the body.
+// byte picks the verb (filter, prioritize, preempt, bind), the rest is the
+// body. Bind has no API here: it must still read the body and answer.
 // Every answer must be JSON kube-scheduler can read: a 200 for filter (with
 // `Error` when the body does not read), 200 or 400 for the others.
 
@@ -40,12 +41,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view body(reinterpret_cast<const char*>(data) + 1, size - 1);
   policy::server::Extender extender(*world.decisions, world.state);
   policy::server::Reply reply;
-  switch (data[0] % 3) {
+  switch (data[0] % 4) {
     case 0: reply = extender.Filter(body); break;
     case 1: reply = extender.Prioritize(body); break;
-    default: reply = extender.Preempt(body); break;
+    case 2: reply = extender.Preempt(body); break;
+    default: reply = extender.Bind(body); break;
   }
-  if ((data[0] % 3 == 0 && reply.status != 200) || (reply.status != 200 && reply.status != 400)) __builtin_trap();
+  bool always_200 = data[0] % 4 == 0 || data[0] % 4 == 3;  // filter and bind answer errors in the body
+  if ((always_200 && reply.status != 200) || (reply.status != 200 && reply.status != 400)) __builtin_trap();
   if (reply.body.empty() || (reply.body[0] != '{' && reply.body[0] != '[')) __builtin_trap();
   return 0;
 }
