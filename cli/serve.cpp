@@ -23,7 +23,7 @@ namespace {
 
 constexpr const char* kUsage = R"(usage: policyc serve (--cluster SNAPSHOT [--cluster MORE ...] [--events FILE|-] | --kubeconfig FILE | --in-cluster)
                      [--listen HOST:PORT] [--prefix /policyc]
-                     [--profile CONFIG.yaml] [--plugins A,B] [--policy FILE ...] [--mode authoritative|policies]
+                     [--profile CONFIG.yaml] [--plugins A,B] [--policy FILE ...] [--mode authoritative|policies|decide]
                      [--engine interp|jit|tiered] [--jit-opt 0..3]
                      [--max-body-bytes N] [--read-timeout S] [--threads N] [--log-requests]
                      [--tls-cert CERT.pem --tls-key KEY.pem [--client-ca CA.pem] | --insecure-http]
@@ -44,6 +44,9 @@ true` (node names) or false (node objects); GET /healthz, /readyz and
   --mode authoritative   decide with the whole profile (the default)
   --mode policies        decide with the --policy files alone, beside
                          kube-scheduler's own in-tree plugins
+  --mode decide          authoritative, and filter answers the one node policyc
+                         selects and counts the pod there at once (HAMi's way:
+                         no wait for the bind to come back through the watch)
   --listen               default 127.0.0.1:8890 (port 0: any free port)
   --log-requests         a JSON log line per request (else failed and slow ones only)
   --tls-cert, --tls-key  serve HTTPS (PEM files); --client-ca also asks clients for a
@@ -132,10 +135,11 @@ int RunServe(const std::vector<std::string>& argv) {
     return kExitBadInput;
   }
   std::string mode = args.Get("mode", "authoritative");
-  if (mode != "authoritative" && mode != "policies") {
-    fmt::print(stderr, "policyc serve: --mode `{}`: expected authoritative or policies\n", mode);
+  if (mode != "authoritative" && mode != "policies" && mode != "decide") {
+    fmt::print(stderr, "policyc serve: --mode `{}`: expected authoritative, policies or decide\n", mode);
     return kExitBadInput;
   }
+  options.decide = mode == "decide";
   if (mode == "policies" && !args.Has("policy")) {
     fmt::print(stderr, "policyc serve: --mode policies decides with the --policy files alone, and none was given\n");
     return kExitBadInput;

@@ -192,7 +192,7 @@ Extender::Named Extender::Decide(k8s::Pod pod, std::span<const std::string_view>
     for (size_t k = 0; k < n.verdicts.feasible.size(); ++k) n.at[n.verdicts.feasible[k]] = static_cast<int32_t>(k);
     for (size_t j = 0; j < n.verdicts.rejected.size(); ++j) n.at[n.verdicts.rejected[j].row] = -2 - static_cast<int32_t>(j);
   }
-  if (metrics_ != nullptr) metrics_->Decision(verb, n.verdicts.feasible.size());
+  if (options_.metrics != nullptr) options_.metrics->Decision(verb, n.verdicts.feasible.size());
   return n;
 }
 
@@ -203,9 +203,11 @@ constexpr std::string_view kUnknownNode = "node(s) not found in policyc's cluste
 // FailedNodes (unresolvable false) or FailedAndUnresolvableNodes: every
 // rejected name of the request with its reasons; names the cluster does
 // not have are unresolvable.
-void WriteFailed(JsonWriter& w, const Extender::Named& n, std::span<const std::string_view> names, bool unresolvable) {
+void WriteFailed(JsonWriter& w, const Extender::Named& n, std::span<const std::string_view> names, bool unresolvable,
+                 const std::function<void(size_t, JsonWriter&)>& also = nullptr) {
   w.BeginObject();
   for (size_t i = 0; i < names.size(); ++i) {
+    if (also) also(i, w);
     if (n.row[i] == rt::kNoRow) {
       if (unresolvable) w.Key(names[i]).String(kUnknownNode);
     } else if (const host::RowVerdicts::Rejected* r = n.Rejected(i); r != nullptr && r->unresolvable == unresolvable) {
@@ -220,7 +222,9 @@ void WriteFailed(JsonWriter& w, const Extender::Named& n, std::span<const std::s
 void RecentPods::Remember(const k8s::Pod& pod) {
   std::string key = pod.namespace_name + "/" + pod.name;
   std::lock_guard lock(mutex_);
-  if (pods_.insert_or_assign(key, pod).second) order_.push_back(std::move(key));
+  auto [it, added] = pods_.try_emplace(key, pod, false);
+  if (!added) it->second.first = pod;
+  if (added) order_.push_back(std::move(key));
   while (order_.size() > kCapacity) {
     pods_.erase(order_.front());
     order_.pop_front();
@@ -231,35 +235,75 @@ std::optional<k8s::Pod> RecentPods::Find(const std::string& namespace_name, cons
   std::lock_guard lock(mutex_);
   auto it = pods_.find(namespace_name + "/" + name);
   if (it == pods_.end()) return std::nullopt;
-  return it->second;
+  return it->second.first;
+}
+
+void RecentPods::Assumed(const k8s::Pod& pod) {
+  std::lock_guard lock(mutex_);
+  auto it = pods_.find(pod.namespace_name + "/" + pod.name);
+  if (it != pods_.end()) it->second.second = true;
+}
+
+bool RecentPods::TakeAssumed(const k8s::Pod& pod) {
+  std::lock_guard lock(mutex_);
+  auto it = pods_.find(pod.namespace_name + "/" + pod.name);
+  return it != pods_.end() && std::exchange(it->second.second, false);
 }
 
 Reply Extender::Filter(std::string_view body) {
   std::string out;
   std::string problem = ReadArgs(body, "filter", [&](Args& args) {
-    if (recent_ != nullptr) recent_->Remember(*args.pod);
+    bool decide = options_.decide && options_.recent != nullptr;
+    std::optional<k8s::Pod> assume;  // decide: the pod, to assume where it goes
+    if (decide) {
+      // Filtered again: kube-scheduler is retrying the pod, so the node this
+      // filter chose last time did not take it.
+      if (options_.recent->TakeAssumed(*args.pod)) state_.Forget(args.pod->namespace_name, args.pod->name);
+      assume = *args.pod;
+    }
+    if (options_.recent != nullptr) options_.recent->Remember(*args.pod);
+    std::string chosen;  // decide: the node selected
+    {
     Named n = Decide(std::move(*args.pod), args.names, "filter", true);
+    std::optional<rt::RowId> selected;
+    if (decide && n.verdicts.selected) selected = n.verdicts.feasible[*n.verdicts.selected];
+    auto passes = [&](size_t i) {  // decide: the selected node alone, once
+      if (!n.Feasible(i)) return false;
+      if (!decide) return true;
+      if (!selected || n.row[i] != *selected || !chosen.empty()) return false;
+      chosen = args.names[i];
+      return true;
+    };
+    std::vector<bool> passed(args.names.size());
+    for (size_t i = 0; i < args.names.size(); ++i) passed[i] = passes(i);
     JsonWriter w(JsonWriter::Style::kLine);
     w.BeginObject();
     if (args.by_name) {
       w.Key("Nodes").Null().Key("NodeNames").BeginArray();
       for (size_t i = 0; i < args.names.size(); ++i) {
-        if (n.Feasible(i)) w.String(args.names[i]);
+        if (passed[i]) w.String(args.names[i]);
       }
       w.EndArray();
     } else {
       w.Key("Nodes").BeginObject().Key("apiVersion").String("v1").Key("kind").String("NodeList").Key("items").BeginArray();
       for (size_t i = 0; i < args.objects.size(); ++i) {
-        if (n.Feasible(i)) k8s::WriteJson(w, args.objects[i]);
+        if (passed[i]) k8s::WriteJson(w, args.objects[i]);
       }
       w.EndArray().EndObject().Key("NodeNames").Null();
     }
     w.Key("FailedNodes");
-    WriteFailed(w, n, args.names, false);
+    WriteFailed(w, n, args.names, false, [&](size_t i, JsonWriter& f) {  // decide: the feasible nodes not chosen
+      if (!passed[i] && n.Feasible(i)) f.Key(args.names[i]).String(fmt::format("policyc chose node {} for this pod", chosen));
+    });
     w.Key("FailedAndUnresolvableNodes");
     WriteFailed(w, n, args.names, true);
     w.Key("Error").String("").EndObject();
     out = w.Take();
+    }  // the cluster is no longer held: the assumption may change it
+    if (!chosen.empty()) {
+      options_.recent->Assumed(*assume);  // (Forget of a pod the cluster lacks does nothing)
+      state_.Assume(std::move(*assume), chosen);
+    }
   });
   if (!problem.empty()) return {200, FilterError(problem), problem};
   return {200, std::move(out), ""};
@@ -340,13 +384,13 @@ Reply Extender::Bind(std::string_view body) {
         return fmt::format("`{}` is not a Kubernetes object name", *part);
       }
     }
-    if (api_ == nullptr) {
+    if (options_.api == nullptr) {
       return "policyc serve has no Kubernetes API to bind through: start it with --kubeconfig or --in-cluster, or "
              "leave `bindVerb` out of the extender's configuration";
     }
     // Assume first, as kube-scheduler does: the next decision counts the
     // pod there before the API's event says so. The event then replaces it.
-    std::optional<k8s::Pod> pod = recent_ != nullptr ? recent_->Find(ns, name) : std::nullopt;
+    std::optional<k8s::Pod> pod = options_.recent != nullptr ? options_.recent->Find(ns, name) : std::nullopt;
     bool assumed = pod && state_.Assume(*pod, node);
     JsonWriter binding(JsonWriter::Style::kLine);
     binding.BeginObject().Key("apiVersion").String("v1").Key("kind").String("Binding");
@@ -355,9 +399,9 @@ Reply Extender::Bind(std::string_view body) {
     binding.EndObject().Key("target").BeginObject().Key("apiVersion").String("v1").Key("kind").String("Node");
     binding.Key("name").String(node).EndObject().EndObject();
     ApiClient::Response r =
-        api_->Post(fmt::format("/api/v1/namespaces/{}/pods/{}/binding", ns, name), binding.Take());
+        options_.api->Post(fmt::format("/api/v1/namespaces/{}/pods/{}/binding", ns, name), binding.Take());
     bool bound = r.status == 200 || r.status == 201;
-    if (metrics_ != nullptr) metrics_->Bind(bound);
+    if (options_.metrics != nullptr) options_.metrics->Bind(bound);
     if (!bound) {
       if (assumed) state_.Forget(ns, name);
       std::string why = r.status == 0 ? r.error : fmt::format("HTTP {}: {}", r.status, r.body.substr(0, 512));

@@ -14,10 +14,12 @@
 /// 200 with `Error` set, since kube-scheduler reads nothing else of a call
 /// that fails.
 ///
-/// Modes: `kAuthoritative` decides with the whole profile (kube-scheduler's
-/// own plugins then only repeat it); `kPoliciesOnly` with the custom
-/// policies alone, beside kube-scheduler's in-tree plugins (the engine is
-/// made with no in-tree plugin enabled).
+/// Modes (host-reference.md §1.7; `policyc serve --mode`): authoritative
+/// decides with the whole profile (kube-scheduler's own plugins then only
+/// repeat it); policies with the custom policies alone, beside
+/// kube-scheduler's in-tree plugins (the engine is made with no in-tree
+/// plugin enabled); decide is authoritative with filter answering the one
+/// node chosen (ExtenderOptions::decide).
 
 #include <deque>
 #include <mutex>
@@ -36,16 +38,21 @@ namespace policy::server {
 class ApiClient;
 
 /// Pods decided lately, by namespace/name: what a bind call assumes (its
-/// arguments name the pod, not its spec). Bounded: the oldest go first.
+/// arguments name the pod, not its spec), and where filter assumed them
+/// (--mode decide). Bounded: the oldest go first.
 class RecentPods {
  public:
   void Remember(const k8s::Pod& pod);
   std::optional<k8s::Pod> Find(const std::string& namespace_name, const std::string& name);
+  /// Filter assumed the pod on a node.
+  void Assumed(const k8s::Pod& pod);
+  /// Whether filter had assumed the pod (then forgets that it had).
+  bool TakeAssumed(const k8s::Pod& pod);
 
  private:
   static constexpr size_t kCapacity = 4096;
   std::mutex mutex_;
-  std::unordered_map<std::string, k8s::Pod> pods_;
+  std::unordered_map<std::string, std::pair<k8s::Pod, bool>> pods_;  // the pod, assumed by filter
   std::deque<std::string> order_;
 };
 
@@ -55,13 +62,21 @@ struct Reply {
   std::string error;  ///< what went wrong, when the body says something did (for the log)
 };
 
+struct ExtenderOptions {
+  Metrics* metrics = nullptr;      ///< counts the decisions and binds
+  RecentPods* recent = nullptr;    ///< remembers the pods filtered, for Bind and decide
+  const ApiClient* api = nullptr;  ///< Bind binds through it
+  /// Decide in filter (host-reference.md §1.7, mode B): filter answers the
+  /// one node policyc selects (the other feasible ones are failed with
+  /// that reason) and assumes the pod there at once; a pod filtered again
+  /// (kube-scheduler retrying it) is forgotten first. Needs `recent`.
+  bool decide = false;
+};
+
 class Extender {
  public:
-  /// `metrics`, when given, counts the decisions; `recent` remembers the
-  /// pods filtered for Bind; `api` binds them.
-  Extender(host::Decisions& decisions, host::ClusterState& state, Metrics* metrics = nullptr,
-           RecentPods* recent = nullptr, const ApiClient* api = nullptr)
-      : decisions_(decisions), state_(state), metrics_(metrics), recent_(recent), api_(api) {}
+  Extender(host::Decisions& decisions, host::ClusterState& state, ExtenderOptions options = {})
+      : decisions_(decisions), state_(state), options_(options) {}
 
   /// ExtenderArgs -> ExtenderFilterResult.
   Reply Filter(std::string_view body);
@@ -98,9 +113,7 @@ class Extender {
 
   host::Decisions& decisions_;
   host::ClusterState& state_;
-  Metrics* metrics_;
-  RecentPods* recent_;
-  const ApiClient* api_;
+  ExtenderOptions options_;
 };
 
 }  // namespace policy::server

@@ -16,7 +16,12 @@ equals `policyc check` on the API's objects at that moment:
    once; a binding the API refuses is an Error and the pod is not counted;
 6. a burst of 300 events while filter calls run: none lost;
 7. /metrics counts the lists, binds and events; SIGTERM ends it with 0;
-8. a wrong token exits 1 naming HTTP 401; an exec-plugin user exits 2.
+8. a wrong token exits 1 naming HTTP 401; an exec-plugin user exits 2;
+9. --mode decide (on the API's objects as a snapshot): filter answers the
+   node check selects alone, the other feasible ones failed with that
+   reason; the next pod is decided with the first counted there (check on
+   the objects with it bound); the first pod filtered again (a retry) is not
+   counted against itself.
 
   python3 tests/server/api_watch_test.py --policyc build/policyc
 """
@@ -269,6 +274,58 @@ def main():
             problems.append(f"an exec-plugin user: exit {p.returncode}: {p.stderr}")
         else:
             passed += 1
+
+        # 9. Decide in filter.
+        objects = [o for o in api.objects() if not o["metadata"]["name"].startswith("finetune-llama")]
+        snapshot = os.path.join(tmp, "decide.json")
+        with open(snapshot, "w") as f:
+            json.dump({"apiVersion": "v1", "kind": "List", "items": objects}, f)
+        names = [o["metadata"]["name"] for o in objects if o["kind"] == "Node"]
+
+        def selected(objs):
+            path = os.path.join(tmp, "decide-check.json")
+            with open(path, "w") as f:
+                json.dump({"apiVersion": "v1", "kind": "List", "items": objs}, f)
+            p = subprocess.run([policyc, "check", "--cluster", path, "--pod", pod_file, "--output", "json"],
+                               capture_output=True, text=True)
+            return json.loads(p.stdout).get("selected")
+
+        serve = Serve(policyc, ["--cluster", snapshot, "--mode", "decide"])
+        try:
+            first = selected(objects)
+            status, body = serve.call("POST", "/policyc/filter", {"Pod": pod, "NodeNames": names})
+            got = json.loads(body)
+            chose = [f for f, r in (got["FailedNodes"] or {}).items() if r == f"policyc chose node {first} for this pod"]
+            if got["NodeNames"] != [first] or not chose:
+                problems.append(f"decide: filter answered {got['NodeNames']} (check selects {first}), chose-failed {chose}")
+            else:
+                passed += 1
+            bound = json.loads(json.dumps(pod))
+            bound["spec"]["nodeName"] = first
+            bound["status"] = {"phase": "Running"}
+            second = json.loads(json.dumps(pod))
+            second["metadata"]["name"] = "finetune-llama-2"
+            want = selected(objects + [bound])
+            if os.environ.get("POLICYC_SHOW_LOG"):
+                print("decide:", first, want, selected(objects))
+            status, body = serve.call("POST", "/policyc/filter", {"Pod": second, "NodeNames": names})
+            if json.loads(body)["NodeNames"] != ([want] if want else []):
+                problems.append(f"decide: the second pod got {json.loads(body)['NodeNames']}, check with the first "
+                                f"bound selects {want}")
+            else:
+                passed += 1
+            status, body = serve.call("POST", "/policyc/filter", {"Pod": pod, "NodeNames": names})
+            retry = json.loads(body)["NodeNames"]
+            second_bound = json.loads(json.dumps(second))
+            second_bound["spec"]["nodeName"] = want
+            second_bound["status"] = {"phase": "Running"}
+            again = selected(objects + ([second_bound] if want else []))
+            if retry != ([again] if again else []):
+                problems.append(f"decide: the first pod retried got {retry}, check with only the second bound selects {again}")
+            else:
+                passed += 1
+        finally:
+            serve.stop()
         api.close()
     for p in problems:
         print(f"FAIL {p}")
