@@ -25,7 +25,7 @@ constexpr const char* kUsage = R"(usage: policyc serve (--cluster SNAPSHOT [--cl
                      [--listen HOST:PORT] [--prefix /policyc]
                      [--profile CONFIG.yaml] [--plugins A,B] [--policy FILE ...] [--mode authoritative|policies|decide]
                      [--engine interp|jit|tiered] [--jit-opt 0..3]
-                     [--max-body-bytes N] [--read-timeout S] [--threads N] [--log-requests]
+                     [--max-body-bytes N] [--read-timeout S] [--threads N] [--max-connections N] [--log-requests]
                      [--tls-cert CERT.pem --tls-key KEY.pem [--client-ca CA.pem] | --insecure-http]
 
 A kube-scheduler extender (the extender/v1 protocol): POST PREFIX/filter,
@@ -49,6 +49,10 @@ true` (node names) or false (node objects); GET /healthz, /readyz and
                          no wait for the bind to come back through the watch)
   --listen               default 127.0.0.1:8890 (port 0: any free port)
   --log-requests         a JSON log line per request (else failed and slow ones only)
+  --max-connections      open connections served at once (default 256); more are
+                         answered 503 with Retry-After and closed. Bodies over
+                         --max-body-bytes get 413, headers over 100 fields or
+                         32 KiB 431, a client slower than --read-timeout is cut off
   --tls-cert, --tls-key  serve HTTPS (PEM files); --client-ca also asks clients for a
                          certificate that CA signed (kube-scheduler's tlsConfig certFile)
   --insecure-http        plain HTTP on an address other than loopback (for tests: the
@@ -71,7 +75,7 @@ int RunServe(const std::vector<std::string>& argv) {
       {{"cluster", true, true}, {"listen"}, {"prefix"}, {"profile"}, {"plugins"}, {"policy", true, true}, {"mode"},
        {"events"}, {"engine"}, {"jit-opt"}, {"disable-pass", true, true}, {"verify-jit", false}, {"max-body-bytes"},
        {"read-timeout"}, {"threads"}, {"tls-cert"}, {"tls-key"}, {"client-ca"}, {"insecure-http", false},
-       {"kubeconfig"}, {"in-cluster", false}, {"log-requests", false}},
+       {"kubeconfig"}, {"in-cluster", false}, {"log-requests", false}, {"max-connections"}},
       kUsage);
   if (const int* status = std::get_if<int>(&parsed)) return *status;
   const Args& args = std::get<Args>(parsed);
@@ -111,13 +115,15 @@ int RunServe(const std::vector<std::string>& argv) {
   std::optional<int64_t> max_body = args.GetInt("max-body-bytes", int64_t{64} << 20, 1024, int64_t{1} << 34, &error);
   std::optional<int64_t> timeout = args.GetInt("read-timeout", 10, 1, 3600, &error);
   std::optional<int64_t> threads = args.GetInt("threads", 8, 1, 1024, &error);
-  if (!max_body || !timeout || !threads) {
+  std::optional<int64_t> connections = args.GetInt("max-connections", 256, 1, 65536, &error);
+  if (!max_body || !timeout || !threads || !connections) {
     fmt::print(stderr, "policyc serve: {}\n", error);
     return kExitBadInput;
   }
   options.max_body_bytes = static_cast<size_t>(*max_body);
   options.read_timeout_s = options.write_timeout_s = static_cast<int>(*timeout);
   options.threads = static_cast<int>(*threads);
+  options.max_connections = static_cast<size_t>(*connections);
   options.log_requests = args.Has("log-requests");
   options.tls_cert = args.Get("tls-cert");
   options.tls_key = args.Get("tls-key");

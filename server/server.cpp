@@ -5,6 +5,7 @@
 #include <fmt/format.h>
 #include <httplib.h>
 
+#include <atomic>
 #include <chrono>
 #include <cstdio>
 #include <fstream>
@@ -22,6 +23,42 @@ std::string Escaped(const std::string& text) {  // for httplib's route patterns
   static const std::regex special(R"([.^$|()\[\]{}*+?\\])");
   return std::regex_replace(text, special, R"(\$&)");
 }
+
+// Set on the thread serving a connection over ServerOptions::max_connections:
+// its requests are answered 503 and the connection closed.
+thread_local bool over_limit = false;
+
+// cpp-httplib's thread pool, bounded: a connection past `max_open` open ones
+// goes to one thread of its own that refuses its requests at once (the
+// library hands a queue the connection's whole work, never the socket).
+class BoundedQueue final : public httplib::TaskQueue {
+ public:
+  BoundedQueue(size_t threads, size_t max_open) : pool_(threads), overflow_(1), max_open_(max_open) {}
+  void enqueue(std::function<void()> fn) override {
+    if (open_.fetch_add(1) >= max_open_) {
+      overflow_.enqueue([this, fn = std::move(fn)] {
+        over_limit = true;
+        fn();
+        over_limit = false;
+        --open_;
+      });
+      return;
+    }
+    pool_.enqueue([this, fn = std::move(fn)] {
+      fn();
+      --open_;
+    });
+  }
+  void shutdown() override {
+    pool_.shutdown();
+    overflow_.shutdown();
+  }
+
+ private:
+  httplib::ThreadPool pool_, overflow_;
+  size_t max_open_;
+  std::atomic<size_t> open_{0};
+};
 
 std::unique_ptr<httplib::Server> MakeHttp(const ServerOptions& o) {
   if (o.tls_cert.empty()) return std::make_unique<httplib::Server>();
@@ -42,8 +79,27 @@ Server::Server(host::Decisions& decisions, host::ClusterState& state, ServerOpti
   // segment waits for the client's delayed ACK (40 ms on Linux, measured:
   // 1% of calls). Go's net/http client, kube-scheduler's, sets it too.
   s.set_tcp_nodelay(true);
-  int threads = options_.threads;
-  s.new_task_queue = [threads] { return new httplib::ThreadPool(static_cast<size_t>(threads)); };
+  size_t threads = static_cast<size_t>(options_.threads), max_open = options_.max_connections;
+  s.new_task_queue = [threads, max_open] { return new BoundedQueue(threads, max_open); };
+  // Before any route: refusals that need no body read.
+  s.set_pre_routing_handler([this](const httplib::Request& req, httplib::Response& res) {
+    auto refuse = [&](int status, const char* why) {
+      res.status = status;
+      res.set_header("Connection", "close");
+      if (status == 503) res.set_header("Retry-After", "1");
+      res.set_content(fmt::format("{{\"Error\": {}}}", JsonQuote(why)), "application/json");
+      metrics_.Request("refused", status, 0);
+      Log("warn", "request refused", {{"code", int64_t{status}}, {"why", why}, {"remote", req.remote_addr}});
+      return httplib::Server::HandlerResponse::Handled;
+    };
+    if (over_limit) return refuse(503, "too many connections (--max-connections)");
+    size_t header_bytes = 0;
+    for (const auto& [key, value] : req.headers) header_bytes += key.size() + value.size() + 4;
+    if (req.headers.size() > options_.max_headers || header_bytes > options_.max_header_bytes) {
+      return refuse(431, "request headers too large");
+    }
+    return httplib::Server::HandlerResponse::Unhandled;
+  });
 
   auto verb = [this](const char* name, Reply (Extender::*call)(std::string_view)) {
     std::string path = (options_.prefix == "/" ? "" : options_.prefix) + "/" + name;

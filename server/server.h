@@ -30,6 +30,9 @@ struct ServerOptions {
   int read_timeout_s = 10;                   ///< a client slower than this to send: the connection is closed
   int write_timeout_s = 10;
   int threads = 8;                           ///< requests served at once
+  size_t max_connections = 256;              ///< more open at once: 503 and closed
+  size_t max_headers = 100;                  ///< more header fields: 431
+  size_t max_header_bytes = 32 << 10;        ///< more header bytes in all: 431 (one line over 8 KiB: 400, the library's)
   /// TLS: PEM files of the server's certificate and key; with `client_ca`,
   /// clients must present a certificate it signed. Empty: plain HTTP.
   std::string tls_cert, tls_key, client_ca;

@@ -11,8 +11,10 @@
    over --max-body-bytes (413), an unknown path (404), a client that stops
    half way through its headers (refused after --read-timeout while others
    are answered), a watch event from --events that adds a node (then
-   feasible), a refused event (counted, the state unchanged), /healthz,
-   /readyz, /metrics, and SIGTERM (exit 0).
+   feasible), a refused event (counted, the state unchanged), a connection
+   dropped mid-body (others answered), too many header fields (431), more
+   connections than --max-connections (503, then served once one closes),
+   /healthz, /readyz, /metrics, and SIGTERM (exit 0).
 3. TLS: with --tls-cert and --tls-key it answers HTTPS and refuses plain
    HTTP; with --client-ca it refuses a client without a certificate and
    answers one with a certificate that CA signed.
@@ -147,7 +149,7 @@ def faults(policyc):
                     '"memory": "256Gi", "pods": "110"}}}}\n')
             f.write('{"type": "ADDED", "object": {"kind": "Node"\n')  # truncated: refused
         serve = Serve(policyc, ["--cluster", "examples/cluster.yaml", "--events", events, "--max-body-bytes", "65536",
-                                "--read-timeout", "1"])
+                                "--read-timeout", "1", "--threads", "3", "--max-connections", "3"])
         try:
             with open("examples/pods/web.yaml") as f:
                 pod = yaml.safe_load(f)
@@ -187,6 +189,30 @@ def faults(policyc):
             slow.close()
             if not dropped or time.time() - started > 4:
                 problems.append("a client that stops mid-headers was not refused after --read-timeout")
+            dropped = socket.create_connection(("127.0.0.1", serve.port))  # the client goes away mid-body
+            dropped.sendall(b"POST /policyc/filter HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n{\"Pod\": {")
+            dropped.close()
+            status, body = serve.call("POST", "/policyc/filter", {"Pod": pod, "NodeNames": ["extra"]})
+            if status != 200 or json.loads(body).get("NodeNames") != ["extra"]:
+                problems.append(f"after a connection dropped mid-body: {status} {body[:120]}")
+            headers = "".join(f"X-Many-{i}: v\r\n" for i in range(150))
+            many = socket.create_connection(("127.0.0.1", serve.port), timeout=5)
+            many.sendall(f"GET /healthz HTTP/1.1\r\nHost: x\r\n{headers}\r\n".encode())
+            reply = many.recv(1024)
+            many.close()
+            if not reply.startswith(b"HTTP/1.1 431"):
+                problems.append(f"150 header fields: {reply[:60]}")
+            time.sleep(1.5)  # the connections above are closed on the server's side too
+            idle = [socket.create_connection(("127.0.0.1", serve.port)) for _ in range(3)]  # --max-connections 3
+            time.sleep(0.2)
+            status, body = serve.call("GET", "/healthz", timeout=5)
+            if status != 503:
+                problems.append(f"a connection past --max-connections: {status} {body[:80]}")
+            for c in idle:
+                c.close()
+            deadline = time.time() + 5
+            while time.time() < deadline and serve.call("GET", "/healthz")[0] != 200:
+                time.sleep(0.1)
             for path, want in [("/healthz", 200), ("/readyz", 200)]:
                 if serve.call("GET", path)[0] != want:
                     problems.append(f"{path} is not {want}")
