@@ -6,6 +6,9 @@
 // template's first calls (kernel compilation) are made before measuring.
 //
 //   BM_Serve/<engine>/clients:N   calls_per_s over all clients; p50_ms, p99_ms per call (filter and prioritize)
+//   BM_Serve/jit-changing/...     the same with a pod bound or unbound (a watch event, not timed) before
+//                                 every call, as in a busy cluster: nothing kept for the table's last
+//                                 state (the rejected nodes' words) is reused
 //
 //   build/benchmarks/bench_serve
 
@@ -33,6 +36,7 @@ struct World {
   std::unique_ptr<policy::server::Server> server;
   std::thread serving;
   std::string body;  // ExtenderArgs: the pod and every node name
+  std::string first_node;
 
   explicit World(policy::engine::Backend backend) {
     policy::bench::ClusterSpec spec;
@@ -56,6 +60,7 @@ struct World {
       policy::host::ClusterState::View view = state.Read();
       const policy::rt::NodeTable& t = view.cluster().Table();
       for (policy::rt::RowId r : t.LiveRows()) names += fmt::format("{}\"{}\"", names.empty() ? "" : ",", t.NodeName(r));
+      first_node = std::string(t.NodeName(t.LiveRows().front()));
     }
     body = R"({"Pod": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web-1", "namespace": "shop", "labels": {"app": "web"}},
       "spec": {"containers": [{"name": "web", "image": "nginx", "resources": {"requests": {"cpu": "500m", "memory": "512Mi"}}}]}},
@@ -67,7 +72,7 @@ struct World {
   }
 };
 
-void BM_Serve(benchmark::State& state, policy::engine::Backend backend) {
+void BM_Serve(benchmark::State& state, policy::engine::Backend backend, bool changing) {
   static std::unique_ptr<World> world;
   static policy::engine::Backend made = policy::engine::Backend::kAuto;
   if (!world || made != backend) {
@@ -93,6 +98,15 @@ void BM_Serve(benchmark::State& state, policy::engine::Backend backend) {
         client.set_keep_alive(true);
         client.set_tcp_nodelay(true);  // as Go's net/http, kube-scheduler's client
         for (int i = 0; i < kCalls; ++i) {
+          if (changing) {  // a pod of this client's comes and goes on the first node
+            std::string event = fmt::format(
+                R"({{"type": "{}", "object": {{"apiVersion": "v1", "kind": "Pod", "metadata": {{"name": "churn-{}", "namespace": "shop"}},
+                "spec": {{"nodeName": "{}", "containers": [{{"name": "c", "resources": {{"requests": {{"cpu": "100m"}}}}}}]}},
+                "status": {{"phase": "Running"}}}}}})",
+                i % 2 == 0 ? "ADDED" : "DELETED", c, world->first_node);
+            policy::DiagnosticSink diags;
+            if (!world->state.Apply(policy::Source("event", event), diags)) std::abort();
+          }
           auto t0 = std::chrono::steady_clock::now();
           auto res = client.Post(i % 2 == 0 ? "/policyc/filter" : "/policyc/prioritize", world->body, "application/json");
           if (!res || res->status != 200) std::abort();
@@ -112,9 +126,11 @@ void BM_Serve(benchmark::State& state, policy::engine::Backend backend) {
 
 }  // namespace
 
-BENCHMARK_CAPTURE(BM_Serve, interp, policy::engine::Backend::kInterp)
+BENCHMARK_CAPTURE(BM_Serve, interp, policy::engine::Backend::kInterp, false)
     ->Name("BM_Serve/interp")->ArgName("clients")->Arg(1)->Arg(4)->Iterations(2)->UseRealTime()->Unit(benchmark::kSecond);
-BENCHMARK_CAPTURE(BM_Serve, jit, policy::engine::Backend::kJit)
+BENCHMARK_CAPTURE(BM_Serve, jit, policy::engine::Backend::kJit, false)
     ->Name("BM_Serve/jit")->ArgName("clients")->Arg(1)->Arg(4)->Iterations(2)->UseRealTime()->Unit(benchmark::kSecond);
+BENCHMARK_CAPTURE(BM_Serve, jit_changing, policy::engine::Backend::kJit, true)
+    ->Name("BM_Serve/jit-changing")->ArgName("clients")->Arg(1)->Arg(4)->Iterations(2)->UseRealTime()->Unit(benchmark::kSecond);
 
 BENCHMARK_MAIN();

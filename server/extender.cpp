@@ -176,16 +176,37 @@ const host::RowVerdicts::Rejected* Extender::Named::Rejected(size_t i) const {
 Extender::Named Extender::Decide(k8s::Pod pod, std::span<const std::string_view> names, const char* verb, bool words) {
   Named n(state_.Read());
   const rt::NodeTable& table = n.view.cluster().Table();
-  n.row.reserve(names.size());
-  std::vector<rt::RowId> rows;
-  rows.reserve(names.size());
-  for (std::string_view name : names) {
-    std::optional<rt::RowId> row = table.FindNode(name);
-    n.row.push_back(row ? *row : rt::kNoRow);
-    if (row) rows.push_back(*row);
+  // kube-scheduler sends the same names call after call: this thread's last
+  // list and its rows are kept while the nodes stay what they were.
+  thread_local struct {
+    uint64_t state_epoch = 0, whole_epoch = 0;
+    std::string joined;  // the names, end to end
+    std::vector<uint32_t> ends;
+    std::vector<rt::RowId> row, rows;
+  } last;
+  bool same = last.state_epoch == n.view.epoch() && last.whole_epoch == table.WholeEpoch() && last.ends.size() == names.size();
+  for (size_t i = 0, begin = 0; same && i < names.size(); begin = last.ends[i++]) {
+    same = std::string_view(last.joined).substr(begin, last.ends[i] - begin) == names[i];
   }
-  std::sort(rows.begin(), rows.end());  // the decision reads them in table order
-  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+  if (!same) {
+    last.state_epoch = n.view.epoch();
+    last.whole_epoch = table.WholeEpoch();
+    last.joined.clear();
+    last.ends.clear();
+    last.row.clear();
+    last.rows.clear();
+    for (std::string_view name : names) {
+      last.joined += name;
+      last.ends.push_back(static_cast<uint32_t>(last.joined.size()));
+      std::optional<rt::RowId> row = table.FindNode(name);
+      last.row.push_back(row ? *row : rt::kNoRow);
+      if (row) last.rows.push_back(*row);
+    }
+    std::sort(last.rows.begin(), last.rows.end());  // the decision reads them in table order
+    last.rows.erase(std::unique(last.rows.begin(), last.rows.end()), last.rows.end());
+  }
+  n.row = last.row;
+  const std::vector<rt::RowId>& rows = last.rows;
   n.at.assign(table.RowCount(), -1);
   if (!rows.empty()) {  // else nothing to decide among (an empty span would mean every node)
     n.verdicts = decisions_.DecideRows(std::move(pod), n.view, rows, words);

@@ -178,6 +178,9 @@ class NodeTable {
   // --- changes ---------------------------------------------------------
   /// Moves on every update of the table (what incremental decisions key on).
   uint64_t ChangeEpoch() const { return epoch_; }
+  /// Moves on every update not confined to rows' own data (a node added,
+  /// removed or changed): rows keep their ids and names while it stays.
+  uint64_t WholeEpoch() const { return whole_epoch_; }
   /// Appends to `rows` the rows whose own data updates since `epoch` changed
   /// (a pod bound to or unbound from them); false when an update since then
   /// reached further (a node added, removed or changed, a namespace, a

@@ -18,6 +18,9 @@ namespace {
 std::atomic<uint64_t> next_epoch{1};
 
 constexpr size_t kKeptPlans = 256;
+// Rejected rows' words kept over every kept plan (about 100 bytes each):
+// past this, words are made for each call and not kept.
+constexpr size_t kKeptWords = 200000;
 
 }  // namespace
 
@@ -113,6 +116,11 @@ struct Decisions::KeptPlan {
   std::mutex use;
   std::unique_ptr<engine::PodPlan> plan;
   uint64_t used = 0;
+  // Rejected rows' words while the table does not change (its ChangeEpoch
+  // is `words_epoch`): the same pod template on the same table says the
+  // same. By row.
+  uint64_t words_epoch = UINT64_MAX;
+  std::unordered_map<rt::RowId, RowVerdicts::Rejected> words;
 };
 
 Decisions::Decisions(std::unique_ptr<engine::Engine> engine) : engine_(std::move(engine)) {
@@ -142,6 +150,7 @@ std::shared_ptr<Decisions::KeptPlan> Decisions::PlanFor(const k8s::Pod& pod, uin
       if (it->second.use_count() == 1 && (oldest == plans_.end() || it->second->used < oldest->second->used)) oldest = it;
     }
     if (oldest == plans_.end()) break;
+    words_kept_ -= oldest->second->words.size();
     plans_.erase(oldest);
   }
   return found;
@@ -169,10 +178,10 @@ void Decisions::WithPlan(k8s::Pod pod, const ClusterState::View& view, F&& use) 
     std::shared_ptr<KeptPlan> kept = PlanFor(pod, view.epoch());
     std::lock_guard using_kept(kept->use);
     if (!kept->plan) kept->plan = engine_->Plan(std::move(pod), view.cluster());
-    use(*kept->plan);
+    use(*kept->plan, kept.get());
   } else {
     std::unique_ptr<engine::PodPlan> own = engine_->Plan(std::move(pod), view.cluster());
-    use(*own);
+    use(*own, nullptr);
   }
 }
 
@@ -180,7 +189,7 @@ RowVerdicts Decisions::DecideRows(k8s::Pod pod, const ClusterState::View& view, 
                                   bool words) {
   RowVerdicts out;
   const engine::Cluster& cluster = view.cluster();
-  WithPlan(std::move(pod), view, [&](engine::PodPlan& plan) {
+  WithPlan(std::move(pod), view, [&](engine::PodPlan& plan, KeptPlan* kept) {
     out.gated = NotesFor(plan.Pod(), engine_->Profile().scheduler_name).gated;
     rt::Decider decider;  // this call's own: decisions run at once on many threads
     const rt::Decision& d =
@@ -193,11 +202,41 @@ RowVerdicts Decisions::DecideRows(k8s::Pod pod, const ClusterState::View& view, 
     std::span<const rt::RowId> decided = rows.empty() ? cluster.Table().LiveRows() : rows;
     std::set_difference(decided.begin(), decided.end(), d.feasible.begin(), d.feasible.end(), std::back_inserter(rejected));
     if (rejected.empty()) return;
-    rt::Placement explained = engine_->Explain(plan, cluster, d, rejected);
-    out.rejected.reserve(explained.nodes.size());
-    for (const rt::NodeResult& n : explained.nodes) {
-      auto [reason, unresolvable] = Joined(n);
-      out.rejected.push_back({n.row, std::move(reason), unresolvable});
+    uint64_t now = cluster.Table().ChangeEpoch();
+    if (kept != nullptr && kept->words_epoch != now) {
+      words_kept_ -= kept->words.size();
+      kept->words.clear();
+      kept->words_epoch = now;
+    }
+    std::vector<rt::RowId> unknown;  // rows without kept words, in row order
+    for (rt::RowId row : rejected) {
+      if (kept == nullptr || !kept->words.contains(row)) unknown.push_back(row);
+    }
+    bool keep = kept != nullptr && words_kept_ + unknown.size() <= kKeptWords;
+    std::vector<RowVerdicts::Rejected> fresh;  // not kept: this call's alone, in `unknown`'s order
+    if (!unknown.empty()) {
+      rt::Placement explained = engine_->Explain(plan, cluster, d, unknown);
+      for (const rt::NodeResult& n : explained.nodes) {
+        auto [reason, unresolvable] = Joined(n);
+        RowVerdicts::Rejected r{n.row, std::move(reason), unresolvable};
+        if (keep) {
+          kept->words.emplace(n.row, std::move(r));
+        } else {
+          fresh.push_back(std::move(r));
+        }
+      }
+      if (keep) words_kept_ += explained.nodes.size();
+    }
+    out.rejected.reserve(rejected.size());
+    size_t next = 0;
+    for (rt::RowId row : rejected) {
+      if (kept != nullptr) {
+        if (auto it = kept->words.find(row); it != kept->words.end()) {
+          out.rejected.push_back(it->second);
+          continue;
+        }
+      }
+      out.rejected.push_back(std::move(fresh[next++]));
     }
   });
   return out;
@@ -225,7 +264,7 @@ Answer Decisions::Decide(k8s::Pod pod, const ClusterState::View& view, const std
     answer.placement.summary = answer.summary;
     return answer;
   }
-  WithPlan(std::move(pod), view, [&](engine::PodPlan& plan) {
+  WithPlan(std::move(pod), view, [&](engine::PodPlan& plan, KeptPlan*) {
     rt::Decider decider;
     const rt::Decision& d =
         engine_->Decide(plan, view.cluster(), decider, {.threads = 1, .plugin_scores = true, .verify_kernels = false, .rows = rows});

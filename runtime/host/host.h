@@ -17,6 +17,7 @@
 ///                 with its reasons and whether preemption could help,
 ///                 kube-scheduler's line, and the words for check's JSON.
 
+#include <atomic>
 #include <condition_variable>
 #include <cstdint>
 #include <memory>
@@ -150,6 +151,7 @@ class Decisions {
   std::mutex plans_mutex_;
   std::unordered_multimap<size_t, std::shared_ptr<KeptPlan>> plans_;  // by TemplateHash
   uint64_t uses_ = 0;
+  std::atomic<size_t> words_kept_{0};  // rejected rows' words kept, over every kept plan
 };
 
 }  // namespace policy::host
