@@ -232,7 +232,7 @@ void WriteFailed(JsonWriter& w, const Extender::Named& n, std::span<const std::s
     if (n.row[i] == rt::kNoRow) {
       if (unresolvable) w.Key(names[i]).String(kUnknownNode);
     } else if (const host::RowVerdicts::Rejected* r = n.Rejected(i); r != nullptr && r->unresolvable == unresolvable) {
-      w.Key(names[i]).String(r->reason);
+      w.Key(names[i]).String(*r->reason);
     }
   }
   w.EndObject();

@@ -21,6 +21,10 @@ constexpr size_t kKeptPlans = 256;
 // Rejected rows' words kept over every kept plan (about 100 bytes each):
 // past this, words are made for each call and not kept.
 constexpr size_t kKeptWords = 200000;
+// Templates whose decision and explanation of every node are kept to be
+// brought up to date (Engine::DecideIncremental, ExplainIncremental: some
+// hundred bytes a node each); the least recently used beyond are dropped.
+constexpr size_t kIncrementalPlans = 16;
 
 }  // namespace
 
@@ -121,6 +125,7 @@ struct Decisions::KeptPlan {
   // same. By row.
   uint64_t words_epoch = UINT64_MAX;
   std::unordered_map<rt::RowId, RowVerdicts::Rejected> words;
+  bool incremental = false;  // the engine keeps its decision and explanation of every node
 };
 
 Decisions::Decisions(std::unique_ptr<engine::Engine> engine) : engine_(std::move(engine)) {
@@ -191,7 +196,9 @@ RowVerdicts Decisions::DecideRows(k8s::Pod pod, const ClusterState::View& view, 
   const engine::Cluster& cluster = view.cluster();
   WithPlan(std::move(pod), view, [&](engine::PodPlan& plan, KeptPlan* kept) {
     out.gated = NotesFor(plan.Pod(), engine_->Profile().scheduler_name).gated;
-    rt::Decider decider;  // this call's own: decisions run at once on many threads
+    // The thread's own (decisions run at once on many threads), kept for its
+    // buffers and what it learned of the filters' order.
+    thread_local rt::Decider decider;
     const rt::Decision& d =
         engine_->Decide(plan, cluster, decider, {.threads = 1, .plugin_scores = false, .verify_kernels = false, .rows = rows});
     out.feasible = d.feasible;
@@ -215,17 +222,42 @@ RowVerdicts Decisions::DecideRows(k8s::Pod pod, const ClusterState::View& view, 
     bool keep = kept != nullptr && words_kept_ + unknown.size() <= kKeptWords;
     std::vector<RowVerdicts::Rejected> fresh;  // not kept: this call's alone, in `unknown`'s order
     if (!unknown.empty()) {
-      rt::Placement explained = engine_->Explain(plan, cluster, d, unknown);
-      for (const rt::NodeResult& n : explained.nodes) {
+      std::vector<const rt::NodeResult*> nodes;
+      rt::Placement own;
+      std::shared_ptr<const rt::Placement> incremental;
+      if (kept != nullptr) {
+        // The template's kept explanation of every node, brought up to date:
+        // only the rows a change may have touched are explained again (a
+        // bind touches one). Words do not depend on the rows asked.
+        const rt::Decision& all = engine_->DecideIncremental(plan, cluster, {}, nullptr);
+        incremental = engine_->ExplainIncremental(plan, cluster, all);
+        if (!kept->incremental) {
+          kept->incremental = true;
+          TrimIncremental(kept);
+        }
+        for (rt::RowId row : unknown) {
+          auto at = std::lower_bound(incremental->nodes.begin(), incremental->nodes.end(), row,
+                                     [](const rt::NodeResult& n, rt::RowId r) { return n.row < r; });
+          nodes.push_back(&*at);  // a rejected row of a live table: there
+        }
+      } else {
+        own = engine_->Explain(plan, cluster, d, unknown);
+        for (const rt::NodeResult& n : own.nodes) nodes.push_back(&n);
+      }
+      std::unordered_map<std::string, std::shared_ptr<const std::string>> texts;  // one copy of each text
+      for (const rt::NodeResult* node : nodes) {
+        const rt::NodeResult& n = *node;
         auto [reason, unresolvable] = Joined(n);
-        RowVerdicts::Rejected r{n.row, std::move(reason), unresolvable};
+        std::shared_ptr<const std::string>& text = texts[reason];
+        if (!text) text = std::make_shared<const std::string>(std::move(reason));
+        RowVerdicts::Rejected r{n.row, text, unresolvable};
         if (keep) {
           kept->words.emplace(n.row, std::move(r));
         } else {
           fresh.push_back(std::move(r));
         }
       }
-      if (keep) words_kept_ += explained.nodes.size();
+      if (keep) words_kept_ += nodes.size();
     }
     out.rejected.reserve(rejected.size());
     size_t next = 0;
@@ -240,6 +272,25 @@ RowVerdicts Decisions::DecideRows(k8s::Pod pod, const ClusterState::View& view, 
     }
   });
   return out;
+}
+
+void Decisions::TrimIncremental(const KeptPlan* keep) {
+  std::vector<std::pair<uint64_t, std::shared_ptr<KeptPlan>>> holding;  // by when last used
+  {
+    std::lock_guard lock(plans_mutex_);
+    for (const auto& [hash, plan] : plans_) {
+      if (plan.get() != keep) holding.emplace_back(plan->used, plan);
+    }
+  }
+  std::sort(holding.begin(), holding.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
+  size_t kept = 1;  // `keep`
+  for (auto& [used, plan] : holding) {  // the most recently used first
+    std::unique_lock use(plan->use, std::try_to_lock);
+    if (!use.owns_lock() || !plan->incremental) continue;  // in use now: left for the next trim
+    if (++kept <= kIncrementalPlans) continue;
+    engine_->ForgetKept(*plan->plan, "more templates than policyc serve keeps");
+    plan->incremental = false;
+  }
 }
 
 Answer Decisions::Decide(k8s::Pod pod, const ClusterState::View& view, const std::vector<std::string>* candidates) {

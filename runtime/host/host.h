@@ -113,7 +113,9 @@ struct RowVerdicts {
   /// plugin's, as check names them) and whether preemption cannot help.
   struct Rejected {
     rt::RowId row;
-    std::string reason;
+    /// Shared: the same words are kept for the template's next calls, and
+    /// many nodes say the same.
+    std::shared_ptr<const std::string> reason;
     bool unresolvable = false;
   };
   std::vector<Rejected> rejected;  ///< in table order
@@ -145,6 +147,9 @@ class Decisions {
   // on it) or one of its own.
   template <typename F>
   void WithPlan(k8s::Pod pod, const ClusterState::View& view, F&& use);
+  // Drops the kept decisions and explanations of the least recently used
+  // templates but kIncrementalPlans (host.cpp), `keep` aside.
+  void TrimIncremental(const KeptPlan* keep);
 
   std::unique_ptr<engine::Engine> engine_;
   int64_t max_score_ = 0;

@@ -546,6 +546,14 @@ std::string SummaryOf(size_t nodes, const std::map<std::string, size_t>& counts)
   return fmt::format("0/{} nodes are available: {}.", nodes, fmt::join(parts, ", "));
 }
 
+// A feasible row as the kept explanation holds it: no scores (they move
+// with every bind; the decision has them).
+NodeResult WithoutScores(NodeResult node) {
+  node.score = 0;
+  node.scores.clear();
+  return node;
+}
+
 void Count(std::map<std::string, size_t>& counts, const NodeResult& node, int sign) {
   for (size_t k = 0; k < node.first_failing_reasons; ++k) counts[node.reasons[k].reason] += static_cast<size_t>(sign);
 }
@@ -555,8 +563,8 @@ void Count(std::map<std::string, size_t>& counts, const NodeResult& node, int si
 std::shared_ptr<const Placement> IncrementalExplainer::Explain(const std::vector<Plugin>& plugins,
                                                                const k8s::Pod& pod, const NodeTable& table,
                                                                const Decision& decision) {
-  // Only a pod that fits nowhere, and not for its PreFilter, is kept.
-  if (!decision.feasible.empty() || decision.rejected_by || table.NodeCount() == 0) {
+  // A pod its PreFilter rejects is answered in one sentence: nothing to keep.
+  if (decision.rejected_by || table.NodeCount() == 0) {
     state_.reset();
     return std::make_shared<const Placement>(rt::Explain(plugins, pod, table, decision, table.LiveRows()));
   }
@@ -604,7 +612,10 @@ std::shared_ptr<const Placement> IncrementalExplainer::Explain(const std::vector
       update.Dirty(i, ps.filter_sites, {}, true);  // their values now
       update.Dirty(i, ps.message_sites, {}, true);
     }
-    st.last = std::make_shared<const Placement>(rt::Explain(plugins, pod, table, decision, table.LiveRows()));
+    Placement first = rt::Explain(plugins, pod, table, decision, table.LiveRows());
+    first.selected.reset();
+    for (NodeResult& node : first.nodes) node = WithoutScores(std::move(node));
+    st.last = std::make_shared<const Placement>(std::move(first));
     for (const NodeResult& node : st.last->nodes) Count(st.counts, node, +1);
     st.epoch = table.ChangeEpoch();
     return st.last;
@@ -637,7 +648,8 @@ std::shared_ptr<const Placement> IncrementalExplainer::Explain(const std::vector
   for (size_t k = 0; k < live.size(); ++k) {
     if (!dirty[live[k]]) continue;
     Placement one = rt::Explain(plugins, pod, table, decision, std::span<const RowId>(&live[k], 1));
-    if (!SameWords(one.nodes[0], st.last->nodes[k])) differ.emplace_back(k, std::move(one.nodes[0]));
+    // A row that became feasible, or no longer is, has other words.
+    if (!SameWords(one.nodes[0], st.last->nodes[k])) differ.emplace_back(k, WithoutScores(std::move(one.nodes[0])));
   }
   if (!differ.empty()) {
     auto next = std::make_shared<Placement>(*st.last);
@@ -646,7 +658,9 @@ std::shared_ptr<const Placement> IncrementalExplainer::Explain(const std::vector
       next->nodes[k] = std::move(node);
       Count(st.counts, next->nodes[k], +1);
     }
-    next->summary = SummaryOf(live.size(), st.counts);
+    next->feasible = decision.feasible.size();
+    next->summary = decision.feasible.empty() ? SummaryOf(live.size(), st.counts)
+                                              : fmt::format("{}/{} nodes are available.", decision.feasible.size(), live.size());
     st.last = std::move(next);
   }
   st.epoch = table.ChangeEpoch();

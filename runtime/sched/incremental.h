@@ -70,10 +70,12 @@ class IncrementalDecider {
   Decision d_;
 };
 
-/// One template's kept explanation of a pod that fits nowhere: the words
-/// for every node, brought up to date like IncrementalDecider's decision
-/// (a row is explained again where a bind touched it, or where a
-/// cluster-wide value its filters or their messages read moved).
+/// One template's kept explanation: the words for every node, brought up
+/// to date like IncrementalDecider's decision (a row is explained again
+/// where a bind touched it, or where a cluster-wide value its filters or
+/// their messages read moved). For a pod that fits somewhere the feasible
+/// rows carry no scores and no row is selected: read those from the
+/// decision (they move with every bind; the words do not).
 class IncrementalExplainer {
  public:
   IncrementalExplainer();
@@ -81,8 +83,10 @@ class IncrementalExplainer {
   IncrementalExplainer(IncrementalExplainer&&) noexcept;
   IncrementalExplainer& operator=(IncrementalExplainer&&) noexcept;
 
-  /// What Explain(plugins, pod, table, decision, table.LiveRows()) returns;
+  /// What Explain(plugins, pod, table, decision, table.LiveRows()) returns
+  /// (for a pod that fits somewhere: less the scores and the selection);
   /// the same object as the last call's when nothing it says has changed.
+  /// `decision` is over every live row.
   std::shared_ptr<const Placement> Explain(const std::vector<Plugin>& plugins, const k8s::Pod& pod,
                                            const NodeTable& table, const Decision& decision);
   void Reset();

@@ -5,6 +5,7 @@
 #include <doctest/doctest.h>
 
 #include <memory>
+#include <random>
 #include <string>
 
 #include "runtime/host/host.h"
@@ -84,4 +85,88 @@ TEST_CASE("the same list of names resolves again when nodes come and go") {
   std::string left = kept.Filter();
   CHECK(left.find(R"("NodeNames": ["c"])") != std::string::npos);
   CHECK(left.find(R"("b": "node(s) not found in policyc's cluster state")") != std::string::npos);
+}
+
+namespace {
+
+// A pod's JSON: one of a few templates (requests, a node selector, a
+// toleration, anti-affinity by hostname, spread over zones).
+std::string PodJson(int shape, const std::string& name, const std::string& node) {
+  const char* specs[] = {
+      R"("containers": [{"name": "c", "resources": {"requests": {"cpu": "1500m", "memory": "1Gi"}}}])",
+      R"("nodeSelector": {"tier": "a"}, "containers": [{"name": "c", "resources": {"requests": {"cpu": "500m"}}}])",
+      R"("tolerations": [{"key": "dedicated", "operator": "Equal", "value": "batch", "effect": "NoSchedule"}],
+         "containers": [{"name": "c", "resources": {"requests": {"cpu": "2"}}}])",
+      R"("affinity": {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [{"labelSelector":
+         {"matchLabels": {"app": "s3"}}, "topologyKey": "kubernetes.io/hostname"}]}},
+         "containers": [{"name": "c", "resources": {"requests": {"cpu": "250m"}}}])",
+      R"("topologySpreadConstraints": [{"maxSkew": 1, "topologyKey": "topology.kubernetes.io/zone",
+         "whenUnsatisfiable": "DoNotSchedule", "labelSelector": {"matchLabels": {"app": "s4"}}}],
+         "containers": [{"name": "c", "resources": {"requests": {"cpu": "100m"}}}])",
+  };
+  std::string bound = node.empty() ? "" : R"("nodeName": ")" + node + R"(", )";
+  return R"({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": ")" + name + R"(", "namespace": "default",
+    "labels": {"app": "s)" + std::to_string(shape) + R"("}}, "spec": {)" + bound + specs[shape] + R"(},
+    "status": {"phase": ")" + (node.empty() ? "Pending" : "Running") + R"("}})";
+}
+
+std::string NodeJson(int i, int variant) {
+  std::string taints = variant % 4 == 0 ? R"("taints": [{"key": "dedicated", "value": "batch", "effect": "NoSchedule"}], )" : "";
+  std::string unschedulable = variant % 7 == 3 ? R"("unschedulable": true, )" : "";
+  std::string spec = taints + unschedulable;
+  if (!spec.empty()) spec = R"("spec": {)" + spec.substr(0, spec.size() - 2) + "}, ";
+  return R"({"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n)" + std::to_string(i) + R"(", "labels": {
+    "kubernetes.io/hostname": "n)" + std::to_string(i) + R"(", "topology.kubernetes.io/zone": "z)" + std::to_string(i % 3) +
+         R"(", "tier": ")" + (variant % 2 == 0 ? "a" : "b") + R"("}}, )" + spec + R"("status": {"allocatable": {"cpu": ")" +
+         std::to_string(2 + variant % 3) + R"(", "memory": "8Gi", "pods": "110"}}})";
+}
+
+}  // namespace
+
+TEST_CASE("kept words and decisions equal fresh ones on a random stream of binds - unbinds and node changes") {
+  constexpr int kNodes = 24;
+  std::mt19937 rng(7);
+  auto pick = [&](int lo, int hi) { return std::uniform_int_distribution<int>(lo, hi)(rng); };
+  std::string snapshot = R"({"apiVersion": "v1", "kind": "List", "items": [)";
+  for (int i = 0; i < kNodes; ++i) snapshot += (i ? ", " : "") + NodeJson(i, pick(0, 27));
+  snapshot += "]}";
+  policy::host::ClusterState state;
+  policy::DiagnosticSink diags;
+  REQUIRE(state.Load(std::make_shared<const policy::Source>("c.json", snapshot), diags));
+  policy::engine::EngineOptions verify;
+  verify.verify_incremental = true;  // every kept explanation is checked against a full one as it is made
+  policy::host::Decisions kept(policy::engine::Engine::Create(policy::rt::DefaultProfile(), {}, verify, diags));
+  std::vector<std::string> bound;  // the pods' JSON (a DELETED event carries the object's last state)
+  for (int step = 0; step < 300; ++step) {
+    int op = pick(0, 9);
+    std::string event;
+    if (op < 5) {  // a pod binds
+      bound.push_back(PodJson(pick(0, 4), "p" + std::to_string(step), "n" + std::to_string(pick(0, kNodes - 1))));
+      event = R"({"type": "ADDED", "object": )" + bound.back() + "}";
+    } else if (op < 8 && !bound.empty()) {  // one goes away
+      size_t k = static_cast<size_t>(pick(0, static_cast<int>(bound.size()) - 1));
+      event = R"({"type": "DELETED", "object": )" + bound[k] + "}";
+      bound.erase(bound.begin() + static_cast<long>(k));
+    } else {  // a node changes (taint, tier, cordon, size)
+      event = R"({"type": "MODIFIED", "object": )" + NodeJson(pick(0, kNodes - 1), pick(0, 27)) + "}";
+    }
+    policy::Source source("event", event);
+    policy::DiagnosticSink problems;
+    bool applied = state.Apply(source, problems).has_value();
+    CAPTURE(event);
+    CAPTURE(policy::RenderAll(problems));
+    REQUIRE(applied);
+    int shape = pick(0, 4);
+    std::string names;
+    for (int i = 0; i < kNodes; ++i) {
+      if (step % 3 != 0 || pick(0, 1) == 1) names += std::string(names.empty() ? "" : ", ") + "\"n" + std::to_string(i) + "\"";
+    }
+    std::string body = R"({"Pod": )" + PodJson(shape, "incoming", "") + R"(, "NodeNames": [)" + names + "]}";
+    std::string with_kept = policy::server::Extender(kept, state).Filter(body).body;
+    policy::host::Decisions fresh(policy::engine::Engine::Create(policy::rt::DefaultProfile(), {}, {}, diags));
+    std::string from_scratch = policy::server::Extender(fresh, state).Filter(body).body;
+    CAPTURE(step);
+    CAPTURE(event);
+    REQUIRE(with_kept == from_scratch);
+  }
 }
