@@ -41,4 +41,7 @@ schedule_cases() {
 }
 run "schedule cases" schedule_cases --policyc "$policyc --verify-incremental" --policies policies \
   $conformance/schedule tests/conformance-schedule
+run "policyc serve: our cases, faults, TLS" python3 tests/server/extender_test.py --policyc $policyc --policies policies \
+  tests/conformance
+run "policyc serve: from a local Kubernetes API" python3 tests/server/api_watch_test.py --policyc $policyc
 exit $failed

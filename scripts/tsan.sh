@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
-# Builds the C ABI's unit tests (tests/unit/host, and every library under
-# them) with clang-14 under ThreadSanitizer in build/tsan and runs them:
-# decisions on several threads while a writer applies events must show no
-# data race.
+# Builds the C ABI's and the extender's unit tests (tests/unit/host,
+# tests/unit/server, and every library under them) with clang-14 under
+# ThreadSanitizer in build/tsan and runs them: decisions on several threads
+# while a writer applies events must show no data race.
 #
 #   ./scripts/tsan.sh
 set -uo pipefail
@@ -13,5 +13,7 @@ if [ ! -f build/tsan/build.ninja ]; then
   CC=clang-14 CXX=clang++-14 cmake -S . -B build/tsan -G Ninja -DPOLICYC_TSAN=ON -DPOLICYC_BENCHMARKS=OFF \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null || exit 1
 fi
-cmake --build build/tsan --target unit_host >/dev/null || { cmake --build build/tsan --target unit_host 2>&1 | tail -30; exit 1; }
-TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" build/tsan/tests/unit_host
+cmake --build build/tsan --target unit_host unit_server >/dev/null ||
+  { cmake --build build/tsan --target unit_host unit_server 2>&1 | tail -30; exit 1; }
+TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" build/tsan/tests/unit_host &&
+  TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" build/tsan/tests/unit_server

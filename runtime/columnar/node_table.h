@@ -215,7 +215,7 @@ class NodeTable {
   const std::vector<TermGroup>& TermGroups() const { return term_groups_; }
   /// Moves whenever pod set `set`'s counts change (a pod it selects binds
   /// or goes), so a reader can tell its counts are as it last saw them.
-  uint64_t PodSetVersion(uint32_t set) const { return pod_sets_[set].version; }
+  uint64_t PodSetVersion(uint32_t set) const;
   /// Moves whenever a term group is added or its counts change.
   uint64_t TermGroupsVersion() const { return term_groups_version_; }
   /// Pods carrying group `g`'s term on the rows that share `row`'s value of
@@ -379,7 +379,17 @@ class NodeTable {
   std::unordered_map<std::string, int32_t> claim_users_;  // namespace/claim -> pods bound to a node using it
 
   // Topology index. Sets are registered by queries (hence mutable); the
-  // epoch changes whenever a node's labels may have changed.
+  // epoch changes whenever a node's labels may have changed. Readers run at
+  // once on many threads (a host's decisions): what they register or count
+  // lazily is done under `lazy_`; what they then read of it does not change
+  // until a writer, who has the table alone, changes the table.
+  struct LazyMutex {  // a table copied gets a mutex of its own
+    LazyMutex() = default;
+    LazyMutex(const LazyMutex&) {}
+    LazyMutex& operator=(const LazyMutex&) { return *this; }
+    std::mutex m;
+  };
+  mutable LazyMutex lazy_;
   mutable std::vector<PodSetEntry> pod_sets_;
   mutable std::unordered_map<std::string, uint32_t> pod_set_ids_;
   std::vector<TermGroup> term_groups_;

@@ -119,6 +119,7 @@ const NodeTable::DomainCounts& NodeTable::Domains(const std::vector<int32_t>& pe
 }
 
 uint32_t NodeTable::PodSet(const PodSelector& selector) const {
+  std::lock_guard lock(lazy_.m);
   auto [it, added] = pod_set_ids_.emplace(selector.Key(), static_cast<uint32_t>(pod_sets_.size()));
   if (!added) return it->second;
   PodSetEntry set;
@@ -133,11 +134,20 @@ uint32_t NodeTable::PodSet(const PodSelector& selector) const {
   return it->second;
 }
 
-int64_t NodeTable::PodsOnRow(uint32_t set, RowId row) const { return At(pod_sets_[set].per_row, row); }
+int64_t NodeTable::PodsOnRow(uint32_t set, RowId row) const {
+  std::lock_guard lock(lazy_.m);  // another reader may be registering a set
+  return At(pod_sets_[set].per_row, row);
+}
+
+uint64_t NodeTable::PodSetVersion(uint32_t set) const {
+  std::lock_guard lock(lazy_.m);
+  return pod_sets_[set].version;
+}
 
 DomainView NodeTable::PodSetDomains(uint32_t set, std::string_view key) const {
   const LabelColumn* column = Label(key);
   if (column == nullptr) return {};
+  std::lock_guard lock(lazy_.m);
   PodSetEntry& entry = pod_sets_[set];
   uint32_t key_id = *pool_.Lookup(key);
   const DomainCounts& counts = Domains(entry.per_row, key_id, entry.domains[key_id]);
@@ -151,6 +161,7 @@ int64_t NodeTable::PodsInDomain(uint32_t set, std::string_view key, RowId row) c
 int64_t NodeTable::PodsWithKey(uint32_t set, std::string_view key) const {
   std::optional<uint32_t> key_id = pool_.Lookup(key);
   if (!key_id || Label(key) == nullptr) return 0;
+  std::lock_guard lock(lazy_.m);
   PodSetEntry& entry = pod_sets_[set];
   const DomainCounts& counts = Domains(entry.per_row, *key_id, entry.domains[*key_id]);
   int64_t total = 0;
@@ -162,6 +173,7 @@ DomainView NodeTable::TermGroupDomains(uint32_t g) const {
   const TermGroup& group = term_groups_[g];
   const LabelColumn* column = Label(group.term.topology_key);
   if (column == nullptr) return {};
+  std::lock_guard lock(lazy_.m);
   const DomainCounts& counts = Domains(group.per_row, *pool_.Lookup(group.term.topology_key), term_group_domains_[g]);
   return {column->domain.data(), counts.by_domain.data(), static_cast<uint32_t>(counts.by_domain.size())};
 }

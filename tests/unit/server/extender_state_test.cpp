@@ -4,9 +4,12 @@
 
 #include <doctest/doctest.h>
 
+#include <atomic>
 #include <memory>
 #include <random>
 #include <string>
+#include <thread>
+#include <vector>
 
 #include "runtime/host/host.h"
 #include "server/extender.h"
@@ -168,5 +171,57 @@ TEST_CASE("kept words and decisions equal fresh ones on a random stream of binds
     CAPTURE(step);
     CAPTURE(event);
     REQUIRE(with_kept == from_scratch);
+  }
+}
+
+TEST_CASE("filters on four threads while events change the cluster end where a fresh server would") {
+  constexpr int kNodes = 16;
+  std::string snapshot = R"({"apiVersion": "v1", "kind": "List", "items": [)";
+  for (int i = 0; i < kNodes; ++i) snapshot += (i ? ", " : "") + NodeJson(i, i);
+  snapshot += "]}";
+  policy::host::ClusterState state;
+  policy::DiagnosticSink diags;
+  REQUIRE(state.Load(std::make_shared<const policy::Source>("c.json", snapshot), diags));
+  policy::host::Decisions kept(policy::engine::Engine::Create(policy::rt::DefaultProfile(), {}, {}, diags));
+  policy::server::RecentPods recent;
+  std::string names;
+  for (int i = 0; i < kNodes; ++i) names += std::string(names.empty() ? "" : ", ") + "\"n" + std::to_string(i) + "\"";
+  auto body = [&](int shape, const std::string& name) {
+    return R"({"Pod": )" + PodJson(shape, name, "") + R"(, "NodeNames": [)" + names + "]}";
+  };
+  std::atomic<bool> done{false};
+  std::atomic<int> answered{0};
+  std::vector<std::thread> deciders;
+  for (int t = 0; t < 4; ++t) {
+    deciders.emplace_back([&, t] {
+      policy::server::ExtenderOptions options;
+      options.recent = &recent;
+      options.decide = t == 3;  // one filters as --mode decide: it assumes its pods
+      for (int i = 0; !done || i < 20; ++i) {
+        policy::server::Reply r = policy::server::Extender(kept, state, options).Filter(body((t + i) % 5, "w" + std::to_string(t)));
+        if (r.status == 200 && r.error.empty()) ++answered;
+        if (i % 2 == 0) policy::server::Extender(kept, state, options).Prioritize(body(i % 5, "x"));
+      }
+    });
+  }
+  for (int step = 0; step < 200; ++step) {
+    std::string event = step % 3 == 2
+        ? R"({"type": "MODIFIED", "object": )" + NodeJson(step % kNodes, step) + "}"
+        : R"({"type": ")" + std::string(step % 3 == 0 ? "ADDED" : "DELETED") + R"(", "object": )" +
+              PodJson(step % 5, "b" + std::to_string(step / 3), "n" + std::to_string(step % kNodes)) + "}";
+    policy::Source source("event", event);
+    policy::DiagnosticSink problems;
+    REQUIRE(state.Apply(source, problems).has_value());
+  }
+  done = true;
+  for (std::thread& t : deciders) t.join();
+  CHECK(answered >= 80);
+  // The decide thread's last pod counts where it was put; forget it, and
+  // the kept answer is the fresh one.
+  state.Forget("default", "w3");
+  policy::host::Decisions fresh(policy::engine::Engine::Create(policy::rt::DefaultProfile(), {}, {}, diags));
+  for (int shape = 0; shape < 5; ++shape) {
+    CHECK(policy::server::Extender(kept, state).Filter(body(shape, "z")).body ==
+          policy::server::Extender(fresh, state).Filter(body(shape, "z")).body);
   }
 }
