@@ -202,6 +202,14 @@ class NodeTable {
   uint32_t PodSet(const PodSelector& selector) const;
   /// Pods of `set` on `row`.
   int64_t PodsOnRow(uint32_t set, RowId row) const;
+  /// Pods of a set on every row, read with no lock: valid until the table
+  /// changes (loops read this, not PodsOnRow).
+  struct RowCounts {
+    const int32_t* data = nullptr;
+    size_t size = 0;
+    int64_t At(RowId row) const { return row < size ? data[row] : 0; }
+  };
+  RowCounts PodSetRows(uint32_t set) const;
   /// Pods of `set` on the rows that share `row`'s value of label `key`; 0
   /// when `row` lacks the label.
   int64_t PodsInDomain(uint32_t set, std::string_view key, RowId row) const;

@@ -139,6 +139,12 @@ int64_t NodeTable::PodsOnRow(uint32_t set, RowId row) const {
   return At(pod_sets_[set].per_row, row);
 }
 
+NodeTable::RowCounts NodeTable::PodSetRows(uint32_t set) const {
+  std::lock_guard lock(lazy_.m);
+  const std::vector<int32_t>& per_row = pod_sets_[set].per_row;  // its buffer stays when the entry moves
+  return {per_row.data(), per_row.size()};
+}
+
 uint64_t NodeTable::PodSetVersion(uint32_t set) const {
   std::lock_guard lock(lazy_.m);
   return pod_sets_[set].version;

@@ -306,11 +306,12 @@ const ClusterView::SpreadDomains& ClusterView::Filtering(const k8s::TopologySpre
     d.domain = column->domain.data();
     d.by_domain.assign(column->DomainCount() + 1, 0);
     d.present.assign(column->DomainCount() + 1, 0);
+    NodeTable::RowCounts counts = table_.PodSetRows(set);
     for (RowId row = 0; row < table_.RowCount(); ++row) {
       if (!table_.Live()[row] || !HasKeys(row, true) || !Included(c, row)) continue;
       uint32_t domain = column->domain[row];
       d.present[domain] = 1;
-      d.by_domain[domain] += table_.PodsOnRow(set, row);
+      d.by_domain[domain] += counts.At(row);
     }
   }
   int64_t domains = 0;
@@ -348,9 +349,10 @@ const ClusterView::SpreadDomains& ClusterView::Scoring(const k8s::TopologySpread
   bool require_all = !pod_.spread_system_defaulted;
   uint32_t set = SpreadSet(c);
   d.by_domain.assign(column->DomainCount() + 1, 0);
+  NodeTable::RowCounts counts = table_.PodSetRows(set);
   for (RowId row = 0; row < table_.RowCount(); ++row) {
     if (!table_.Live()[row] || (require_all && !HasKeys(row, false)) || !Included(c, row)) continue;
-    d.by_domain[column->domain[row]] += table_.PodsOnRow(set, row);
+    d.by_domain[column->domain[row]] += counts.At(row);
   }
   return d;
 }
@@ -374,8 +376,8 @@ void ClusterView::SpreadSkewColumn(const k8s::TopologySpreadConstraint& c, int64
 
 void ClusterView::SpreadScoreCountColumn(const k8s::TopologySpreadConstraint& c, int64_t* out, size_t rows) {
   if (c.topology_key == kHostname) {
-    uint32_t set = SpreadSet(c);
-    for (RowId row = 0; row < rows; ++row) out[row] = table_.PodsOnRow(set, row);
+    NodeTable::RowCounts counts = table_.PodSetRows(SpreadSet(c));
+    for (RowId row = 0; row < rows; ++row) out[row] = counts.At(row);
     return;
   }
   DomainView view = Scoring(c).view();
