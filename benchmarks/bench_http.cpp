@@ -27,7 +27,7 @@
 
 #include <fmt/format.h>
 
-#include "benchmarks/cluster_gen.h"
+#include "benchmarks/extender_load.h"
 #include "runtime/host/host.h"
 #include "server/extender.h"
 #include "server/server.h"
@@ -101,25 +101,12 @@ class BeastServer {
   std::thread accepting_;
 };
 
-struct World {
-  policy::host::ClusterState state;
-  std::unique_ptr<policy::host::Decisions> decisions;
+struct World : policy::bench::ExtenderWorld {
   std::unique_ptr<policy::server::Server> httplib_server;
   std::thread serving;
   std::unique_ptr<BeastServer> beast_server;
-  std::string body;
 
-  World() {
-    policy::bench::ClusterSpec spec;
-    spec.nodes = 5000;
-    spec.pods_per_node = 10;
-    auto snapshot = std::make_shared<const policy::Source>("c.json", policy::bench::GenerateCluster(spec, policy::bench::Format::kJson));
-    policy::DiagnosticSink diags;
-    if (!state.Load(snapshot, diags)) std::abort();
-    policy::engine::EngineOptions options;
-    options.backend = policy::engine::Backend::kJit;
-    decisions = std::make_unique<policy::host::Decisions>(
-        policy::engine::Engine::Create(policy::rt::DefaultProfile(), {}, options, diags));
+  World() : ExtenderWorld(policy::engine::Backend::kJit) {
     policy::server::ServerOptions server_options;
     server_options.port = 0;
     httplib_server = std::make_unique<policy::server::Server>(*decisions, state, server_options);
@@ -127,15 +114,6 @@ struct World {
     if (!httplib_server->Bind(&error)) std::abort();
     serving = std::thread([this] { httplib_server->Listen(); });
     beast_server = std::make_unique<BeastServer>(*decisions, state);
-    std::string names;
-    {
-      policy::host::ClusterState::View view = state.Read();
-      const policy::rt::NodeTable& t = view.cluster().Table();
-      for (policy::rt::RowId r : t.LiveRows()) names += fmt::format("{}\"{}\"", names.empty() ? "" : ",", t.NodeName(r));
-    }
-    body = R"({"Pod": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web-1", "namespace": "shop", "labels": {"app": "web"}},
-      "spec": {"containers": [{"name": "web", "image": "nginx", "resources": {"requests": {"cpu": "500m", "memory": "512Mi"}}}]}},
-      "NodeNames": [)" + names + "], \"Nodes\": null}";
   }
   ~World() {
     httplib_server->Stop();
@@ -151,42 +129,15 @@ World& TheWorld() {
 void BM_Http(benchmark::State& state, bool beast, bool filter) {
   World& world = TheWorld();
   int port = beast ? world.beast_server->Port() : world.httplib_server->Port();
-  const int clients = static_cast<int>(state.range(0));
-  const int calls = filter ? 300 : 5000;  // per client and iteration
-  auto call = [&](httplib::Client& client) {
+  auto call = [&](httplib::Client& client, int, int) {
     auto res = filter ? client.Post("/policyc/filter", world.body, "application/json") : client.Get("/healthz");
     if (!res || res->status != 200) std::abort();
   };
   {
     httplib::Client warm("127.0.0.1", port);
-    for (int i = 0; i < 10; ++i) call(warm);  // the template's kernels compile on its first call
+    for (int i = 0; i < 10; ++i) call(warm, 0, i);  // the template's kernels compile on its first call
   }
-  std::vector<double> latencies;
-  double seconds = 0;
-  for (auto _ : state) {
-    std::vector<std::vector<double>> per(static_cast<size_t>(clients));
-    auto start = std::chrono::steady_clock::now();
-    std::vector<std::thread> threads;
-    for (int c = 0; c < clients; ++c) {
-      threads.emplace_back([&, c] {
-        httplib::Client client("127.0.0.1", port);
-        client.set_keep_alive(true);
-        client.set_tcp_nodelay(true);
-        for (int i = 0; i < calls; ++i) {
-          auto t0 = std::chrono::steady_clock::now();
-          call(client);
-          per[static_cast<size_t>(c)].push_back(std::chrono::duration<double, std::micro>(std::chrono::steady_clock::now() - t0).count());
-        }
-      });
-    }
-    for (std::thread& t : threads) t.join();
-    seconds += std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count();
-    for (const auto& p : per) latencies.insert(latencies.end(), p.begin(), p.end());
-  }
-  std::sort(latencies.begin(), latencies.end());
-  state.counters["calls_per_s"] = static_cast<double>(latencies.size()) / seconds;
-  state.counters["p50_us"] = latencies[latencies.size() / 2];
-  state.counters["p99_us"] = latencies[latencies.size() * 99 / 100];
+  policy::bench::RunClients(state, port, static_cast<int>(state.range(0)), filter ? 300 : 5000, call, "us");
 }
 
 }  // namespace

@@ -1,0 +1,35 @@
+#pragma once
+// What bench_serve and bench_http share: a generated cluster of 5,000 nodes
+// and 50,000 bound pods in a ClusterState with decisions over the default
+// profile, the ExtenderArgs of a web pod with every node's name, and clients
+// that call a server on loopback and measure each call.
+
+#include <benchmark/benchmark.h>
+#include <httplib.h>
+
+#include <functional>
+#include <memory>
+#include <string>
+
+#include "runtime/host/host.h"
+
+namespace policy::bench {
+
+struct ExtenderWorld {
+  host::ClusterState state;
+  std::unique_ptr<host::Decisions> decisions;
+  std::string body;        ///< ExtenderArgs: the pod and every node name (nodeCacheCapable: true)
+  std::string first_node;  ///< the table's first node
+  explicit ExtenderWorld(engine::Backend backend);
+};
+
+/// Per benchmark iteration, `clients` threads each make `calls` calls
+/// (`call(client, c, i)`: client c's i-th, after `before(c, i)`, which is
+/// not timed) on keep-alive connections to `port` with TCP_NODELAY (as Go's
+/// net/http, kube-scheduler's client). Sets the counters calls_per_s,
+/// p50_<unit> and p99_<unit> per call (`unit`: "ms" or "us").
+void RunClients(benchmark::State& state, int port, int clients, int calls,
+                const std::function<void(httplib::Client&, int c, int i)>& call, const std::string& unit,
+                const std::function<void(int c, int i)>& before = nullptr);
+
+}  // namespace policy::bench
