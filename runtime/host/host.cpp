@@ -208,69 +208,75 @@ RowVerdicts Decisions::DecideRows(k8s::Pod pod, const ClusterState::View& view, 
     std::vector<rt::RowId> rejected;
     std::span<const rt::RowId> decided = rows.empty() ? cluster.Table().LiveRows() : rows;
     std::set_difference(decided.begin(), decided.end(), d.feasible.begin(), d.feasible.end(), std::back_inserter(rejected));
-    if (rejected.empty()) return;
-    uint64_t now = cluster.Table().ChangeEpoch();
-    if (kept != nullptr && kept->words_epoch != now) {
-      words_kept_ -= kept->words.size();
-      kept->words.clear();
-      kept->words_epoch = now;
-    }
-    std::vector<rt::RowId> unknown;  // rows without kept words, in row order
-    for (rt::RowId row : rejected) {
-      if (kept == nullptr || !kept->words.contains(row)) unknown.push_back(row);
-    }
-    bool keep = kept != nullptr && words_kept_ + unknown.size() <= kKeptWords;
-    std::vector<RowVerdicts::Rejected> fresh;  // not kept: this call's alone, in `unknown`'s order
-    if (!unknown.empty()) {
-      std::vector<const rt::NodeResult*> nodes;
-      rt::Placement own;
-      std::shared_ptr<const rt::Placement> incremental;
-      if (kept != nullptr) {
-        // The template's kept explanation of every node, brought up to date:
-        // only the rows a change may have touched are explained again (a
-        // bind touches one). Words do not depend on the rows asked.
-        const rt::Decision& all = engine_->DecideIncremental(plan, cluster, {}, nullptr);
-        incremental = engine_->ExplainIncremental(plan, cluster, all);
-        if (!kept->incremental) {
-          kept->incremental = true;
-          TrimIncremental(kept);
-        }
-        for (rt::RowId row : unknown) {
-          auto at = std::lower_bound(incremental->nodes.begin(), incremental->nodes.end(), row,
-                                     [](const rt::NodeResult& n, rt::RowId r) { return n.row < r; });
-          nodes.push_back(&*at);  // a rejected row of a live table: there
-        }
-      } else {
-        own = engine_->Explain(plan, cluster, d, unknown);
-        for (const rt::NodeResult& n : own.nodes) nodes.push_back(&n);
-      }
-      std::unordered_map<std::string, std::shared_ptr<const std::string>> texts;  // one copy of each text
-      for (const rt::NodeResult* node : nodes) {
-        const rt::NodeResult& n = *node;
-        auto [reason, unresolvable] = Joined(n);
-        std::shared_ptr<const std::string>& text = texts[reason];
-        if (!text) text = std::make_shared<const std::string>(std::move(reason));
-        RowVerdicts::Rejected r{n.row, text, unresolvable};
-        if (keep) {
-          kept->words.emplace(n.row, std::move(r));
-        } else {
-          fresh.push_back(std::move(r));
-        }
-      }
-      if (keep) words_kept_ += nodes.size();
-    }
-    out.rejected.reserve(rejected.size());
-    size_t next = 0;
-    for (rt::RowId row : rejected) {
-      if (kept != nullptr) {
-        if (auto it = kept->words.find(row); it != kept->words.end()) {
-          out.rejected.push_back(it->second);
-          continue;
-        }
-      }
-      out.rejected.push_back(std::move(fresh[next++]));
-    }
+    if (!rejected.empty()) out.rejected = Words(plan, kept, cluster, d, rejected);
   });
+  return out;
+}
+
+std::vector<RowVerdicts::Rejected> Decisions::Words(engine::PodPlan& plan, KeptPlan* kept, const engine::Cluster& cluster,
+                                                    const rt::Decision& d, const std::vector<rt::RowId>& rejected) {
+  std::vector<RowVerdicts::Rejected> out;
+  uint64_t now = cluster.Table().ChangeEpoch();
+  if (kept != nullptr && kept->words_epoch != now) {
+    words_kept_ -= kept->words.size();
+    kept->words.clear();
+    kept->words_epoch = now;
+  }
+  std::vector<rt::RowId> unknown;  // rows without kept words, in row order
+  for (rt::RowId row : rejected) {
+    if (kept == nullptr || !kept->words.contains(row)) unknown.push_back(row);
+  }
+  bool keep = kept != nullptr && words_kept_ + unknown.size() <= kKeptWords;
+  std::vector<RowVerdicts::Rejected> fresh;  // not kept: this call's alone, in `unknown`'s order
+  if (!unknown.empty()) {
+    std::vector<const rt::NodeResult*> nodes;
+    rt::Placement own;
+    std::shared_ptr<const rt::Placement> incremental;
+    if (kept != nullptr) {
+      // The template's kept explanation of every node, brought up to date:
+      // only the rows a change may have touched are explained again (a
+      // bind touches one). Words do not depend on the rows asked.
+      const rt::Decision& all = engine_->DecideIncremental(plan, cluster, {}, nullptr);
+      incremental = engine_->ExplainIncremental(plan, cluster, all);
+      if (!kept->incremental) {
+        kept->incremental = true;
+        TrimIncremental(kept);
+      }
+      for (rt::RowId row : unknown) {
+        auto at = std::lower_bound(incremental->nodes.begin(), incremental->nodes.end(), row,
+                                   [](const rt::NodeResult& n, rt::RowId r) { return n.row < r; });
+        nodes.push_back(&*at);  // a rejected row of a live table: there
+      }
+    } else {
+      own = engine_->Explain(plan, cluster, d, unknown);
+      for (const rt::NodeResult& n : own.nodes) nodes.push_back(&n);
+    }
+    std::unordered_map<std::string, std::shared_ptr<const std::string>> texts;  // one copy of each text
+    for (const rt::NodeResult* node : nodes) {
+      const rt::NodeResult& n = *node;
+      auto [reason, unresolvable] = Joined(n);
+      std::shared_ptr<const std::string>& text = texts[reason];
+      if (!text) text = std::make_shared<const std::string>(std::move(reason));
+      RowVerdicts::Rejected r{n.row, text, unresolvable};
+      if (keep) {
+        kept->words.emplace(n.row, std::move(r));
+      } else {
+        fresh.push_back(std::move(r));
+      }
+    }
+    if (keep) words_kept_ += nodes.size();
+  }
+  out.reserve(rejected.size());
+  size_t next = 0;
+  for (rt::RowId row : rejected) {
+    if (kept != nullptr) {
+      if (auto it = kept->words.find(row); it != kept->words.end()) {
+        out.push_back(it->second);
+        continue;
+      }
+    }
+    out.push_back(std::move(fresh[next++]));
+  }
   return out;
 }
 

@@ -147,6 +147,12 @@ class Decisions {
   // on it) or one of its own.
   template <typename F>
   void WithPlan(k8s::Pod pod, const ClusterState::View& view, F&& use);
+  // The words of `rejected` (rows `d`, made on `plan`, rejected): kept ones
+  // while the table is unchanged, else from the template's kept explanation
+  // brought up to date (`kept` null: a plan of the call's own, explained
+  // afresh).
+  std::vector<RowVerdicts::Rejected> Words(engine::PodPlan& plan, KeptPlan* kept, const engine::Cluster& cluster,
+                                           const rt::Decision& d, const std::vector<rt::RowId>& rejected);
   // Drops the kept decisions and explanations of the least recently used
   // templates but kIncrementalPlans (host.cpp), `keep` aside.
   void TrimIncremental(const KeptPlan* keep);
