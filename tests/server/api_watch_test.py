@@ -260,20 +260,15 @@ def main():
             passed += 1
 
         # 8. Refusals at start.
-        kubeconfig(config, api.port, cert, "wrong")
-        p = subprocess.run([policyc, "serve", "--kubeconfig", config, "--listen", "127.0.0.1:0"], capture_output=True,
-                           text=True, timeout=60)
-        if p.returncode != 1 or "HTTP 401" not in p.stderr:
-            problems.append(f"a wrong token: exit {p.returncode}: {p.stderr}")
-        else:
-            passed += 1
-        kubeconfig(config, api.port, cert, "s3cret", exec_user=True)
-        p = subprocess.run([policyc, "serve", "--kubeconfig", config, "--listen", "127.0.0.1:0"], capture_output=True,
-                           text=True, timeout=60)
-        if p.returncode != 2 or "exec plugin" not in p.stderr:
-            problems.append(f"an exec-plugin user: exit {p.returncode}: {p.stderr}")
-        else:
-            passed += 1
+        for what, token, exec_user, exit_code, says in [("a wrong token", "wrong", False, 1, "HTTP 401"),
+                                                         ("an exec-plugin user", "s3cret", True, 2, "exec plugin")]:
+            kubeconfig(config, api.port, cert, token, exec_user=exec_user)
+            p = subprocess.run([policyc, "serve", "--kubeconfig", config, "--listen", "127.0.0.1:0"],
+                               capture_output=True, text=True, timeout=60)
+            if p.returncode != exit_code or says not in p.stderr:
+                problems.append(f"{what}: exit {p.returncode}: {p.stderr}")
+            else:
+                passed += 1
 
         # 9. Decide in filter.
         objects = [o for o in api.objects() if not o["metadata"]["name"].startswith("finetune-llama")]
