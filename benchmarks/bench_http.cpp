@@ -102,23 +102,9 @@ class BeastServer {
 };
 
 struct World : policy::bench::ExtenderWorld {
-  std::unique_ptr<policy::server::Server> httplib_server;
-  std::thread serving;
+  policy::bench::LoopbackServer httplib_server{*this};
   std::unique_ptr<BeastServer> beast_server;
-
-  World() : ExtenderWorld(policy::engine::Backend::kJit) {
-    policy::server::ServerOptions server_options;
-    server_options.port = 0;
-    httplib_server = std::make_unique<policy::server::Server>(*decisions, state, server_options);
-    std::string error;
-    if (!httplib_server->Bind(&error)) std::abort();
-    serving = std::thread([this] { httplib_server->Listen(); });
-    beast_server = std::make_unique<BeastServer>(*decisions, state);
-  }
-  ~World() {
-    httplib_server->Stop();
-    serving.join();
-  }
+  World() : ExtenderWorld(policy::engine::Backend::kJit), beast_server(std::make_unique<BeastServer>(*decisions, state)) {}
 };
 
 World& TheWorld() {
@@ -128,7 +114,7 @@ World& TheWorld() {
 
 void BM_Http(benchmark::State& state, bool beast, bool filter) {
   World& world = TheWorld();
-  int port = beast ? world.beast_server->Port() : world.httplib_server->Port();
+  int port = beast ? world.beast_server->Port() : world.httplib_server.Port();
   auto call = [&](httplib::Client& client, int, int) {
     auto res = filter ? client.Post("/policyc/filter", world.body, "application/json") : client.Get("/healthz");
     if (!res || res->status != 200) std::abort();

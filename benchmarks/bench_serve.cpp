@@ -31,21 +31,8 @@
 namespace {
 
 struct World : policy::bench::ExtenderWorld {
-  std::unique_ptr<policy::server::Server> server;
-  std::thread serving;
-
-  explicit World(policy::engine::Backend backend) : ExtenderWorld(backend) {
-    policy::server::ServerOptions server_options;
-    server_options.port = 0;
-    server = std::make_unique<policy::server::Server>(*decisions, state, server_options);
-    std::string error;
-    if (!server->Bind(&error)) std::abort();
-    serving = std::thread([this] { server->Listen(); });
-  }
-  ~World() {
-    server->Stop();
-    serving.join();
-  }
+  policy::bench::LoopbackServer server{*this};
+  explicit World(policy::engine::Backend backend) : ExtenderWorld(backend) {}
 };
 
 void BM_Serve(benchmark::State& state, policy::engine::Backend backend, bool changing) {
@@ -58,7 +45,7 @@ void BM_Serve(benchmark::State& state, policy::engine::Backend backend, bool cha
   }
   auto verb = [](int i) { return i % 2 == 0 ? "/policyc/filter" : "/policyc/prioritize"; };  // alternately
   {  // the template's first calls compile its kernels: measured apart (BM_TemplateKernels), not here
-    httplib::Client warm("127.0.0.1", world->server->Port());
+    httplib::Client warm("127.0.0.1", world->server.Port());
     for (int i = 0; i < 10; ++i) warm.Post(verb(i), world->body, "application/json");
   }
   auto call = [&](httplib::Client& client, int, int i) {
@@ -74,7 +61,7 @@ void BM_Serve(benchmark::State& state, policy::engine::Backend backend, bool cha
     policy::DiagnosticSink diags;
     if (!world->state.Apply(policy::Source("event", event), diags)) std::abort();
   };
-  policy::bench::RunClients(state, world->server->Port(), static_cast<int>(state.range(0)), 500, call, "ms",
+  policy::bench::RunClients(state, world->server.Port(), static_cast<int>(state.range(0)), 500, call, "ms",
                             changing ? std::function<void(int, int)>(churn) : nullptr);
 }
 

@@ -35,6 +35,22 @@ ExtenderWorld::ExtenderWorld(engine::Backend backend) {
     "NodeNames": [)" + names + "], \"Nodes\": null}";
 }
 
+LoopbackServer::LoopbackServer(ExtenderWorld& world) {
+  server::ServerOptions options;
+  options.port = 0;
+  server_ = std::make_unique<server::Server>(*world.decisions, world.state, options);
+  std::string error;
+  if (!server_->Bind(&error)) std::abort();
+  serving_ = std::thread([this] { server_->Listen(); });
+}
+
+LoopbackServer::~LoopbackServer() {
+  server_->Stop();
+  serving_.join();
+}
+
+int LoopbackServer::Port() const { return server_->Port(); }
+
 void RunClients(benchmark::State& state, int port, int clients, int calls,
                 const std::function<void(httplib::Client&, int c, int i)>& call, const std::string& unit,
                 const std::function<void(int c, int i)>& before) {

@@ -10,8 +10,10 @@
 #include <functional>
 #include <memory>
 #include <string>
+#include <thread>
 
 #include "runtime/host/host.h"
+#include "server/server.h"
 
 namespace policy::bench {
 
@@ -21,6 +23,19 @@ struct ExtenderWorld {
   std::string body;        ///< ExtenderArgs: the pod and every node name (nodeCacheCapable: true)
   std::string first_node;  ///< the table's first node
   explicit ExtenderWorld(engine::Backend backend);
+};
+
+/// policyc serve's HTTP side over `world` on a free loopback port, serving on
+/// a thread of its own until destroyed.
+class LoopbackServer {
+ public:
+  explicit LoopbackServer(ExtenderWorld& world);
+  ~LoopbackServer();
+  int Port() const;
+
+ private:
+  std::unique_ptr<server::Server> server_;
+  std::thread serving_;
 };
 
 /// Per benchmark iteration, `clients` threads each make `calls` calls

@@ -18,46 +18,48 @@ namespace od = simdjson::ondemand;
 
 constexpr int kWatchSeconds = 300;  // the API ends a watch after this; it is then resumed
 
-bool ReadHeader(od::parser& parser, std::string_view text, ApiHeader& out) {
-  simdjson::padded_string padded(text);
-  od::document doc;
-  if (parser.iterate(padded).get(doc)) return false;
-  od::object top;
-  if (doc.get_object().get(top)) return false;
-  for (auto member : top) {
+// Calls `each(key, value)` for every member of `object`; false when one
+// does not read.
+template <typename F>
+bool ForEachField(od::object object, F&& each) {
+  for (auto member : object) {
     od::field field;
     std::string_view key;
     if (std::move(member).get(field) || field.unescaped_key().get(key)) return false;
-    std::string_view s;
-    if (key == "type" && !field.value().get_string().get(s)) {
-      out.type = s;
-    } else if (key == "message" && !field.value().get_string().get(s)) {
-      out.message = s;
-    } else if (key == "metadata" || key == "object") {
-      od::object object;
-      if (field.value().get_object().get(object)) continue;
-      for (auto inner : object) {
-        od::field f;
-        std::string_view k;
-        if (std::move(inner).get(f) || f.unescaped_key().get(k)) return false;
-        if (key == "metadata" && k == "resourceVersion" && !f.value().get_string().get(s)) out.resource_version = s;
-        if (key == "metadata" && k == "continue" && !f.value().get_string().get(s)) out.next = s;
-        if (key == "object" && k == "code" && f.value().get_int64().get(out.code)) out.code = 0;
-        if (key == "object" && k == "message" && !f.value().get_string().get(s)) out.message = s;
-        if (key == "object" && k == "metadata") {
-          od::object meta;
-          if (f.value().get_object().get(meta)) continue;
-          for (auto m : meta) {
-            od::field mf;
-            std::string_view mk;
-            if (std::move(m).get(mf) || mf.unescaped_key().get(mk)) return false;
-            if (mk == "resourceVersion" && !mf.value().get_string().get(s)) out.resource_version = s;
-          }
-        }
-      }
-    }
+    if (!each(key, field.value())) return false;
   }
   return true;
+}
+
+bool ReadHeader(od::parser& parser, std::string_view text, ApiHeader& out) {
+  simdjson::padded_string padded(text);
+  od::document doc;
+  od::object top;
+  if (parser.iterate(padded).get(doc) || doc.get_object().get(top)) return false;
+  std::string_view s;
+  // metadata.resourceVersion and .continue: a list's, or a watch object's.
+  auto metadata = [&](od::value value) {
+    od::object meta;
+    if (value.get_object().get(meta)) return true;  // not an object: nothing of it is read
+    return ForEachField(meta, [&](std::string_view key, od::value v) {
+      if (key == "resourceVersion" && !v.get_string().get(s)) out.resource_version = s;
+      if (key == "continue" && !v.get_string().get(s)) out.next = s;
+      return true;
+    });
+  };
+  return ForEachField(top, [&](std::string_view key, od::value value) {
+    if (key == "type" && !value.get_string().get(s)) out.type = s;
+    if (key == "message" && !value.get_string().get(s)) out.message = s;
+    if (key == "metadata") return metadata(value);
+    od::object object;  // a watch event's object (an ERROR's Status)
+    if (key != "object" || value.get_object().get(object)) return true;
+    return ForEachField(object, [&](std::string_view k, od::value v) {
+      if (k == "code" && v.get_int64().get(out.code)) out.code = 0;
+      if (k == "message" && !v.get_string().get(s)) out.message = s;
+      if (k == "metadata") return metadata(v);
+      return true;
+    });
+  });
 }
 
 std::string Escape(std::string_view text) {  // for a query parameter
