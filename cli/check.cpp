@@ -21,7 +21,9 @@
 #include "compiler/k8s/pod_reader.h"
 #include "compiler/passes/pass.h"
 #include "compiler/support/suggest.h"
+#include "compiler/support/json_writer.h"
 #include "runtime/engine/engine.h"
+#include "runtime/engine/suggest.h"
 #include "runtime/sched/profile.h"
 
 namespace policy::cli {
@@ -30,7 +32,7 @@ namespace {
 constexpr const char* kUsage = R"(usage: policyc check --cluster CLUSTER (--pod POD | --all-pending) [--plugins P1,P2,...] [--profile PROFILE.yaml]
                      [--policy FILE.policy ...] [--output|-o text|json|yaml] [--node NAME ...] [--all-nodes]
                      [--disable-pass NAME|all ...] [--engine interp|jit|auto|tiered] [--jit-opt 0..3]
-                     [--verify-jit]
+                     [--verify-jit] [--suggest|--no-suggest]
        policyc check POLICY.policy...
 
 Places POD (a Pod, or a workload whose template is the pod, from a file;
@@ -43,7 +45,14 @@ standard input) with kube-scheduler's
 default plugins (or a KubeSchedulerConfiguration profile's), or only those named
 by --plugins, plus every --policy (DSL or YAML form). Prints
 kube-scheduler's summary, the reasons grouped with the nodes they apply to, and
-with --node/--all-nodes the details per node. --all-pending checks every
+with --node/--all-nodes the details per node. For a pod that fits nowhere
+it then says what would make it fit: edits of the pod (tolerate a taint,
+lower a request, drop a selector or a term, relax a spread constraint) and
+changes of the cluster (one more node like one it has; the pods whose
+removal frees a node), each tried by deciding again with it applied and
+shown with the nodes it opens (docs/suggestions.md; --no-suggest leaves
+them out, --suggest asks for them also for a pod that fits, what would open
+more nodes, and for every pod of --all-pending). --all-pending checks every
 Pending pod of the snapshot against it as it is: a line per pod (the whole
 answer with --node/--all-nodes; a JSON array with --output json). A POD
 file with several objects (a Helm-rendered manifest) has each Pod and
@@ -109,12 +118,8 @@ class CheckRun {
     }
     if (!diags_.All().empty()) std::fputs(RenderAll(diags_).c_str(), stderr);  // warnings
     if (args_.Has("all-pending") || pods_.size() > 1) return Many();
-    Answer answer = Check(std::move(pods_.front()));
-    if (format_ != OutputFormat::kText) {
-      fmt::print("{}", Structured(format_, PlacementJson(answer.pod, answer.placement, answer.notes)));
-    } else {
-      fmt::print("{}", PlacementText(answer.pod, answer.placement, args_.GetAll("node"), args_.Has("all-nodes"), answer.notes));
-    }
+    Answer answer = Check(std::move(pods_.front()), true);
+    fmt::print("{}", Render(answer));
     return answer.fits ? kExitOk : kExitNo;
   }
 
@@ -124,10 +129,13 @@ class CheckRun {
     rt::Placement placement;
     PodNotes notes;
     bool fits = false;
+    std::optional<std::vector<engine::Suggestion>> suggestions;  // when asked or when it fits nowhere
   };
 
-  // One pod through the engine: plan, decide, explain.
-  Answer Check(k8s::Pod pod) {
+  // One pod through the engine: plan, decide, explain, and what would make
+  // it fit (for a pod that fits nowhere, unless --no-suggest; for any with --suggest).
+  Answer Check(k8s::Pod pod, bool suggest_by_default) {
+    k8s::Pod as_read = pod;
     std::unique_ptr<engine::PodPlan> plan = engine_->Plan(std::move(pod), *cluster_);
     const rt::Decision& decision = engine_->Decide(*plan, *cluster_, {.plugin_scores = true});
     Answer a;
@@ -136,7 +144,24 @@ class CheckRun {
     a.notes = host::NotesFor(plan->Pod(), profile_.scheduler_name);
     if (a.notes.gated) a.placement.summary = "Scheduling is blocked due to non-empty scheduling gates";
     a.fits = a.placement.feasible > 0 && !a.notes.gated;
+    bool suggest = args_.Has("suggest") || (suggest_by_default && !a.fits && !args_.Has("no-suggest"));
+    if (suggest && !a.notes.gated && !a.placement.nodes.empty()) {
+      a.suggestions = engine::Suggest(*engine_, *cluster_, as_read, a.placement);
+    }
     return a;
+  }
+
+  std::string Render(const Answer& a) const {
+    if (format_ == OutputFormat::kText) {
+      return PlacementText(a.pod, a.placement, args_.GetAll("node"), args_.Has("all-nodes"), a.notes,
+                           a.suggestions ? SuggestionsText(*a.suggestions, a.fits) : std::string());
+    }
+    return Structured(format_, JsonOf(a));
+  }
+
+  static std::string JsonOf(const Answer& a) {
+    if (!a.suggestions) return PlacementJson(a.pod, a.placement, a.notes);
+    return PlacementJson(a.pod, a.placement, a.notes, [&](JsonWriter& w) { SuggestionsJson(*a.suggestions, w); });
   }
 
   // Several pods, each against the cluster as it is (none placed):
@@ -150,12 +175,12 @@ class CheckRun {
     std::vector<std::string> documents;
     bool details = args_.Has("all-nodes") || args_.Has("node") || !args_.Has("all-pending");
     for (k8s::Pod& pod : pods_) {
-      Answer a = Check(std::move(pod));
+      Answer a = Check(std::move(pod), !args_.Has("all-pending"));
       all_fit = all_fit && a.fits;
       if (json) {
-        documents.push_back(PlacementJson(a.pod, a.placement, a.notes));
+        documents.push_back(JsonOf(a));
       } else if (details) {
-        fmt::print("{}\n", PlacementText(a.pod, a.placement, args_.GetAll("node"), args_.Has("all-nodes"), a.notes));
+        fmt::print("{}\n", Render(a));
       } else {
         fmt::print("{}: {}\n", a.pod, a.placement.summary);
       }
@@ -280,7 +305,7 @@ int RunCheck(const std::vector<std::string>& argv) {
       ParseCommand("check", argv,
                    {{"cluster", true, true}, {"pod"}, {"plugins"}, {"profile"}, {"policy", true, true}, {"output", true, false, 'o'},
                     {"disable-pass", true, true}, {"node", true, true}, {"all-nodes", false}, {"all-pending", false},
-                    {"engine"}, {"jit-opt"}, {"verify-jit", false}},
+                    {"engine"}, {"jit-opt"}, {"verify-jit", false}, {"suggest", false}, {"no-suggest", false}},
                    kUsage);
   if (const int* status = std::get_if<int>(&parsed)) return *status;
   const Args& args = std::get<Args>(parsed);

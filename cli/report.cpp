@@ -8,6 +8,9 @@
 
 #include <fmt/format.h>
 
+#include "compiler/support/json_writer.h"
+#include "runtime/engine/suggest.h"
+
 
 namespace policy::cli {
 
@@ -36,7 +39,7 @@ void NodeDetail(const rt::NodeResult& node, std::string& out) {
 }  // namespace
 
 std::string PlacementText(const std::string& pod, const rt::Placement& p, const std::vector<std::string>& nodes,
-                          bool all_nodes, const PodNotes& notes) {
+                          bool all_nodes, const PodNotes& notes, const std::string& suggestions) {
   std::string out = fmt::format("pod {}: {}\n", pod, p.summary);
   for (const std::string& n : notes.notes) out += fmt::format("note: {}\n", n);
   // Every reason of every failing plugin, with the nodes it applies to.
@@ -75,6 +78,7 @@ std::string PlacementText(const std::string& pod, const rt::Placement& p, const 
     }
     if (ranked.size() > 10) out += fmt::format("  ... and {} more\n", ranked.size() - 10);
   }
+  out += suggestions;
   for (const rt::NodeResult& node : p.nodes) {
     if (all_nodes || std::find(nodes.begin(), nodes.end(), node.name) != nodes.end()) NodeDetail(node, out);
   }
@@ -82,6 +86,57 @@ std::string PlacementText(const std::string& pod, const rt::Placement& p, const 
     out += "\n(--node NAME or --all-nodes shows what was compared on each node)\n";
   }
   return out;
+}
+
+std::string SuggestionsText(const std::vector<engine::Suggestion>& suggestions, bool fits) {
+  std::string out = fits ? "\nwhat would open more nodes (each change tried by deciding again with it):\n"
+                         : "\nwhat would make it fit (each change tried by deciding again with it):\n";
+  if (suggestions.empty()) {
+    return out + "  nothing tried opens a node: no edit of the pod (alone, or combined per node), no node like one\n"
+                 "  the cluster has, no removal of pods\n";
+  }
+  for (const engine::Suggestion& s : suggestions) {
+    std::vector<std::string> words;
+    for (const engine::Change& c : s.changes) words.push_back(c.words);
+    std::string what = fmt::format("{}", fmt::join(words, "\n    and "));
+    if (s.cluster) what = "on the cluster: " + what;
+    if (!s.pods.empty()) what += fmt::format(": {}", NodeList(s.pods));
+    if (s.changes.front().kind == "add-node") {
+      out += fmt::format("  {}\n    -> the pod fits on it\n", what);
+    } else {
+      out += fmt::format("  {}\n    -> {} {}node{} feasible: {}\n", what, s.nodes.size(), fits ? "more " : "",
+                         s.nodes.size() == 1 ? "" : "s", NodeList(s.nodes));
+    }
+    if (!s.note.empty()) out += fmt::format("    ({})\n", s.note);
+  }
+  return out;
+}
+
+void SuggestionsJson(const std::vector<engine::Suggestion>& suggestions, JsonWriter& w) {
+  w.Key("suggestions").BeginArray();
+  for (const engine::Suggestion& s : suggestions) {
+    w.BeginObject();
+    w.Key("on").String(s.cluster ? "cluster" : "pod");
+    w.Key("changes").BeginArray();
+    for (const engine::Change& c : s.changes) {
+      w.BeginObject().Key("kind").String(c.kind).Key("change").String(c.words);
+      for (const auto& [key, value] : c.fields) w.Key(key).String(value);
+      w.EndObject();
+    }
+    w.EndArray();
+    w.Key("feasible").Int(static_cast<int64_t>(s.nodes.size()));
+    w.Key("nodes").BeginArray();
+    for (const std::string& n : s.nodes) w.String(n);
+    w.EndArray();
+    if (!s.pods.empty()) {
+      w.Key("pods").BeginArray();
+      for (const std::string& p : s.pods) w.String(p);
+      w.EndArray();
+    }
+    if (!s.note.empty()) w.Key("note").String(s.note);
+    w.EndObject();
+  }
+  w.EndArray();
 }
 
 }  // namespace policy::cli

@@ -27,6 +27,8 @@ run "golden tests" python3 tests/golden/run_golden.py --policyc build/policyc
 run "-o yaml prints what -o json does" python3 tests/cli/yaml_matches_json.py --policyc build/policyc
 run "schedule --output-cluster reads back as the run left it" python3 tests/cli/output_cluster_roundtrip.py \
   --policyc build/policyc
+run "every check suggestion holds when made to the files" python3 tests/cli/suggestions_verified.py \
+  --policyc build/policyc
 run "diagnostics reference is current" python3 scripts/gen_diagnostics_doc.py --check
 run "language reference tables are current" python3 scripts/gen_language_tables.py --check
 

@@ -259,7 +259,21 @@ class NodeTable {
   int64_t ImageSize(RowId row, uint32_t image) const;
   /// How many live nodes have image `name` (ImageStateSummary.NumNodes).
   int64_t NodesWithImage(std::string_view name) const;
-  size_t WaitingPodCount() const { return pod_index_.size() - bound_pods_; }
+  size_t WaitingPodCount() const { return pod_index_.size() - bound_pods_ - aside_pods_; }
+  /// A pod bound to a row, as the table counts it: `namespace/name` and what
+  /// it requests (resource column index, amount).
+  struct PodOnRow {
+    std::string_view key;
+    std::span<const std::pair<uint32_t, int64_t>> requests;
+  };
+  /// The pods bound to `row`; valid until the table changes.
+  std::vector<PodOnRow> PodsBoundTo(RowId row) const;
+  /// Trying a cluster without some pods (what would free a node): a pod
+  /// bound to a row stops counting anywhere until PutPodBack, keeping
+  /// everything it added; false when `key` (namespace/name) is not bound to
+  /// a live row or is set aside already. Change nothing else in between.
+  bool SetPodAside(std::string_view key);
+  bool PutPodBack(std::string_view key);
   void SetNamespaceLabels(std::string_view name, k8s::StringMap labels);
   /// Labels of a namespace; empty for a namespace the snapshot has no object for.
   const k8s::StringMap& NamespaceLabels(std::string_view name) const;
@@ -302,6 +316,7 @@ class NodeTable {
     std::vector<uint32_t> groups;  // term_groups_ of its affinity terms
     std::vector<k8s::HostPort> host_ports;  // its containers' host ports (NodeInfo.UsedPorts)
     std::vector<k8s::Volume> volumes;       // its claims and inline disks
+    bool aside = false;                     // SetPodAside: counted nowhere, off the row's list
   };
   /// Per-domain sums of a per-row count for one label key, valid while
   /// `epoch` is the table's topology epoch (node labels unchanged).
@@ -380,6 +395,7 @@ class NodeTable {
   std::unordered_map<std::string, uint32_t> pod_index_;        // namespace/name -> slot
   std::unordered_map<uint32_t, uint32_t> waiting_;             // node name id -> first slot
   size_t bound_pods_ = 0;
+  size_t aside_pods_ = 0;  // bound, but set aside (SetPodAside)
 
   std::unordered_map<std::string, k8s::StringMap> namespaces_;
   std::vector<k8s::SelectorOwner> owners_;

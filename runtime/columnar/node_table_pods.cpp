@@ -170,16 +170,57 @@ bool NodeTable::UnbindPod(std::string_view namespace_name, std::string_view name
   pod_index_.erase(it);
   BoundPod& pod = pods_[slot];
   uint32_t* head = HeadFor(pod);
-  Unlink(slot, head);
-  if (pod.row != kNoRow) {
+  if (pod.aside) {  // off its row's list and counted nowhere already
+    --aside_pods_;
+  } else if (pod.row != kNoRow) {
+    Unlink(slot, head);
     TouchRow(pod.row);
     Apply(slot, pod.row, -1);
     --bound_pods_;
-  } else if (*head == UINT32_MAX) {
-    waiting_.erase(pod.node_name);
+  } else {
+    Unlink(slot, head);
+    if (*head == UINT32_MAX) waiting_.erase(pod.node_name);
   }
   pod = BoundPod{};
   free_pod_slots_.push_back(slot);
+  return true;
+}
+
+std::vector<NodeTable::PodOnRow> NodeTable::PodsBoundTo(RowId row) const {
+  std::vector<PodOnRow> out;
+  for (uint32_t slot = pod_head_[row]; slot != UINT32_MAX; slot = pods_[slot].next) {
+    out.push_back({pods_[slot].key, pods_[slot].requests});
+  }
+  return out;
+}
+
+bool NodeTable::SetPodAside(std::string_view key) {
+  auto it = pod_index_.find(std::string(key));
+  if (it == pod_index_.end()) return false;
+  uint32_t slot = it->second;
+  BoundPod& pod = pods_[slot];
+  if (pod.aside || pod.row == kNoRow) return false;
+  Unlink(slot, &pod_head_[pod.row]);
+  TouchRow(pod.row);
+  Apply(slot, pod.row, -1);
+  --bound_pods_;
+  ++aside_pods_;
+  pod.aside = true;
+  return true;
+}
+
+bool NodeTable::PutPodBack(std::string_view key) {
+  auto it = pod_index_.find(std::string(key));
+  if (it == pod_index_.end()) return false;
+  uint32_t slot = it->second;
+  BoundPod& pod = pods_[slot];
+  if (!pod.aside) return false;
+  pod.aside = false;
+  Link(slot, &pod_head_[pod.row]);
+  TouchRow(pod.row);
+  Apply(slot, pod.row, +1);
+  ++bound_pods_;
+  --aside_pods_;
   return true;
 }
 

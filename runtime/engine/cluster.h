@@ -45,6 +45,10 @@ class Cluster {
   bool UnbindPod(std::string_view namespace_name, std::string_view name) {
     return table_->UnbindPod(namespace_name, name);
   }
+  /// Takes a bound pod out of every count until PutPodBack (trying the
+  /// cluster without it); nothing else may change in between.
+  bool SetPodAside(std::string_view key) { return table_->SetPodAside(key); }
+  bool PutPodBack(std::string_view key) { return table_->PutPodBack(key); }
   /// Adds or replaces a namespace and its labels (namespaceSelector).
   void SetNamespace(std::string_view name, k8s::StringMap labels) { table_->SetNamespaceLabels(name, std::move(labels)); }
   /// Removes a namespace; false when there is none of that name.

@@ -35,7 +35,8 @@ PodNotes NotesFor(const k8s::Pod& pod, const std::string& scheduler_name) {
 }
 
 
-std::string PlacementJson(const std::string& pod, const rt::Placement& p, const PodNotes& notes) {
+std::string PlacementJson(const std::string& pod, const rt::Placement& p, const PodNotes& notes,
+                          const std::function<void(JsonWriter&)>& more) {
   JsonWriter w;
   w.BeginObject();
   w.Key("pod").String(pod);
@@ -75,6 +76,7 @@ std::string PlacementJson(const std::string& pod, const rt::Placement& p, const 
     w.EndObject();
   }
   w.EndArray();
+  if (more) more(w);
   w.EndObject();
   return w.Take();
 }

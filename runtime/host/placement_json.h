@@ -3,11 +3,16 @@
 /// what `policyc check --output json` prints and what the C ABI's
 /// policyc_result_explain_json returns.
 
+#include <functional>
 #include <string>
 #include <vector>
 
 #include "compiler/k8s/objects.h"
 #include "runtime/sched/explain.h"
+
+namespace policy {
+class JsonWriter;
+}
 
 namespace policy::host {
 
@@ -28,6 +33,8 @@ PodNotes NotesFor(const k8s::Pod& pod, const std::string& scheduler_name);
 
 /// The document for pod `pod` (namespace/name), with `notes` and `gated`
 /// added when there are any.
-std::string PlacementJson(const std::string& pod, const rt::Placement& placement, const PodNotes& notes = {});
+/// `more` writes fields of the caller's after `nodes` (check's `suggestions`).
+std::string PlacementJson(const std::string& pod, const rt::Placement& placement, const PodNotes& notes = {},
+                          const std::function<void(JsonWriter&)>& more = {});
 
 }  // namespace policy::host

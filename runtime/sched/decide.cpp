@@ -142,7 +142,7 @@ const Decision& Decider::Decide(const std::vector<Plugin>& plugins, const k8s::P
   // over a plugin's rules, weighted.
   const std::vector<RowId>& rows = d.feasible;
   size_t n = rows.size();
-  if (n == 0) return d;
+  if (n == 0 || options.filters_only) return d;
   d.score.assign(n, 0);
   context.Cluster().SetFeasible(rows);
   raw_.resize(n);

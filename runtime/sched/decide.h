@@ -35,6 +35,9 @@ struct DecideOptions {
   int threads = 1;
   /// Keep each plugin's normalized scores (Decision::plugin_scores).
   bool plugin_scores = false;
+  /// Only which rows are feasible: no scores, no selection (what would
+  /// make a pod fit asks only that).
+  bool filters_only = false;
   /// Differential testing: for every plugin with kernels, also evaluate its
   /// filters and raw scores in the interpreter on the same rows and abort on
   /// any difference.
