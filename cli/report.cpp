@@ -116,7 +116,7 @@ void SuggestionsJson(const std::vector<engine::Suggestion>& suggestions, JsonWri
   w.Key("suggestions").BeginArray();
   for (const engine::Suggestion& s : suggestions) {
     w.BeginObject();
-    w.Key("on").String(s.cluster ? "cluster" : "pod");
+    w.Key("target").String(s.cluster ? "cluster" : "pod");
     w.Key("changes").BeginArray();
     for (const engine::Change& c : s.changes) {
       w.BeginObject().Key("kind").String(c.kind).Key("change").String(c.words);

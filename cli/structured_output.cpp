@@ -32,7 +32,9 @@ void Emit(YAML::Emitter& out, simdjson::dom::element e) {
       if (object.size() == 0) out << YAML::Flow;
       out << YAML::BeginMap;
       for (simdjson::dom::key_value_pair field : object) {
-        out << YAML::Key << std::string(field.key) << YAML::Value;
+        out << YAML::Key;
+        if (NeedsQuotes(field.key)) out << YAML::DoubleQuoted;  // a key `on` is true in YAML 1.1
+        out << std::string(field.key) << YAML::Value;
         Emit(out, field.value);
       }
       out << YAML::EndMap;

@@ -138,7 +138,7 @@ def main():
             docs = [d for d in yaml.safe_load_all(open(pod_path)) if d]
             for i, s in enumerate(before["suggestions"]):
                 what = " + ".join(c["kind"] for c in s["changes"])
-                if s["on"] == "pod":
+                if s["target"] == "pod":
                     obj = copy.deepcopy(docs[0])
                     if not all(apply_to_pod(obj, c) for c in s["changes"]):
                         skipped[what] = skipped.get(what, 0) + 1
@@ -156,7 +156,7 @@ def main():
                     yaml.safe_dump({"apiVersion": "v1", "kind": "List", "items": items}, open(path, "w"))
                     after = check(policyc, path, pod_path)
                 opened = sorted(feasible(after) - feasible(before))
-                if s["on"] == "cluster" and s["changes"][0]["kind"] == "remove-pods":
+                if s["target"] == "cluster" and s["changes"][0]["kind"] == "remove-pods":
                     opened = sorted(feasible(after) & set(s["nodes"]))
                 if opened == sorted(s["nodes"]):
                     passed += 1
