@@ -12,5 +12,6 @@ int RunCompile(const std::vector<std::string>& argv);
 int RunCheck(const std::vector<std::string>& argv);
 int RunSchedule(const std::vector<std::string>& argv);
 int RunServe(const std::vector<std::string>& argv);
+int RunDrain(const std::vector<std::string>& argv);
 
 }  // namespace policy::cli

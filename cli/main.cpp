@@ -20,6 +20,7 @@ commands:
   check     place a pod on a cluster snapshot and explain, or lint policy files
   schedule  place a queue of pods one after another, as kube-scheduler would
   serve     answer kube-scheduler as an extender (filter, prioritize, preempt)
+  drain     which nodes could go, their pods placed elsewhere (cluster compression)
   compile   compile a policy file and print a compiler stage (--emit=ast|ir)
   version   print the version
   help      print this help
@@ -72,6 +73,7 @@ int main(int argc, char** argv) {
   if (command == "compile") return RunCompile(args);
   if (command == "check") return RunCheck(args);
   if (command == "schedule") return RunSchedule(args);
+  if (command == "drain") return RunDrain(args);
   if (command == "serve") return RunServe(args);
   fmt::print(stderr, "policyc: unknown command `{}`\n\n{}", command, kHelp);
   return kExitBadInput;

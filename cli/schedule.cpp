@@ -27,6 +27,7 @@
 #include "cli/engine_setup.h"
 #include "cli/input.h"
 #include "cli/output_cluster.h"
+#include "cli/snapshot_objects.h"
 #include "cli/report.h"
 #include "compiler/k8s/pod_reader.h"
 #include "compiler/support/json_writer.h"
@@ -92,32 +93,6 @@ workload's from its template; spec.nodeName where it was placed) and each
 Exit status: 0 every pod placed, 1 some pod stayed Pending (with --fill, the
 copy that did not fit), 2 bad input or usage.
 )";
-
-// The snapshot's bound pods (whole, for preemption to evict and restore)
-// and its PodDisruptionBudgets.
-class BoundPods final : public k8s::ObjectVisitor {
- public:
-  BoundPods(std::unordered_map<std::string, k8s::Pod>& pods, std::vector<k8s::PodDisruptionBudget>& pdbs,
-            DiagnosticSink& diags)
-      : pods_(pods), pdbs_(pdbs), diags_(diags) {}
-  void Visit(k8s::NodeRef object, std::string_view default_kind) override {
-    if (!object.IsMapping()) return;
-    std::string_view kind = k8s::KindOf(object, default_kind);
-    if (kind == "PodDisruptionBudget") {
-      if (auto pdb = k8s::DecodePodDisruptionBudget(object, diags_)) pdbs_.push_back(std::move(*pdb));
-    } else if (kind == "Pod" && !object.Get("spec").Get("nodeName").Text().empty()) {
-      std::optional<k8s::Pod> pod = k8s::DecodePod(object, diags_);
-      if (!pod || pod->phase == k8s::PodPhase::kSucceeded || pod->phase == k8s::PodPhase::kFailed) return;
-      std::string key = pod->namespace_name + "/" + pod->name;
-      pods_.emplace(std::move(key), std::move(*pod));
-    }
-  }
-
- private:
-  std::unordered_map<std::string, k8s::Pod>& pods_;
-  std::vector<k8s::PodDisruptionBudget>& pdbs_;
-  DiagnosticSink& diags_;
-};
 
 std::string Key(const k8s::Pod& pod) { return pod.namespace_name + "/" + pod.name; }
 
@@ -239,9 +214,10 @@ class ScheduleRun {
     if (snapshot.empty()) return Refuse(), false;
     cluster_ = engine::Cluster::Load(snapshot, diags_);
     if (!cluster_) return Refuse(), false;
-    BoundPods reader(bound_, pdbs_, diags_);
-    for (const std::shared_ptr<const Source>& s : snapshot) k8s::ReadObjects(*s, reader, diags_);
-    if (diags_.HasErrors()) return Refuse(), false;
+    SnapshotObjects objects;
+    if (!ReadSnapshotObjects(snapshot, objects, diags_)) return Refuse(), false;
+    bound_ = std::move(objects.bound);
+    pdbs_ = std::move(objects.pdbs);
     for (auto& [key, pod] : bound_) rt::ResolvePriority(pod, cluster_->Table());
     snapshot_ = std::move(snapshot);
     std::vector<k8s::Pod> queue;

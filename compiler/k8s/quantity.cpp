@@ -275,4 +275,23 @@ int64_t SaturatedMilli(int64_t units) {
   return static_cast<int64_t>(v);
 }
 
+bool BytesResource(std::string_view name) {
+  return name == "memory" || name == "ephemeral-storage" || name.starts_with("hugepages-");
+}
+
+std::string WrittenAmount(std::string_view name, int64_t units) {
+  if (name == "cpu") return Quantity::FromMilli(units).ToString();
+  QuantityFormat format = BytesResource(name) ? QuantityFormat::kBinarySI : QuantityFormat::kDecimalSI;
+  return Quantity::FromNanos(static_cast<Quantity::Nanos>(units) * 1000000000, format).ToString();
+}
+
+std::string ReadableAmount(std::string_view name, int64_t units) {
+  constexpr int64_t kMi = int64_t{1} << 20, kGi = int64_t{1} << 30;
+  if (name == "cpu" && units % 1000 != 0 && units >= 1000) return fmt::format("{:.1f}", static_cast<double>(units) / 1000);
+  if (!BytesResource(name) || units < kMi || units % kGi == 0) return WrittenAmount(name, units);
+  if (units >= kGi) return fmt::format("{:.1f}Gi", static_cast<double>(units) / static_cast<double>(kGi));
+  if (units % kMi == 0) return WrittenAmount(name, units);
+  return fmt::format("{:.1f}Mi", static_cast<double>(units) / static_cast<double>(kMi));
+}
+
 }  // namespace policy::k8s

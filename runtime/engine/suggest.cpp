@@ -57,26 +57,6 @@ std::string TaintText(const k8s::Taint& t) {
                          : fmt::format("{}={}:{}", t.key, t.value, k8s::ToString(t.effect));
 }
 
-bool BytesResource(std::string_view name) {
-  return name == "memory" || name == "ephemeral-storage" || name.starts_with("hugepages-");
-}
-
-// `units` of resource `name` (kube-scheduler's units) as a person writes it.
-std::string Amount(std::string_view name, int64_t units) {
-  if (name == "cpu") return k8s::Quantity::FromMilli(units).ToString();
-  k8s::QuantityFormat format = BytesResource(name) ? k8s::QuantityFormat::kBinarySI : k8s::QuantityFormat::kDecimalSI;
-  return k8s::Quantity::FromNanos(static_cast<k8s::Quantity::Nanos>(units) * 1000000000, format).ToString();
-}
-
-// The same, rounded for reading (190.6Gi): what a node has, not a value to write.
-std::string Human(std::string_view name, int64_t units) {
-  constexpr int64_t kMi = int64_t{1} << 20, kGi = int64_t{1} << 30;
-  if (name == "cpu" && units % 1000 != 0 && units > 10000) return fmt::format("{:.1f}", static_cast<double>(units) / 1000);
-  if (!BytesResource(name) || units % kMi == 0) return Amount(name, units);
-  if (units >= kGi) return fmt::format("{:.1f}Gi", static_cast<double>(units) / static_cast<double>(kGi));
-  return fmt::format("{:.1f}Mi", static_cast<double>(units) / static_cast<double>(kMi));
-}
-
 k8s::Quantity QuantityOf(std::string_view name, int64_t units) {
   return name == "cpu" ? k8s::Quantity::FromMilli(units) : k8s::Quantity::FromUnits(units);
 }
@@ -270,11 +250,11 @@ class Suggester {
 
   // `name` and `target` rounded down to a whole MiB for bytes (a value people write).
   Edit Lower(const std::string& name, int64_t target) const {
-    if (BytesResource(name) && target >= (int64_t{1} << 20)) target &= ~((int64_t{1} << 20) - 1);
+    if (k8s::BytesResource(name) && target >= (int64_t{1} << 20)) target &= ~((int64_t{1} << 20) - 1);
     Edit e;
     e.change = {"lower-request", fmt::format("lower the pod's {} request from {} to {}", name,
-                                             Amount(name, Requested(name)), Amount(name, target)),
-                {{"resource", name}, {"from", Amount(name, Requested(name))}, {"to", Amount(name, target)}}};
+                                             k8s::WrittenAmount(name, Requested(name)), k8s::WrittenAmount(name, target)),
+                {{"resource", name}, {"from", k8s::WrittenAmount(name, Requested(name))}, {"to", k8s::WrittenAmount(name, target)}}};
     e.apply = [name, target](k8s::Pod& p) { return LowerRequest(p, name, target); };
     e.plugins = {"NodeResourcesFit"};
     e.group = "lower " + name;
@@ -687,14 +667,6 @@ class Suggester {
     return false;
   }
 
-  std::string Requests() const {
-    std::vector<std::string> parts;
-    for (const auto& [name, q] : k8s::PodRequests(pod_)) {
-      if (!q.IsZero()) parts.push_back(fmt::format("{} {}", Amount(name, k8s::SchedulerUnits(name, q)), name));
-    }
-    return parts.empty() ? std::string("nothing") : fmt::format("{}", fmt::join(parts, ", "));
-  }
-
   // One more node of each kind the rejected nodes come in (the first
   // `node_shapes` kinds, the most common first) that the pod fits on;
   // kinds that differ only in labels are told as one, with every node it is like.
@@ -753,8 +725,8 @@ class Suggester {
       for (const auto& [r, q] : requests) {
         if (q.IsZero()) continue;
         const k8s::Quantity* a = k8s::Find(node.allocatable, r);
-        has.push_back(fmt::format("{} {}", a ? Human(r, k8s::SchedulerUnits(r, *a)) : "0", r));
-        asks.push_back(fmt::format("{} {}", Human(r, k8s::SchedulerUnits(r, q)), r));
+        has.push_back(fmt::format("{} {}", a ? k8s::ReadableAmount(r, k8s::SchedulerUnits(r, *a)) : "0", r));
+        asks.push_back(fmt::format("{} {}", k8s::ReadableAmount(r, k8s::SchedulerUnits(r, q)), r));
       }
       std::vector<std::string> taints;
       for (const k8s::Taint& t : node.taints) taints.push_back(TaintText(t));

@@ -1,11 +1,13 @@
 // Fuzzes `policyc check` as a person runs it: the input is split into a
 // policy (DSL, or the YAML form when it starts with `apiVersion`), a pod and
 // a scheduler profile, each written to a file, and the check command itself
-// runs them against the example cluster (with a storage snapshot). Every layer a typo can reach is on
+// runs them against the example cluster (with a storage snapshot), what
+// would make it fit included. Every layer a typo can reach is on
 // the path: file reading, the pod and profile readers, the engine (compile,
 // plan, decide, explain) and the report. The command must end with exit 0,
 // 1 or 2, never crash, leak or overflow. The pod then goes through
-// `schedule` as a queue (a workload as its replicas) too.
+// `schedule` as a queue (a workload as its replicas) too, and `drain` runs
+// on the cluster that left.
 //
 // Input: POLICY \0 POD \0 PROFILE (missing parts: none given; an empty
 // profile part: no --profile).
@@ -111,6 +113,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       status = policy::cli::RunSchedule(queue);
     }
     if (status != 0 && status != 1 && status != 2) __builtin_trap();
+    // And `drain` on the cluster that run left (written only then).
+    if (status != 2) {
+      std::vector<std::string> drain = {"--cluster", Dir() + "/after.yaml", "--policy", policy, "--output", "json"};
+      if (parts.size() > 2 && !parts[2].empty()) drain.insert(drain.end(), {"--profile", Dir() + "/profile.yaml"});
+      {
+        Quiet quiet;
+        status = policy::cli::RunDrain(drain);
+      }
+      if (status != 0 && status != 1 && status != 2) __builtin_trap();
+    }
   }
   return 0;
 }

@@ -1,0 +1,178 @@
+// `policyc drain`: which nodes could go, every pod they run placed
+// elsewhere by the engine, and what the cluster would lose
+// (runtime/engine/drain.h). Nothing is changed anywhere: it reads a snapshot.
+
+#include <cstdio>
+#include <memory>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/engine_setup.h"
+#include "cli/input.h"
+#include "cli/snapshot_objects.h"
+#include "cli/structured_output.h"
+#include "compiler/k8s/quantity.h"
+#include "compiler/support/json_writer.h"
+#include "runtime/engine/cluster.h"
+#include "runtime/engine/drain.h"
+#include "runtime/engine/engine.h"
+#include "runtime/sched/profile.h"
+#include "runtime/sched/resolve_volumes.h"
+
+namespace policy::cli {
+namespace {
+
+constexpr const char* kUsage = R"(usage: policyc drain --cluster CLUSTER [--node NAME ...] [--max-drained N]
+                     [--plugins P1,P2,...] [--profile PROFILE.yaml] [--policy FILE.policy ...]
+                     [--output|-o text|json|yaml] [--engine interp|jit|auto|tiered]
+
+Which nodes of CLUSTER (a snapshot, as for `check`) could be drained with
+every pod they run placed elsewhere, and what the cluster would lose in
+headroom: cluster compression, simulated. Nodes are tried one after another
+(those given by --node, in that order; else every node, the least requested
+first): the node's pods are placed on the other nodes by the scheduler
+(every plugin of the profile, preemption off), highest priority first; when
+all find a place the node counts as drained and the next is tried against
+the cluster as that left it; when one fits nowhere the node stays as it was
+and that pod is named as what pins it, with kube-scheduler's reason.
+DaemonSet and mirror pods go with their node and are not placed. It reads
+the snapshot only: nothing is evicted or changed.
+
+Exit status: 0 some node can be drained, 1 none can, 2 bad input or usage.
+)";
+
+std::string Text(const engine::DrainPlan& plan) {
+  std::string out;
+  if (plan.drained.empty()) {
+    out += "no node can be drained: each runs a pod that fits nowhere else\n";
+  } else {
+    out += plan.drained.size() == 1 ? std::string("1 node can be drained (its pods placed elsewhere):\n")
+                                    : fmt::format("{} nodes can be drained together (each one's pods placed elsewhere, "
+                                                  "in this order):\n", plan.drained.size());
+    for (const engine::DrainedNode& d : plan.drained) {
+      std::map<std::string, int> to;
+      for (const engine::PodMove& m : d.moves) ++to[m.node];
+      std::vector<std::string> where;
+      for (const auto& [node, n] : to) where.push_back(fmt::format("{} ({})", node, n));
+      out += fmt::format("  {}: {} pod{} moved{}{}\n", d.node, d.moves.size(), d.moves.size() == 1 ? "" : "s",
+                         where.empty() ? "" : " to ", fmt::join(where, ", "));
+      if (!d.go_along.empty()) {
+        out += fmt::format("    {} DaemonSet or mirror pod{} with it\n", d.go_along.size(),
+                           d.go_along.size() == 1 ? " goes" : "s go");
+      }
+    }
+  }
+  if (!plan.pinned.empty()) {
+    out += fmt::format("\n{} node{} pinned (the first pod that fits nowhere else):\n", plan.pinned.size(),
+                       plan.pinned.size() == 1 ? "" : "s");
+    for (const engine::PinnedNode& p : plan.pinned) out += fmt::format("  {}: {}: {}\n", p.node, p.pod, p.summary);
+  }
+  for (const std::string& s : plan.skipped) out += fmt::format("\nno node named `{}`: skipped\n", s);
+  out += "\nheadroom (allocatable and free, before -> after):\n";
+  for (const engine::Headroom& h : plan.headroom) {
+    out += fmt::format("  {:<20} allocatable {} -> {}, free {} -> {}\n", h.resource, k8s::ReadableAmount(h.resource, h.allocatable_before),
+                       k8s::ReadableAmount(h.resource, h.allocatable_after), k8s::ReadableAmount(h.resource, h.free_before),
+                       k8s::ReadableAmount(h.resource, h.free_after));
+  }
+  return out;
+}
+
+std::string Json(const engine::DrainPlan& plan) {
+  JsonWriter w;
+  w.BeginObject();
+  w.Key("drained").BeginArray();
+  for (const engine::DrainedNode& d : plan.drained) {
+    w.BeginObject().Key("node").String(d.node).Key("moves").BeginArray();
+    for (const engine::PodMove& m : d.moves) w.BeginObject().Key("pod").String(m.pod).Key("to").String(m.node).EndObject();
+    w.EndArray().Key("goWithNode").BeginArray();
+    for (const std::string& p : d.go_along) w.String(p);
+    w.EndArray().EndObject();
+  }
+  w.EndArray();
+  w.Key("pinned").BeginArray();
+  for (const engine::PinnedNode& p : plan.pinned) {
+    w.BeginObject().Key("node").String(p.node).Key("pod").String(p.pod).Key("summary").String(p.summary).EndObject();
+  }
+  w.EndArray();
+  w.Key("skipped").BeginArray();
+  for (const std::string& s : plan.skipped) w.String(s);
+  w.EndArray();
+  w.Key("headroom").BeginArray();
+  for (const engine::Headroom& h : plan.headroom) {
+    w.BeginObject().Key("resource").String(h.resource);
+    w.Key("allocatableBefore").String(k8s::WrittenAmount(h.resource, h.allocatable_before));
+    w.Key("allocatableAfter").String(k8s::WrittenAmount(h.resource, h.allocatable_after));
+    w.Key("freeBefore").String(k8s::WrittenAmount(h.resource, h.free_before));
+    w.Key("freeAfter").String(k8s::WrittenAmount(h.resource, h.free_after));
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+  return w.Take() + "\n";
+}
+
+int Drain(const Args& args) {
+  std::optional<OutputFormat> format = ParseOutputFormat("drain", args.Get("output", "text"));
+  if (!format) return kExitBadInput;
+  std::string error;
+  std::optional<int64_t> max_drained = args.GetInt("max-drained", INT64_MAX, 1, INT64_MAX, &error);
+  if (!max_drained) {
+    fmt::print(stderr, "policyc drain: {}\n", error);
+    return kExitBadInput;
+  }
+  DiagnosticSink diags;
+  auto refuse = [&] {
+    std::fputs(RenderAll(diags).c_str(), stderr);
+    return kExitBadInput;
+  };
+  std::vector<std::shared_ptr<const Source>> snapshot = ReadSnapshot(args.GetAll("cluster"), diags);
+  if (snapshot.empty()) return refuse();
+  std::unique_ptr<engine::Cluster> cluster = engine::Cluster::Load(snapshot, diags);
+  if (!cluster) return refuse();
+  SnapshotObjects objects;
+  if (!ReadSnapshotObjects(snapshot, objects, diags, true)) return refuse();
+  for (auto& [key, pod] : objects.bound) rt::ResolvePriority(pod, cluster->Table());
+  std::optional<rt::Profile> profile = ProfileFromFlags("drain", args, "default-scheduler", diags);
+  if (!profile) return diags.HasErrors() ? refuse() : kExitBadInput;
+  std::optional<engine::EngineOptions> options = EngineOptionsFromFlags("drain", args);
+  if (!options) return kExitBadInput;
+  std::unique_ptr<engine::Engine> engine = EngineFromFlags(args, *profile, *options, diags);
+  if (!engine) return refuse();
+  if (!diags.All().empty()) std::fputs(RenderAll(diags).c_str(), stderr);  // warnings
+
+  engine::DrainOptions drain;
+  drain.nodes = args.GetAll("node");
+  drain.max_drained = static_cast<size_t>(*max_drained);
+  engine::DrainPlan plan = engine::PlanDrain(*engine, *cluster, objects.bound, objects.nodes, drain);
+  fmt::print("{}", *format == OutputFormat::kText ? Text(plan) : Structured(*format, Json(plan)));
+  return plan.drained.empty() ? kExitNo : kExitOk;
+}
+
+}  // namespace
+
+int RunDrain(const std::vector<std::string>& argv) {
+  std::variant<Args, int> parsed =
+      ParseCommand("drain", argv,
+                   {{"cluster", true, true}, {"node", true, true}, {"max-drained"}, {"profile"}, {"policy", true, true},
+                    {"plugins"}, {"output", true, false, 'o'}, {"disable-pass", true, true}, {"engine"}, {"jit-opt"},
+                    {"verify-jit", false}},
+                   kUsage);
+  if (const int* status = std::get_if<int>(&parsed)) return *status;
+  const Args& args = std::get<Args>(parsed);
+  if (!args.Has("cluster")) {
+    fmt::print(stderr, "policyc drain: `--cluster` is missing\n\n{}", kUsage);
+    return kExitBadInput;
+  }
+  if (!args.Positional().empty()) {
+    fmt::print(stderr, "policyc drain: unexpected argument `{}` (nodes go with --node)\n\n{}", args.Positional().front(),
+               kUsage);
+    return kExitBadInput;
+  }
+  return Drain(args);
+}
+
+}  // namespace policy::cli

@@ -1,0 +1,27 @@
+#pragma once
+/// What the snapshot holds beyond the cluster state the engine loads, read
+/// whole for the commands that move pods: every bound pod (to evict,
+/// restore or place again), the PodDisruptionBudgets and, when asked, the
+/// nodes as objects (to cordon and uncordon).
+
+#include <memory>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "compiler/k8s/objects.h"
+#include "compiler/support/diagnostic.h"
+
+namespace policy::cli {
+
+struct SnapshotObjects {
+  std::unordered_map<std::string, k8s::Pod> bound;  ///< pods bound to a node (not finished), by namespace/name
+  std::vector<k8s::PodDisruptionBudget> pdbs;
+  std::vector<k8s::Node> nodes;  ///< with `nodes` only, in input order
+};
+
+/// Reads them from every file of the snapshot; false after errors (in `diags`).
+bool ReadSnapshotObjects(const std::vector<std::shared_ptr<const Source>>& snapshot, SnapshotObjects& out,
+                         DiagnosticSink& diags, bool nodes = false);
+
+}  // namespace policy::cli
