@@ -13,5 +13,6 @@ int RunCheck(const std::vector<std::string>& argv);
 int RunSchedule(const std::vector<std::string>& argv);
 int RunServe(const std::vector<std::string>& argv);
 int RunDrain(const std::vector<std::string>& argv);
+int RunLint(const std::vector<std::string>& argv);
 
 }  // namespace policy::cli

@@ -21,6 +21,7 @@ commands:
   schedule  place a queue of pods one after another, as kube-scheduler would
   serve     answer kube-scheduler as an extender (filter, prioritize, preempt)
   drain     which nodes could go, their pods placed elsewhere (cluster compression)
+  lint      scheduling lints of manifests and policies against a snapshot
   compile   compile a policy file and print a compiler stage (--emit=ast|ir)
   version   print the version
   help      print this help
@@ -74,6 +75,7 @@ int main(int argc, char** argv) {
   if (command == "check") return RunCheck(args);
   if (command == "schedule") return RunSchedule(args);
   if (command == "drain") return RunDrain(args);
+  if (command == "lint") return RunLint(args);
   if (command == "serve") return RunServe(args);
   fmt::print(stderr, "policyc: unknown command `{}`\n\n{}", command, kHelp);
   return kExitBadInput;

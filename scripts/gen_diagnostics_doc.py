@@ -14,8 +14,9 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 def example(code):
     for path in sorted(glob.glob(os.path.join(ROOT, "tests/golden/**/*.expected"), recursive=True)):
         text = open(path, encoding="utf-8").read()
-        stderr = text.split("--- stderr\n", 1)[-1]
-        blocks = stderr.split("\n\n")
+        # stderr first (most commands), then stdout (`policyc lint` prints its findings there)
+        stdout, _, stderr = text.partition("--- stderr\n")
+        blocks = stderr.split("\n\n") + stdout.split("--- stdout\n", 1)[-1].split("\n\n")
         for block in blocks:
             if block.startswith(("error[" + code + "]", "warning[" + code + "]")):
                 return block.rstrip("\n")
