@@ -14,5 +14,6 @@ int RunSchedule(const std::vector<std::string>& argv);
 int RunServe(const std::vector<std::string>& argv);
 int RunDrain(const std::vector<std::string>& argv);
 int RunLint(const std::vector<std::string>& argv);
+int RunTest(const std::vector<std::string>& argv);
 
 }  // namespace policy::cli

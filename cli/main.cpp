@@ -22,6 +22,7 @@ commands:
   serve     answer kube-scheduler as an extender (filter, prioritize, preempt)
   drain     which nodes could go, their pods placed elsewhere (cluster compression)
   lint      scheduling lints of manifests and policies against a snapshot
+  test      run policy tests (cases of pods and what must come of them)
   compile   compile a policy file and print a compiler stage (--emit=ast|ir)
   version   print the version
   help      print this help
@@ -76,6 +77,7 @@ int main(int argc, char** argv) {
   if (command == "schedule") return RunSchedule(args);
   if (command == "drain") return RunDrain(args);
   if (command == "lint") return RunLint(args);
+  if (command == "test") return RunTest(args);
   if (command == "serve") return RunServe(args);
   fmt::print(stderr, "policyc: unknown command `{}`\n\n{}", command, kHelp);
   return kExitBadInput;

@@ -233,7 +233,9 @@ class Linter final : public k8s::ObjectVisitor {
   void NodeSelector(const k8s::Pod& pod) {
     k8s::NodeRef map = spec_.Get("nodeSelector");
     bool each_matches = true;
-    for (const auto& [key, value] : pod.node_selector) {
+    for (const auto& entry : pod.node_selector) {
+      const std::string& key = entry.first;
+      const std::string& value = entry.second;
       size_t matching = std::count_if(nodes_.begin(), nodes_.end(), [&](const NodeFacts& n) {
         const std::string* have = n.Label(key);
         return have && *have == value;

@@ -4,7 +4,8 @@
 # SECONDS (default 60), seeded from the tests, the examples, policies and
 # shared/: the YAML and JSON loaders, the quantity parser, the policy parser,
 # the whole `policyc check` command (a fuzzed policy, pod and profile
-# against the example cluster), the C ABI's entry points, the bodies
+# against the example cluster, then `lint`, `schedule` and `drain`),
+# `policyc test` on a fuzzed test file, the C ABI's entry points, the bodies
 # `policyc serve` reads, and what it reads about and from the Kubernetes API.
 # A crash leaves its input in build/fuzz/crashes/; add it as a test.
 #
@@ -20,11 +21,16 @@ fi
 cmake --build build/fuzz >/dev/null
 
 work=build/fuzz/corpus
-mkdir -p "$work"/{yaml,json,quantity,policy,check,capi,extender,kube} build/fuzz/crashes
+mkdir -p "$work"/{yaml,json,quantity,policy,check,capi,extender,kube,test} build/fuzz/crashes
 # Seeds: every YAML/JSON input the project has; quantities from a fixed list.
 find tests examples policies ../shared -type f \( -name '*.yaml' -o -name '*.yml' \) -size -200k -exec cp -t "$work/yaml" {} + 2>/dev/null || true
 find tests examples ../shared -type f -name '*.json' -size -200k -exec cp -t "$work/json" {} + 2>/dev/null || true
 find tests policies stdlib -type f -name '*.policy' -exec cp -t "$work/policy" {} + 2>/dev/null || true
+# `test`: test files (the conformance cases are test files too).
+i=0
+for f in tests/policy/*.yaml tests/conformance/*/*.yaml ../shared/conformance/cases/*/*.yaml; do
+  [ -f "$f" ] && cp "$f" "$work/test/seed$i" && i=$((i+1))
+done
 # `check`: a policy, a pod and a profile joined by NUL bytes.
 i=0
 for policy in policies/*.policy policies/*.yaml tests/data/*.policy; do
@@ -71,7 +77,7 @@ for q in 0 100m 1 1.5 .5 5. 16Gi 1Ki 7807312Ki 129e6 1E 1e-3 -1 +2 9223372036854
 done
 
 status=0
-for target in yaml json quantity policy check capi extender kube; do
+for target in yaml json quantity policy check capi extender kube test; do
   log=build/fuzz/fuzz_$target.log
   if build/fuzz/tests/fuzz/fuzz_$target "$work/$target" -max_total_time="$seconds" -max_len=262144 \
        -artifact_prefix=build/fuzz/crashes/$target- -print_final_stats=1 >"$log" 2>&1; then

@@ -44,6 +44,11 @@ run "conformance (public corpus), passes off" python3 "$conformance/run.py" \
   --policyc "build/policyc --disable-pass=all" --policies policies --jobs 2
 run "conformance (tests/conformance), passes off" python3 "$conformance/run.py" \
   --policyc "build/policyc --disable-pass=all" --policies policies --jobs 2 tests/conformance
+# The same corpora as test files of `policyc test` (in-process, every case),
+# and the project's policy tests with rule coverage.
+run "policyc test: the conformance corpora as test files" build/policyc test "$conformance/cases" \
+  "$conformance/cases-default-profile" tests/conformance --policies policies
+run "policyc test: policy tests (tests/policy)" build/policyc test tests/policy --policies policies --coverage
 # And with native kernels for every plugin the JIT compiles, each checked
 # against the interpreter on every node (--verify-jit aborts on a difference).
 run "conformance (public corpus), JIT verified" python3 "$conformance/run.py" \

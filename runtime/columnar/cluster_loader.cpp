@@ -127,6 +127,11 @@ class TableBuilder final : public k8s::ClusterVisitor {
 
 std::unique_ptr<NodeTable> LoadCluster(std::span<const Source* const> sources, DiagnosticSink& diags,
                                        LoadReport* report, k8s::InputFormat format) {
+  return LoadCluster(sources, {}, diags, report, format);
+}
+
+std::unique_ptr<NodeTable> LoadCluster(std::span<const Source* const> sources, std::span<const k8s::NodeRef> objects,
+                                       DiagnosticSink& diags, LoadReport* report, k8s::InputFormat format) {
   LoadReport local;
   LoadReport& r = report != nullptr ? *report : local;
   auto table = std::make_unique<NodeTable>();
@@ -136,6 +141,7 @@ std::unique_ptr<NodeTable> LoadCluster(std::span<const Source* const> sources, D
     if (!k8s::ReadCluster(*source, builder, diags, &stats, format)) return nullptr;
     r.read.Add(stats);
   }
+  for (k8s::NodeRef object : objects) k8s::DispatchObject(object, "", builder, diags, &r.read);
   builder.Finish();
   if (diags.HasErrors()) return nullptr;
   return table;

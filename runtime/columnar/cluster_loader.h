@@ -37,6 +37,12 @@ struct LoadReport {
 /// error returns null with diagnostics in `diags`.
 std::unique_ptr<NodeTable> LoadCluster(std::span<const Source* const> sources, DiagnosticSink& diags,
                                        LoadReport* report = nullptr, k8s::InputFormat format = k8s::InputFormat::kAuto);
+/// The same, with `objects` (Kubernetes objects as nodes of a document, such
+/// as a test file's inline cluster: diagnostics point into that file) read
+/// after the sources.
+std::unique_ptr<NodeTable> LoadCluster(std::span<const Source* const> sources, std::span<const k8s::NodeRef> objects,
+                                       DiagnosticSink& diags, LoadReport* report = nullptr,
+                                       k8s::InputFormat format = k8s::InputFormat::kAuto);
 /// Loads `source`; on error returns null with diagnostics in `diags`.
 std::unique_ptr<NodeTable> LoadCluster(const Source& source, DiagnosticSink& diags, LoadReport* report = nullptr,
                                        k8s::InputFormat format = k8s::InputFormat::kAuto);

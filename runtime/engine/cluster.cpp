@@ -11,10 +11,15 @@ std::unique_ptr<Cluster> Cluster::Load(std::shared_ptr<const Source> snapshot, D
 }
 
 std::unique_ptr<Cluster> Cluster::Load(const std::vector<std::shared_ptr<const Source>>& files, DiagnosticSink& diags) {
+  return Load(files, {}, diags);
+}
+
+std::unique_ptr<Cluster> Cluster::Load(const std::vector<std::shared_ptr<const Source>>& files,
+                                       std::span<const k8s::NodeRef> objects, DiagnosticSink& diags) {
   std::vector<const Source*> sources;
   for (const std::shared_ptr<const Source>& f : files) sources.push_back(f.get());
   rt::LoadReport report;
-  std::unique_ptr<rt::NodeTable> table = rt::LoadCluster(sources, diags, &report);
+  std::unique_ptr<rt::NodeTable> table = rt::LoadCluster(sources, objects, diags, &report);
   if (!table) return nullptr;
   std::unique_ptr<Cluster> cluster(new Cluster(std::move(table)));
   cluster->report_ = report;

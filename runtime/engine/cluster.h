@@ -29,6 +29,11 @@ class Cluster {
   /// Loads a snapshot split over several files into one cluster (an object
   /// in two of them is an error).
   static std::unique_ptr<Cluster> Load(const std::vector<std::shared_ptr<const Source>>& files, DiagnosticSink& diags);
+  /// The same, with Kubernetes objects given as document nodes (a test
+  /// file's inline cluster) after the files; the caller keeps the
+  /// document alive while diagnostics point into it.
+  static std::unique_ptr<Cluster> Load(const std::vector<std::shared_ptr<const Source>>& files,
+                                       std::span<const k8s::NodeRef> objects, DiagnosticSink& diags);
 
   // --- object events -----------------------------------------------------
   /// Adds a node; nullopt when one of that name exists.

@@ -1,0 +1,141 @@
+// `policyc test`: runs test files (docs/testing.md), as `opa test` runs
+// Rego's: every case of every file given or found under a directory, a
+// line per failing case with what differed, `N passed, N failed`, and with
+// --coverage which rules of each policy the cases exercised.
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <map>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/test_file.h"
+
+namespace policy::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kUsage = R"(usage: policyc test PATH ... [--policies DIR ...] [--coverage] [--verbose]
+
+Runs policy tests: each PATH is a test file, or a directory whose .yaml and
+.yml files (and its subdirectories') are run in name order; YAML files that
+are no tests (no `expect` or `cases`) are skipped. A test file names a
+snapshot or holds objects inline, the policies and plugins to run, and
+cases: a pod and what must come of it — the feasible nodes, reasons on
+rejected nodes, scores or score ranges, the selected node, the summary, the
+exit status (docs/testing.md). The conformance corpus's cases are test
+files. Prints each failing case with what differed, then `N passed, N
+failed`. --policies: where policy files not beside a test are looked up.
+--coverage: which rules of each policy the cases made reject a node and
+pass one, and which scores were computed on a feasible node. --verbose:
+a line for every case.
+
+Exit status: 0 every case passed, 1 some case failed, 2 bad usage or a
+file that is not a readable test.
+)";
+
+std::vector<std::string> Files(const std::vector<std::string>& paths, std::string& missing) {
+  std::vector<std::string> files;
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) {
+      std::vector<std::string> found;
+      for (const fs::directory_entry& e : fs::recursive_directory_iterator(p, ec)) {
+        std::string ext = e.path().extension().string();
+        if (e.is_regular_file() && (ext == ".yaml" || ext == ".yml")) found.push_back(e.path().string());
+      }
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+    } else if (fs::exists(p, ec)) {
+      files.push_back(p);
+    } else if (missing.empty()) {
+      missing = p;
+    }
+  }
+  return files;
+}
+
+void PrintCoverage(const std::map<std::string, RuleCoverage>& coverage) {
+  if (coverage.empty()) {
+    fmt::print("\ncoverage: no policy ran\n");
+    return;
+  }
+  fmt::print("\ncoverage (every rule of every policy the cases ran):\n");
+  size_t filters = 0, both = 0, scores = 0, scored = 0;
+  for (const auto& [where, c] : coverage) {
+    std::string verdict;
+    if (c.score) {
+      ++scores;
+      scored += c.passed > 0;
+      verdict = c.passed > 0 ? fmt::format("scored {} feasible nodes", c.passed) : "never scored a feasible node";
+    } else {
+      ++filters;
+      both += c.rejected > 0 && c.passed > 0;
+      verdict = c.rejected == 0 ? fmt::format("never rejected a node (passed {})", c.passed)
+                : c.passed == 0 ? fmt::format("never passed a node (rejected {})", c.rejected)
+                                : fmt::format("rejected {} nodes, passed {}", c.rejected, c.passed);
+    }
+    bool covered = c.score ? c.passed > 0 : c.rejected > 0 && c.passed > 0;
+    fmt::print("  {} {:<40} {:<7} {} in {} case{}: {}\n", covered ? "ok  " : "MISS", c.where, c.policy,
+               c.score ? "score" : "filter", c.cases, c.cases == 1 ? "" : "s", verdict);
+  }
+  fmt::print("coverage: {} of {} filter rules both rejected and passed a node; {} of {} scores scored a feasible node\n",
+             both, filters, scored, scores);
+}
+
+}  // namespace
+
+int RunTest(const std::vector<std::string>& argv) {
+  std::variant<Args, int> parsed = ParseCommand(
+      "test", argv, {{"policies", true, true}, {"coverage", false}, {"verbose", false, false, 'v'}}, kUsage);
+  if (const int* status = std::get_if<int>(&parsed)) return *status;
+  const Args& args = std::get<Args>(parsed);
+  if (args.Positional().empty()) {
+    fmt::print(stderr, "policyc test: give test files or directories\n\n{}", kUsage);
+    return kExitBadInput;
+  }
+  std::string missing;
+  std::vector<std::string> files = Files(args.Positional(), missing);
+  if (!missing.empty()) {
+    fmt::print(stderr, "policyc test: no file or directory `{}`\n", missing);
+    return kExitBadInput;
+  }
+  TestOptions options;
+  options.policy_dirs = args.GetAll("policies");
+  options.coverage = args.Has("coverage");
+  std::map<std::string, RuleCoverage> coverage;
+  size_t passed = 0, failed = 0, skipped = 0;
+  bool unreadable = false;
+  for (const std::string& file : files) {
+    TestFileResult result = RunTestFile(file, options, coverage);
+    if (!result.error.empty()) {
+      fmt::print(stderr, "policyc test: {}: {}{}", file, result.error, result.error.ends_with('\n') ? "" : "\n");
+      unreadable = true;
+      continue;
+    }
+    skipped += result.not_a_test;
+    for (const CaseResult& c : result.cases) {
+      if (c.differences.empty()) {
+        ++passed;
+        if (args.Has("verbose")) fmt::print("ok   {}: {}\n", file, c.name);
+        continue;
+      }
+      ++failed;
+      fmt::print("FAIL {}: {}\n", file, c.name);
+      for (const std::string& d : c.differences) fmt::print("    {}\n", d);
+    }
+  }
+  if (options.coverage) PrintCoverage(coverage);
+  if (skipped > 0) fmt::print("({} YAML file{} without cases skipped)\n", skipped, skipped == 1 ? "" : "s");
+  fmt::print("{} passed, {} failed\n", passed, failed);
+  if (unreadable) return kExitBadInput;
+  return failed > 0 ? kExitNo : kExitOk;
+}
+
+}  // namespace policy::cli
