@@ -15,5 +15,6 @@ int RunServe(const std::vector<std::string>& argv);
 int RunDrain(const std::vector<std::string>& argv);
 int RunLint(const std::vector<std::string>& argv);
 int RunTest(const std::vector<std::string>& argv);
+int RunFmt(const std::vector<std::string>& argv);
 
 }  // namespace policy::cli

@@ -23,6 +23,7 @@ commands:
   drain     which nodes could go, their pods placed elsewhere (cluster compression)
   lint      scheduling lints of manifests and policies against a snapshot
   test      run policy tests (cases of pods and what must come of them)
+  fmt       lay out policy files one canonical way (--check, --diff, --write)
   compile   compile a policy file and print a compiler stage (--emit=ast|ir)
   version   print the version
   help      print this help
@@ -78,6 +79,7 @@ int main(int argc, char** argv) {
   if (command == "drain") return RunDrain(args);
   if (command == "lint") return RunLint(args);
   if (command == "test") return RunTest(args);
+  if (command == "fmt") return RunFmt(args);
   if (command == "serve") return RunServe(args);
   fmt::print(stderr, "policyc: unknown command `{}`\n\n{}", command, kHelp);
   return kExitBadInput;

@@ -7,7 +7,8 @@
 // plan, decide, explain) and the report. The command must end with exit 0,
 // 1 or 2, never crash, leak or overflow. The pod then goes through
 // `schedule` as a queue (a workload as its replicas) too, and `drain` runs
-// on the cluster that left; `lint` reads the pod and policy too.
+// on the cluster that left; `lint` reads the pod and policy too, and `fmt`
+// the policy.
 //
 // Input: POLICY \0 POD \0 PROFILE (missing parts: none given; an empty
 // profile part: no --profile).
@@ -99,6 +100,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     status = policy::cli::RunCheck(argv);
   }
   if (status != 0 && status != 1 && status != 2) __builtin_trap();
+  // `fmt --diff` of the policy (a DSL file only: the YAML form is not formatted).
+  if (!yaml_policy) {
+    {
+      Quiet quiet;
+      status = policy::cli::RunFmt({policy, "--diff"});
+    }
+    if (status != 0 && status != 1 && status != 2) __builtin_trap();
+  }
   // `lint` of the same pod and policy against the same snapshot.
   if (parts.size() > 1) {
     std::vector<std::string> lint = {Dir() + "/pod.yaml", "--policy", policy, "--cluster",

@@ -1,7 +1,8 @@
 // Fuzzes the policy language front half through the engine API: lexing,
 // parsing, interpolation, sema, lowering, and the whole pass pipeline
 // specialized to a sample pod and bound to a sample cluster (the IR verifier runs after each pass), then
-// printing. A refusal must always come with a diagnostic. Differential: the
+// printing, and `policyc fmt` (same tree after, idempotent). A refusal must
+// always come with a diagnostic. Differential: the
 // interpreter must give the same failures, reasons and scores on every node
 // for the program as lowered and as optimized.
 #include <cstddef>
@@ -9,6 +10,7 @@
 #include <string>
 
 #include "compiler/driver/compilation.h"
+#include "compiler/syntax/formatter.h"
 #include "compiler/syntax/parser.h"
 #include "runtime/engine/engine.h"
 #include "runtime/interp/interpreter.h"
@@ -133,5 +135,18 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (Outcome(plan->Program(0), pod) != before) __builtin_trap();  // the passes changed a result
   }
   (void)policy::RenderAll(diags);
+  // `policyc fmt`: a file that parses formats to one that parses to the same
+  // syntax tree, and formatting is idempotent.
+  policy::DiagnosticSink fmt_diags;
+  std::optional<std::string> once = policy::syntax::FormatPolicyFile(*source, fmt_diags);
+  if (once) {
+    policy::Source formatted("fuzz-formatted.policy", *once);
+    std::optional<std::string> twice = policy::syntax::FormatPolicyFile(formatted, fmt_diags);
+    if (!twice || *twice != *once) __builtin_trap();  // not idempotent, or unreadable
+    policy::DiagnosticSink a, b;
+    std::optional<policy::syntax::Module> before = policy::syntax::ParsePolicyFile(*source, a);
+    std::optional<policy::syntax::Module> after = policy::syntax::ParsePolicyFile(formatted, b);
+    if (!before || !after || policy::syntax::PrintModule(*before) != policy::syntax::PrintModule(*after)) __builtin_trap();
+  }
   return 0;
 }

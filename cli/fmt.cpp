@@ -1,0 +1,119 @@
+// `policyc fmt`: policy files in the one canonical layout
+// (compiler/syntax/formatter.h).
+
+#include <algorithm>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "cli/args.h"
+#include "cli/commands.h"
+#include "cli/input.h"
+#include "cli/line_diff.h"
+#include "compiler/syntax/formatter.h"
+
+namespace policy::cli {
+namespace {
+
+namespace fs = std::filesystem;
+
+constexpr const char* kUsage = R"(usage: policyc fmt [--check | --diff | --write|-w] PATH ...
+
+Lays out policy files (.policy) one canonical way: a policy starts its line,
+members two spaces in, `reason` and `detail` four, one spacing of tokens, the
+author's line breaks inside a member kept (two columns past the member),
+comments kept where they are, one blank line at most. PATH is a file or a
+directory (its .policy files, subdirectories included). Without a flag,
+prints each file formatted. --check prints the files that are not formatted;
+--diff prints what formatting would change, as `diff -u`; --write rewrites
+them in place. A file that does not parse is never changed.
+
+Exit status: 0 done (--check, --diff: every file is formatted), 1 some file
+is not formatted (--check, --diff), 2 a file does not parse, or bad usage.
+)";
+
+std::vector<std::string> Files(const std::vector<std::string>& paths, std::string& missing) {
+  std::vector<std::string> files;
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    if (fs::is_directory(p, ec)) {
+      std::vector<std::string> found;
+      for (const fs::directory_entry& e : fs::recursive_directory_iterator(p, ec)) {
+        if (e.is_regular_file() && e.path().extension() == ".policy") found.push_back(e.path().string());
+      }
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+    } else if (p == "-" || fs::exists(p, ec)) {
+      files.push_back(p);
+    } else if (missing.empty()) {
+      missing = p;
+    }
+  }
+  return files;
+}
+
+}  // namespace
+
+int RunFmt(const std::vector<std::string>& argv) {
+  std::variant<Args, int> parsed =
+      ParseCommand("fmt", argv, {{"check", false}, {"diff", false}, {"write", false, false, 'w'}}, kUsage);
+  if (const int* status = std::get_if<int>(&parsed)) return *status;
+  const Args& args = std::get<Args>(parsed);
+  int modes = args.Has("check") + args.Has("diff") + args.Has("write");
+  if (modes > 1) {
+    fmt::print(stderr, "policyc fmt: give one of --check, --diff and --write\n\n{}", kUsage);
+    return kExitBadInput;
+  }
+  if (args.Positional().empty()) {
+    fmt::print(stderr, "policyc fmt: give policy files or directories\n\n{}", kUsage);
+    return kExitBadInput;
+  }
+  std::string missing;
+  std::vector<std::string> files = Files(args.Positional(), missing);
+  if (!missing.empty()) {
+    fmt::print(stderr, "policyc fmt: no file or directory `{}`\n", missing);
+    return kExitBadInput;
+  }
+  bool bad = false, unformatted = false;
+  for (const std::string& path : files) {
+    DiagnosticSink diags;
+    std::shared_ptr<Source> source = ReadInput(path, diags);
+    std::optional<std::string> formatted = source ? syntax::FormatPolicyFile(*source, diags) : std::nullopt;
+    if (!formatted) {
+      std::fputs(RenderAll(diags).c_str(), stderr);
+      bad = true;
+      continue;
+    }
+    bool same = *formatted == source->Text();
+    unformatted = unformatted || !same;
+    if (args.Has("check")) {
+      if (!same) fmt::print("{}: not formatted\n", path);
+    } else if (args.Has("diff")) {
+      fmt::print("{}", UnifiedDiff(source->Text(), *formatted, path, path + " (formatted)"));
+    } else if (args.Has("write")) {
+      if (same || path == "-") {
+        if (path == "-") fmt::print("{}", *formatted);
+        continue;
+      }
+      std::ofstream out(path, std::ios::binary | std::ios::trunc);
+      out << *formatted;
+      if (!out) {
+        fmt::print(stderr, "policyc fmt: cannot write {}\n", path);
+        bad = true;
+        continue;
+      }
+      fmt::print("{}\n", path);
+    } else {
+      fmt::print("{}", *formatted);
+    }
+  }
+  if (bad) return kExitBadInput;
+  bool judged = args.Has("check") || args.Has("diff");
+  return judged && unformatted ? kExitNo : kExitOk;
+}
+
+}  // namespace policy::cli
