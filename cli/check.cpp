@@ -32,7 +32,7 @@ namespace {
 constexpr const char* kUsage = R"(usage: policyc check --cluster CLUSTER (--pod POD | --all-pending) [--plugins P1,P2,...] [--profile PROFILE.yaml]
                      [--policy FILE.policy ...] [--output|-o text|json|yaml] [--node NAME ...] [--all-nodes]
                      [--disable-pass NAME|all ...] [--engine interp|jit|auto|tiered] [--jit-opt 0..3]
-                     [--verify-jit] [--suggest|--no-suggest]
+                     [--verify-jit] [--suggest|--no-suggest] [--no-cache]
        policyc check POLICY.policy...
 
 Places POD (a Pod, or a workload whose template is the pod, from a file;
@@ -72,6 +72,10 @@ pod; `tiered` interprets while the kernels compile on another thread.
 --jit-opt sets LLVM's optimization level (default 2; 0 compiles in a third of
 the time). --verify-jit also runs the interpreter everywhere and
 aborts on any difference (testing).
+
+A snapshot file of 1 MiB or more is kept, once loaded, in a binary cache
+beside it (FILE.policyc-cache) that the next run loads instead while the
+file is unchanged (docs/cache.md); --no-cache reads the file itself.
 
 With policy files only, type-checks and lints them.
 )";
@@ -202,9 +206,9 @@ class CheckRun {
   }
 
   bool ReadInputs() {
-    std::vector<std::shared_ptr<const Source>> snapshot = ReadSnapshot(args_.GetAll("cluster"), diags_);
-    if (snapshot.empty()) return Refuse();
-    cluster_ = engine::Cluster::Load(snapshot, diags_);
+    std::optional<std::vector<rt::SnapshotFile>> snapshot = SnapshotFiles(args_.GetAll("cluster"), diags_);
+    if (!snapshot) return Refuse();
+    cluster_ = engine::Cluster::LoadFiles(*snapshot, CacheFromFlags(args_.Has("no-cache")), diags_);
     if (!cluster_) return Refuse();
     if (args_.Has("all-pending")) {
       pods_ = cluster_->Report().pending;
@@ -305,7 +309,7 @@ int RunCheck(const std::vector<std::string>& argv) {
       ParseCommand("check", argv,
                    {{"cluster", true, true}, {"pod"}, {"plugins"}, {"profile"}, {"policy", true, true}, {"output", true, false, 'o'},
                     {"disable-pass", true, true}, {"node", true, true}, {"all-nodes", false}, {"all-pending", false},
-                    {"engine"}, {"jit-opt"}, {"verify-jit", false}, {"suggest", false}, {"no-suggest", false}},
+                    {"engine"}, {"jit-opt"}, {"verify-jit", false}, {"suggest", false}, {"no-suggest", false}, {"no-cache", false}},
                    kUsage);
   if (const int* status = std::get_if<int>(&parsed)) return *status;
   const Args& args = std::get<Args>(parsed);

@@ -1,5 +1,7 @@
 #include "cli/input.h"
 
+#include <cstdlib>
+
 #include <algorithm>
 #include <filesystem>
 #include <iostream>
@@ -71,6 +73,39 @@ std::vector<std::shared_ptr<const Source>> ReadSnapshot(const std::vector<std::s
     }
   }
   return sources;
+}
+
+std::optional<std::vector<rt::SnapshotFile>> SnapshotFiles(const std::vector<std::string>& paths, DiagnosticSink& diags) {
+  std::vector<rt::SnapshotFile> out;
+  for (const std::string& path : paths) {
+    if (path == "-") {
+      std::shared_ptr<Source> source = ReadInput(path, diags);
+      if (!source) return std::nullopt;
+      out.push_back({path, std::move(source)});
+      continue;
+    }
+    std::error_code code;
+    std::vector<std::string> files = {path};
+    if (std::filesystem::is_directory(path, code)) {
+      files = ManifestFiles(path, code);
+      if (code || files.empty()) {
+        CannotRead(path, code ? code.message() : "the directory holds no .yaml, .yml or .json file", diags);
+        return std::nullopt;
+      }
+    } else if (!std::filesystem::exists(path, code)) {
+      CannotRead(path, "No such file or directory", diags);
+      return std::nullopt;
+    }
+    for (std::string& f : files) out.push_back({std::move(f), nullptr});
+  }
+  return out;
+}
+
+rt::CacheOptions CacheFromFlags(bool no_cache) {
+  rt::CacheOptions options;
+  options.enabled = !no_cache;
+  if (const char* min = std::getenv("POLICYC_CACHE_MIN_BYTES")) options.min_bytes = std::strtoull(min, nullptr, 10);
+  return options;
 }
 
 }  // namespace policy::cli

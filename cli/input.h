@@ -2,10 +2,12 @@
 /// Reading input files for subcommands: a failure is an I/O diagnostic.
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
 #include "compiler/support/diagnostic.h"
+#include "runtime/columnar/cluster_loader.h"
 
 namespace policy::cli {
 
@@ -19,5 +21,14 @@ std::shared_ptr<Source> ReadInput(const std::string& path, DiagnosticSink& diags
 /// order, as `kubectl apply -f DIR` reads it (not its subdirectories).
 /// Empty after an I/O diagnostic.
 std::vector<std::shared_ptr<const Source>> ReadSnapshot(const std::vector<std::string>& paths, DiagnosticSink& diags);
+
+/// The same files, not read yet (standard input is): what
+/// engine::Cluster::LoadFiles loads, each from its cache when it can.
+/// nullopt after an I/O diagnostic.
+std::optional<std::vector<rt::SnapshotFile>> SnapshotFiles(const std::vector<std::string>& paths, DiagnosticSink& diags);
+
+/// The snapshot cache as the command's flags ask: on unless --no-cache;
+/// POLICYC_CACHE_MIN_BYTES sets the smallest file cached (default 1 MiB).
+rt::CacheOptions CacheFromFlags(bool no_cache);
 
 }  // namespace policy::cli

@@ -19,7 +19,7 @@
 namespace policy::cli {
 namespace {
 
-constexpr const char* kUsage = R"(usage: policyc inspect --cluster FILE [--output|-o text|json|yaml] [--all-labels]
+constexpr const char* kUsage = R"(usage: policyc inspect --cluster FILE [--output|-o text|json|yaml] [--all-labels] [--no-cache]
        policyc inspect --pod FILE [--output|-o text|json|yaml]
 
 Loads a cluster snapshot (`kubectl get nodes,pods,namespaces,services,replicasets,
@@ -124,7 +124,7 @@ int Fail(const DiagnosticSink& diags) {
 
 int RunInspect(const std::vector<std::string>& argv) {
   std::string error;
-  std::variant<Args, int> parsed = ParseCommand("inspect", argv, {{"cluster", true, true}, {"pod"}, {"output", true, false, 'o'}, {"all-labels", false}}, kUsage);
+  std::variant<Args, int> parsed = ParseCommand("inspect", argv, {{"cluster", true, true}, {"pod"}, {"output", true, false, 'o'}, {"all-labels", false}, {"no-cache", false}}, kUsage);
   if (const int* status = std::get_if<int>(&parsed)) return *status;
   Args* args = &std::get<Args>(parsed);
   std::optional<OutputFormat> format = ParseOutputFormat("inspect", args->Get("output", "text"));
@@ -144,9 +144,10 @@ int RunInspect(const std::vector<std::string>& argv) {
     fmt::print("{}", text ? PodText(*pod) : Structured(*format, PodJson(*pod)));
     return kExitOk;
   }
-  std::vector<std::shared_ptr<const Source>> snapshot = ReadSnapshot(args->GetAll("cluster"), diags);
-  if (snapshot.empty()) return Fail(diags);
-  std::unique_ptr<engine::Cluster> cluster = engine::Cluster::Load(snapshot, diags);
+  std::optional<std::vector<rt::SnapshotFile>> snapshot = SnapshotFiles(args->GetAll("cluster"), diags);
+  if (!snapshot) return Fail(diags);
+  std::unique_ptr<engine::Cluster> cluster =
+      engine::Cluster::LoadFiles(*snapshot, CacheFromFlags(args->Has("no-cache")), diags);
   if (!cluster) return Fail(diags);
   if (!diags.All().empty()) std::fputs(RenderAll(diags).c_str(), stderr);  // warnings
   std::vector<std::string> paths = args->GetAll("cluster");

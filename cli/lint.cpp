@@ -30,7 +30,7 @@ namespace policy::cli {
 namespace {
 
 constexpr const char* kUsage = R"(usage: policyc lint [MANIFEST ...] [POLICY.policy ...] [--cluster CLUSTER ...]
-                    [--policy FILE ...] [--output|-o text|json]
+                    [--policy FILE ...] [--output|-o text|json] [--no-cache]
 
 Scheduling lints, each with a stable code, the place in your file and help
 (docs/lints.md). MANIFEST: Pods and workloads (Deployment, StatefulSet, Job,
@@ -166,8 +166,8 @@ int Lint(const Args& args) {
   DiagnosticSink diags;
   std::unique_ptr<engine::Cluster> cluster;
   if (args.Has("cluster")) {
-    std::vector<std::shared_ptr<const Source>> snapshot = ReadSnapshot(args.GetAll("cluster"), diags);
-    if (!snapshot.empty()) cluster = engine::Cluster::Load(snapshot, diags);
+    std::optional<std::vector<rt::SnapshotFile>> snapshot = SnapshotFiles(args.GetAll("cluster"), diags);
+    if (snapshot) cluster = engine::Cluster::LoadFiles(*snapshot, CacheFromFlags(args.Has("no-cache")), diags);
     if (!cluster) {
       std::fputs(RenderAll(diags).c_str(), stderr);
       return kExitBadInput;
@@ -224,7 +224,7 @@ int Lint(const Args& args) {
 
 int RunLint(const std::vector<std::string>& argv) {
   std::variant<Args, int> parsed = ParseCommand(
-      "lint", argv, {{"cluster", true, true}, {"policy", true, true}, {"output", true, false, 'o'}}, kUsage);
+      "lint", argv, {{"cluster", true, true}, {"policy", true, true}, {"output", true, false, 'o'}, {"no-cache", false}}, kUsage);
   if (const int* status = std::get_if<int>(&parsed)) return *status;
   const Args& args = std::get<Args>(parsed);
   if (args.Positional().empty() && !args.Has("policy")) {

@@ -32,6 +32,8 @@ run "every check suggestion holds when made to the files" python3 tests/cli/sugg
 run "every drain plan holds when replayed on the files" python3 tests/cli/drain_verified.py --policyc build/policyc
 run "fmt keeps every policy the same program, idempotently" python3 tests/cli/fmt_roundtrip.py --policyc build/policyc
 run "stdlib, policies and examples are formatted" build/policyc fmt --check stdlib policies examples
+run "the snapshot cache changes no answer, and is not trusted when it should not be" python3 tests/cli/cache_same_answers.py \
+  --policyc build/policyc
 run "diagnostics reference is current" python3 scripts/gen_diagnostics_doc.py --check
 run "language reference tables are current" python3 scripts/gen_language_tables.py --check
 

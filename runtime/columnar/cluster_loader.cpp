@@ -1,5 +1,6 @@
 #include "runtime/columnar/cluster_loader.h"
 
+#include <filesystem>
 #include <unordered_map>
 
 #include <fmt/format.h>
@@ -17,7 +18,7 @@ class TableBuilder final : public k8s::ClusterVisitor {
       Duplicate("node", node.name, where, node_spans_);
       return;
     }
-    node_spans_.emplace(node.name, where);
+    if (where.Valid()) node_spans_.emplace(node.name, where);  // a cached node has none
     ++report_.nodes;
   }
 
@@ -39,7 +40,7 @@ class TableBuilder final : public k8s::ClusterVisitor {
         Duplicate("pod", pod.namespace_name + "/" + pod.name, where, pod_spans_);
         return;
     }
-    pod_spans_.emplace(pod.namespace_name + "/" + pod.name, where);
+    if (where.Valid()) pod_spans_.emplace(pod.namespace_name + "/" + pod.name, where);  // a cached pod has none
   }
 
   void OnSelectorOwner(k8s::SelectorOwner&& owner, Span) override {
@@ -144,6 +145,62 @@ std::unique_ptr<NodeTable> LoadCluster(std::span<const Source* const> sources, s
   for (k8s::NodeRef object : objects) k8s::DispatchObject(object, "", builder, diags, &r.read);
   builder.Finish();
   if (diags.HasErrors()) return nullptr;
+  return table;
+}
+
+std::unique_ptr<NodeTable> LoadClusterFiles(const std::vector<SnapshotFile>& files, const CacheOptions& cache,
+                                            DiagnosticSink& diags, LoadReport* report,
+                                            std::vector<std::shared_ptr<const Source>>& read) {
+  LoadReport local;
+  LoadReport& r = report != nullptr ? *report : local;
+  auto table = std::make_unique<NodeTable>();
+  TableBuilder builder(*table, diags, r);
+  size_t before = diags.All().size();
+  std::vector<std::pair<std::string, std::unique_ptr<RecordingVisitor>>> recordings;  // (path, what it saw)
+  std::vector<k8s::ClusterReadStats> recorded_stats;
+  for (const SnapshotFile& file : files) {
+    std::error_code ec;
+    bool cacheable = cache.enabled && !file.source && std::filesystem::file_size(file.path, ec) >= cache.min_bytes && !ec;
+    if (cacheable) {
+      CacheLoad loaded = ReplayCache(file.path, builder, r.read);
+      if (loaded == CacheLoad::kLoaded) continue;
+      if (loaded == CacheLoad::kDamaged) {
+        Diagnostic& d = diags.Report({DiagCode::kIoError, Severity::kError,
+                                      fmt::format("the snapshot cache `{}` is damaged", CachePath(file.path)), {}, {}, {}, {}});
+        d.help = "remove it (the next run writes it again), or run with --no-cache";
+        return nullptr;
+      }
+    }
+    std::shared_ptr<const Source> source = file.source;
+    if (!source) {
+      std::string error;
+      std::unique_ptr<Source> made = Source::FromFile(file.path, &error);
+      if (!made) {
+        diags.Report({DiagCode::kIoError, Severity::kError, fmt::format("cannot read `{}`: {}", file.path, error), {}, {}, {}, {}});
+        return nullptr;
+      }
+      source = std::shared_ptr<const Source>(std::move(made));
+    }
+    read.push_back(source);
+    k8s::ClusterReadStats stats;
+    bool ok;
+    if (cacheable) {
+      auto recording = std::make_unique<RecordingVisitor>(builder);
+      ok = k8s::ReadCluster(*source, *recording, diags, &stats);
+      recordings.emplace_back(file.path, std::move(recording));
+      recorded_stats.push_back(stats);
+    } else {
+      ok = k8s::ReadCluster(*source, builder, diags, &stats);
+    }
+    if (!ok) return nullptr;
+    r.read.Add(stats);
+  }
+  builder.Finish();
+  if (diags.HasErrors()) return nullptr;
+  // Only a load that said nothing is cached: a cached load then says the same.
+  if (diags.All().size() == before) {
+    for (size_t i = 0; i < recordings.size(); ++i) WriteCache(recordings[i].first, *recordings[i].second, recorded_stats[i]);
+  }
   return table;
 }
 

@@ -13,6 +13,7 @@
 #include "compiler/k8s/cluster_reader.h"
 #include "compiler/support/diagnostic.h"
 #include "runtime/columnar/node_table.h"
+#include "runtime/columnar/snapshot_cache.h"
 
 namespace policy::rt {
 
@@ -43,6 +44,21 @@ std::unique_ptr<NodeTable> LoadCluster(std::span<const Source* const> sources, D
 std::unique_ptr<NodeTable> LoadCluster(std::span<const Source* const> sources, std::span<const k8s::NodeRef> objects,
                                        DiagnosticSink& diags, LoadReport* report = nullptr,
                                        k8s::InputFormat format = k8s::InputFormat::kAuto);
+/// One file of a snapshot: its path, and its text when the caller has read
+/// it (standard input); the loader reads the others itself — or replays
+/// their cache (snapshot_cache.h).
+struct SnapshotFile {
+  std::string path;
+  std::shared_ptr<const Source> source;
+};
+
+/// Loads the files in order, each from its cache when `cache` allows and
+/// one of the file as it is now exists; after a load without any
+/// diagnostic, writes the cache of each file parsed. The sources read are
+/// appended to `read` (objects' spans point into them: keep them alive).
+std::unique_ptr<NodeTable> LoadClusterFiles(const std::vector<SnapshotFile>& files, const CacheOptions& cache,
+                                            DiagnosticSink& diags, LoadReport* report,
+                                            std::vector<std::shared_ptr<const Source>>& read);
 /// Loads `source`; on error returns null with diagnostics in `diags`.
 std::unique_ptr<NodeTable> LoadCluster(const Source& source, DiagnosticSink& diags, LoadReport* report = nullptr,
                                        k8s::InputFormat format = k8s::InputFormat::kAuto);

@@ -26,4 +26,16 @@ std::unique_ptr<Cluster> Cluster::Load(const std::vector<std::shared_ptr<const S
   return cluster;
 }
 
+std::unique_ptr<Cluster> Cluster::LoadFiles(const std::vector<rt::SnapshotFile>& files, const rt::CacheOptions& cache,
+                                            DiagnosticSink& diags) {
+  rt::LoadReport report;
+  std::vector<std::shared_ptr<const Source>> read;
+  std::unique_ptr<rt::NodeTable> table = rt::LoadClusterFiles(files, cache, diags, &report, read);
+  if (!table) return nullptr;
+  std::unique_ptr<Cluster> cluster(new Cluster(std::move(table)));
+  cluster->report_ = std::move(report);
+  cluster->sources_ = std::move(read);
+  return cluster;
+}
+
 }  // namespace policy::engine

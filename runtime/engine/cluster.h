@@ -34,6 +34,11 @@ class Cluster {
   /// document alive while diagnostics point into it.
   static std::unique_ptr<Cluster> Load(const std::vector<std::shared_ptr<const Source>>& files,
                                        std::span<const k8s::NodeRef> objects, DiagnosticSink& diags);
+  /// Loads snapshot files by path (or text already read), each from its
+  /// cache when `cache` allows (rt::LoadClusterFiles, snapshot_cache.h); the
+  /// cluster keeps the files it read alive.
+  static std::unique_ptr<Cluster> LoadFiles(const std::vector<rt::SnapshotFile>& files, const rt::CacheOptions& cache,
+                                            DiagnosticSink& diags);
 
   // --- object events -----------------------------------------------------
   /// Adds a node; nullopt when one of that name exists.
@@ -114,6 +119,7 @@ class Cluster {
   std::unique_ptr<rt::NodeTable> table_;
   rt::TableDictionary dictionary_;
   rt::LoadReport report_;
+  std::vector<std::shared_ptr<const Source>> sources_;  // LoadFiles': what the objects' spans point into
 };
 
 }  // namespace policy::engine

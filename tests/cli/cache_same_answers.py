@@ -1,0 +1,114 @@
+#!/usr/bin/env python3
+"""The snapshot cache (docs/cache.md) changes no answer. For each snapshot
+and pod, in a scratch copy of the snapshot: `check` without the cache, then
+with it (a miss that writes the cache: it must exist afterwards), then again
+(a hit): stdout, stderr and the exit status must be the same all three
+times; `inspect` likewise. Then the cache must not be trusted when it should
+not be: the file changed in place (same size), the cache damaged, the cache
+of another format — each must give the answer of a fresh parse.
+
+  python3 tests/cli/cache_same_answers.py --policyc build/policyc
+"""
+import argparse
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+
+CASES = [
+    ("examples/cluster.yaml", ["examples/pods/gpu-training.yaml", "examples/pods/web-one-per-node.yaml",
+                               "examples/pods/web.yaml"]),
+    ("tests/data/storage-cluster.yaml", ["tests/data/pod-mysql-bound-volume.yaml", "tests/data/pod-missing-claim.yaml"]),
+    ("tests/data/pending-snapshot.yaml", ["--all-pending"]),
+    ("tests/data/bom-cluster.json", ["examples/pods/web.yaml"]),
+    ("tests/data/drain-cluster.yaml", ["tests/data/suggest/web-spread-hostname.yaml"]),
+]
+
+
+def run(policyc, args, cache=True):
+    env = dict(os.environ, POLICYC_CACHE_MIN_BYTES="0")
+    p = subprocess.run([policyc] + args + ([] if cache else ["--no-cache"]), capture_output=True, text=True, env=env)
+    return p.returncode, p.stdout, p.stderr
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--policyc", required=True)
+    policyc = ap.parse_args().policyc
+    passed = failed = 0
+
+    def expect(ok, what):
+        nonlocal passed, failed
+        if ok:
+            passed += 1
+        else:
+            failed += 1
+            print(f"FAIL {what}")
+
+    with tempfile.TemporaryDirectory() as tmp:
+        for cluster, pods in CASES:
+            copy = os.path.join(tmp, os.path.basename(cluster))
+            shutil.copy(cluster, copy)
+            cache = copy + ".policyc-cache"
+            for pod in pods:
+                args = ["check", "--cluster", copy] + (["--all-pending"] if pod == "--all-pending" else ["--pod", pod])
+                if os.path.exists(cache):
+                    os.remove(cache)
+                fresh = run(policyc, args, cache=False)
+                miss = run(policyc, args)
+                expect(os.path.exists(cache), f"{cluster}: no cache written")
+                hit = run(policyc, args)
+                expect(fresh == miss, f"{cluster} {pod}: the first cached run differs from a parse")
+                expect(fresh == hit, f"{cluster} {pod}: the run from the cache differs from a parse")
+            inspect = ["inspect", "--cluster", copy]
+            expect(run(policyc, inspect, cache=False) == run(policyc, inspect), f"{cluster}: inspect from the cache differs")
+
+        # When not to trust it. The example snapshot, cached:
+        copy = os.path.join(tmp, "cluster.yaml")
+        shutil.copy("examples/cluster.yaml", copy)
+        cache = copy + ".policyc-cache"
+        args = ["check", "--cluster", copy, "--pod", "examples/pods/web.yaml", "-o", "json"]
+        run(policyc, args)
+        original = open(copy).read()
+        # 1. The file changed in place, same size: the cordoned node uncordoned.
+        changed = original.replace("unschedulable: true", "unschedulable: no  ", 1)
+        expect(len(changed) == len(original) and changed != original, "the test's edit keeps the size")
+        open(copy, "w").write(changed)
+        expect(run(policyc, args) == run(policyc, args, cache=False), "a changed file was answered from its old cache")
+        # ... and with its old modification time put back (the hash of its head and tail tells).
+        open(copy, "w").write(original)
+        run(policyc, args)
+        stat = os.stat(copy)  # what the cache was keyed with
+        open(copy, "w").write(changed)
+        os.utime(copy, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+        expect(os.stat(copy).st_mtime_ns == stat.st_mtime_ns, "the test put the old mtime back")
+        os.utime(copy + ".policyc-cache", None)
+        expect(run(policyc, args) == run(policyc, args, cache=False), "a file changed under its old mtime was answered from its old cache")
+        # 2. The cache damaged: a byte of its payload flipped.
+        run(policyc, args)
+        data = bytearray(open(cache, "rb").read())
+        data[len(data) // 2] ^= 0xFF
+        open(cache, "wb").write(bytes(data))
+        expect(run(policyc, args) == run(policyc, args, cache=False), "a damaged cache was used")
+        # 3. Another format: the version word changed.
+        run(policyc, args)
+        data = bytearray(open(cache, "rb").read())
+        data[8] ^= 0x7F
+        open(cache, "wb").write(bytes(data))
+        expect(run(policyc, args) == run(policyc, args, cache=False), "a cache of another format was used")
+        # 4. Truncated.
+        run(policyc, args)
+        data = open(cache, "rb").read()
+        open(cache, "wb").write(data[: len(data) - 10])
+        expect(run(policyc, args) == run(policyc, args, cache=False), "a truncated cache was used")
+        # 5. --no-cache writes none.
+        os.remove(cache)
+        run(policyc, args, cache=False)
+        expect(not os.path.exists(cache), "--no-cache wrote a cache")
+    print(f"snapshot cache: {passed} passed, {failed} failed")
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
