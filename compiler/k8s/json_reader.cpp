@@ -165,9 +165,18 @@ simdjson::error_code JsonReader::Build(od::value value, Document& doc, int depth
 }
 
 simdjson::error_code JsonReader::ReadItems(od::array items, std::string_view item_kind) {
+  size_t released = 0;
   for (auto element : items) {
     od::value v;
     if (auto error = element.get(v)) return error;
+    // What lies before this item is read: a mapped file drops those pages
+    // (a few megabytes at a time), so a 1 GB dump is not resident whole.
+    constexpr size_t kReleaseEvery = size_t{8} << 20;
+    size_t at = OffsetOf(v.raw_json_token().data());
+    if (at >= released + kReleaseEvery) {
+      source_.Release(at);
+      released = at;
+    }
     item_.Clear();
     uint32_t id;
     if (auto error = Build(v, item_, 1, &id)) return error;

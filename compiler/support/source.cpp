@@ -6,11 +6,47 @@
 #include <cstring>
 #include <filesystem>
 
+#include <fcntl.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
 namespace policy {
 
 Source::Source(std::string name, std::string text)
     : name_(std::move(name)), text_(std::move(text)), size_(text_.size()) {
   text_.append(kPadding, '\0');
+  data_ = text_.data();
+}
+
+Source::Source(std::string name, const char* mapped, size_t size, size_t mapped_bytes)
+    : name_(std::move(name)), data_(mapped), size_(size), mapped_bytes_(mapped_bytes) {}
+
+Source::~Source() {
+  if (mapped_bytes_ > 0) ::munmap(const_cast<char*>(data_), mapped_bytes_);
+}
+
+void Source::Release(size_t offset) const {
+  if (mapped_bytes_ == 0) return;
+  size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  size_t bytes = std::min(offset, size_) / page * page;
+  if (bytes > 0) ::madvise(const_cast<char*>(data_), bytes, MADV_DONTNEED);
+}
+
+// `path` mapped read-only, followed by zero pages for the padding (reads
+// past a file's end inside its last page give zeros too); null when it
+// cannot be mapped (the caller then reads it).
+std::unique_ptr<Source> Source::Map(const std::string& path, int fd, size_t size) {
+  size_t page = static_cast<size_t>(::sysconf(_SC_PAGESIZE));
+  size_t bytes = (size + Source::kPadding + page - 1) / page * page;
+  void* region = ::mmap(nullptr, bytes, PROT_READ, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (region == MAP_FAILED) return nullptr;
+  if (::mmap(region, size, PROT_READ, MAP_PRIVATE | MAP_FIXED, fd, 0) == MAP_FAILED) {
+    ::munmap(region, bytes);
+    return nullptr;
+  }
+  ::madvise(region, size, MADV_SEQUENTIAL);
+  return std::unique_ptr<Source>(new Source(path, static_cast<const char*>(region), size, bytes));
 }
 
 std::unique_ptr<Source> Source::FromFile(const std::string& path, std::string* error) {
@@ -18,6 +54,18 @@ std::unique_ptr<Source> Source::FromFile(const std::string& path, std::string* e
   if (std::filesystem::is_directory(path, code)) {
     *error = "it is a directory";
     return nullptr;
+  }
+  {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd >= 0 && ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && static_cast<size_t>(st.st_size) >= kMapFrom &&
+        static_cast<size_t>(st.st_size) < UINT32_MAX - kPadding) {
+      std::unique_ptr<Source> mapped = Map(path, fd, static_cast<size_t>(st.st_size));
+      ::close(fd);
+      if (mapped) return mapped;
+    } else if (fd >= 0) {
+      ::close(fd);
+    }
   }
   FILE* file = std::fopen(path.c_str(), "rb");
   if (file == nullptr) {
@@ -50,7 +98,7 @@ std::unique_ptr<Source> Source::FromFile(const std::string& path, std::string* e
 void Source::BuildLineTable() const {
   if (!line_starts_.empty()) return;
   line_starts_.push_back(0);
-  const char* base = text_.data();
+  const char* base = data_;
   const char* p = base;
   const char* end = base + size_;
   while (p < end) {
@@ -69,7 +117,7 @@ LineCol Source::Locate(uint32_t offset) const {
   uint32_t column = 1;
   for (uint32_t i = line_starts_[line_index]; i < offset; ++i) {
     // Count characters: UTF-8 continuation bytes do not start a character.
-    if ((static_cast<unsigned char>(text_[i]) & 0xC0) != 0x80) ++column;
+    if ((static_cast<unsigned char>(data_[i]) & 0xC0) != 0x80) ++column;
   }
   return {line_index + 1, column};
 }
@@ -86,8 +134,8 @@ std::string_view Source::LineText(uint32_t line) const {
   if (line == 0 || line > line_starts_.size()) return {};
   uint32_t begin = line_starts_[line - 1];
   uint32_t end = line < line_starts_.size() ? line_starts_[line] : static_cast<uint32_t>(size_);
-  while (end > begin && (text_[end - 1] == '\n' || text_[end - 1] == '\r')) --end;
-  return std::string_view(text_.data() + begin, end - begin);
+  while (end > begin && (data_[end - 1] == '\n' || data_[end - 1] == '\r')) --end;
+  return std::string_view(data_ + begin, end - begin);
 }
 
 }  // namespace policy

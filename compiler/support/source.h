@@ -28,16 +28,27 @@ class Source : public std::enable_shared_from_this<Source> {
   static constexpr size_t kPadding = 64;
 
   Source(std::string name, std::string text);
+  ~Source();
+  Source(const Source&) = delete;
+  Source& operator=(const Source&) = delete;
 
-  /// Reads `path`; returns null and sets `error` when the file cannot be read.
+  /// Reads `path`; returns null and sets `error` when the file cannot be
+  /// read. A file of kMapFrom bytes or more is memory-mapped rather than
+  /// copied: its pages are the page cache's, and Release() lets a reader
+  /// that goes front to back drop what it is done with.
   static std::unique_ptr<Source> FromFile(const std::string& path, std::string* error);
+  static constexpr size_t kMapFrom = size_t{1} << 20;
 
   const std::string& Name() const { return name_; }
   /// The text, without the padding.
-  std::string_view Text() const { return std::string_view(text_.data(), size_); }
+  std::string_view Text() const { return std::string_view(data_, size_); }
   /// The text followed by at least kPadding readable bytes.
-  const char* PaddedData() const { return text_.data(); }
+  const char* PaddedData() const { return data_; }
   size_t Size() const { return size_; }
+  /// A mapped file's text before byte `offset` need not stay resident: it
+  /// is dropped now and read again from the file if anything looks at it.
+  /// Does nothing for a text held in memory.
+  void Release(size_t offset) const;
 
   /// Line and column of a byte offset (offsets past the end clamp to the end).
   LineCol Locate(uint32_t offset) const;
@@ -49,9 +60,14 @@ class Source : public std::enable_shared_from_this<Source> {
  private:
   void BuildLineTable() const;
 
+  Source(std::string name, const char* mapped, size_t size, size_t mapped_bytes);
+  static std::unique_ptr<Source> Map(const std::string& path, int fd, size_t size);
+
   std::string name_;
-  std::string text_;  // size_ bytes of text, then kPadding zero bytes
+  std::string text_;  // size_ bytes of text, then kPadding zero bytes (unless mapped)
+  const char* data_ = nullptr;
   size_t size_ = 0;
+  size_t mapped_bytes_ = 0;  // a mapping's length (the file, then zero pages), or 0
   mutable std::vector<uint32_t> line_starts_;
 };
 
