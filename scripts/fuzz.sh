@@ -5,7 +5,7 @@
 # shared/: the YAML and JSON loaders, the quantity parser, the policy parser,
 # the whole `policyc check` command (a fuzzed policy, pod and profile
 # against the example cluster, then `lint`, `schedule` and `drain`),
-# `policyc test` on a fuzzed test file, the C ABI's entry points, the bodies
+# `policyc test` on a fuzzed test file, the snapshot cache's reader, the C ABI's entry points, the bodies
 # `policyc serve` reads, and what it reads about and from the Kubernetes API.
 # A crash leaves its input in build/fuzz/crashes/; add it as a test.
 #
@@ -21,7 +21,7 @@ fi
 cmake --build build/fuzz >/dev/null
 
 work=build/fuzz/corpus
-mkdir -p "$work"/{yaml,json,quantity,policy,check,capi,extender,kube,test} build/fuzz/crashes
+mkdir -p "$work"/{yaml,json,quantity,policy,check,capi,extender,kube,test,cache} build/fuzz/crashes
 # Seeds: every YAML/JSON input the project has; quantities from a fixed list.
 find tests examples policies ../shared -type f \( -name '*.yaml' -o -name '*.yml' \) -size -200k -exec cp -t "$work/yaml" {} + 2>/dev/null || true
 find tests examples ../shared -type f -name '*.json' -size -200k -exec cp -t "$work/json" {} + 2>/dev/null || true
@@ -76,8 +76,29 @@ for q in 0 100m 1 1.5 .5 5. 16Gi 1Ki 7807312Ki 129e6 1E 1e-3 -1 +2 9223372036854
   printf '%s' "$q" > "$work/quantity/seed$i"; i=$((i+1))
 done
 
+# `cache`: payloads of real caches (a cache file less its header), written for
+# the example and test snapshots.
+cachedir=$(mktemp -d)
+i=0
+for f in examples/cluster.yaml tests/data/*-cluster.yaml; do
+  cp "$f" "$cachedir/s$i.yaml"
+  POLICYC_CACHE_MIN_BYTES=0 build/fuzz/policyc inspect --cluster "$cachedir/s$i.yaml" >/dev/null 2>&1 || true
+  [ -f "$cachedir/s$i.yaml.policyc-cache" ] && python3 -c '
+import sys
+data = open(sys.argv[1], "rb").read()[12:]
+fields = 0
+at = 0
+while fields < 7:  # the key (5 varints), the length and the checksum
+    while data[at] & 0x80: at += 1
+    at += 1
+    fields += 1
+open(sys.argv[2], "wb").write(data[at:])' "$cachedir/s$i.yaml.policyc-cache" "$work/cache/seed$i"
+  i=$((i+1))
+done
+rm -rf "$cachedir"
+
 status=0
-for target in yaml json quantity policy check capi extender kube test; do
+for target in yaml json quantity policy check capi extender kube test cache; do
   log=build/fuzz/fuzz_$target.log
   if build/fuzz/tests/fuzz/fuzz_$target "$work/$target" -max_total_time="$seconds" -max_len=262144 \
        -artifact_prefix=build/fuzz/crashes/$target- -print_final_stats=1 >"$log" 2>&1; then

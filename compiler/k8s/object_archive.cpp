@@ -62,6 +62,16 @@ template <class F> void Fields(F& f, Pod& v) {
     v.template_selector, v.controller);
 }
 
+// How many values each enum has: a number past it is damage, never an enum value.
+template <class T> constexpr uint64_t kValues = 0;
+template <> constexpr uint64_t kValues<TaintEffect> = 3;
+template <> constexpr uint64_t kValues<SelectorOp> = 6;
+template <> constexpr uint64_t kValues<TolerationOp> = 2;
+template <> constexpr uint64_t kValues<WhenUnsatisfiable> = 2;
+template <> constexpr uint64_t kValues<InclusionPolicy> = 2;
+template <> constexpr uint64_t kValues<Volume::Kind> = 3;
+template <> constexpr uint64_t kValues<PodPhase> = 5;
+
 template <class T>
 concept HasFields = requires(T& v, int& f) { Fields(f, v); };
 
@@ -112,7 +122,9 @@ struct ArchiveIo {
     void Do(T& v) {
       uint64_t u = r.U64();
       if constexpr (std::is_enum_v<T>) {
-        v = static_cast<T>(u);
+        static_assert(kValues<T> > 0, "an enum of an object without kValues");
+        if (u >= kValues<T>) r.ok_ = false;
+        v = static_cast<T>(u < kValues<T> ? u : 0);
       } else if constexpr (std::is_signed_v<T>) {
         v = static_cast<T>(static_cast<int64_t>((u >> 1) ^ (~(u & 1) + 1)));
       } else {
@@ -122,7 +134,12 @@ struct ArchiveIo {
     void Do(Quantity& q) {
       uint64_t lo = r.U64(), hi = r.U64(), format = r.U64();
       unsigned __int128 n = (static_cast<unsigned __int128>(hi) << 64) | lo;
-      q = Quantity::FromNanos(static_cast<Quantity::Nanos>(n), static_cast<QuantityFormat>(format % 3));
+      if (format > 2 || static_cast<Quantity::Nanos>(n) > Quantity::kMaxNanos ||
+          static_cast<Quantity::Nanos>(n) < -Quantity::kMaxNanos) {
+        r.ok_ = false;
+        return;
+      }
+      q = Quantity::FromNanos(static_cast<Quantity::Nanos>(n), static_cast<QuantityFormat>(format));
     }
     template <class T> void Do(std::vector<T>& v) {
       uint64_t n = r.U64();
@@ -131,11 +148,12 @@ struct ArchiveIo {
         r.ok_ = false;
         return;
       }
+      // Grown as elements are read, so memory follows what the bytes hold.
       v.clear();
-      v.resize(n);
-      for (T& x : v) {
-        if (!r.ok_) return;
+      for (uint64_t i = 0; i < n && r.ok_; ++i) {
+        T x{};
         Do(x);
+        if (r.ok_) v.push_back(std::move(x));
       }
     }
     template <class A, class B> void Do(std::pair<A, B>& p) {

@@ -143,12 +143,18 @@ CacheLoad ReplayCache(const std::string& path, k8s::ClusterVisitor& visitor, k8s
   std::string_view payload = rest.substr(header.Position());
   if (Hash(payload) != checksum) return CacheLoad::kMiss;
 
-  // Verified: replayed record by record. A record that cannot be decoded
-  // past a good checksum means a damaged build, not a damaged file: the
-  // visitor has seen part of the snapshot, so the load must fail.
+  return ReplayPayload(payload, visitor, stats);
+}
+
+CacheLoad ReplayPayload(std::string_view payload, k8s::ClusterVisitor& visitor, k8s::ClusterReadStats& stats) {
+  // Replayed record by record. A record that cannot be decoded past a good
+  // checksum means a damaged build, not a damaged file: the visitor has seen
+  // part of the snapshot, so the load must fail.
   k8s::ArchiveReader in(payload);
+  bool any = false;
   for (uint64_t tag = in.U64(); tag != kEnd; tag = in.U64()) {
-    if (!in.Ok() || !ReplayRecord(in, tag, visitor)) return CacheLoad::kDamaged;
+    if (!in.Ok() || !ReplayRecord(in, tag, visitor)) return any ? CacheLoad::kDamaged : CacheLoad::kMiss;
+    any = true;
   }
   k8s::ClusterReadStats read;
   read.objects = in.U64();
@@ -156,7 +162,7 @@ CacheLoad ReplayCache(const std::string& path, k8s::ClusterVisitor& visitor, k8s
     std::string kind = in.Str();
     read.skipped_kinds[kind] += in.U64();
   }
-  if (!in.Ok() || !in.AtEnd()) return CacheLoad::kDamaged;
+  if (!in.Ok() || !in.AtEnd()) return any ? CacheLoad::kDamaged : CacheLoad::kMiss;
   stats.Add(read);
   return CacheLoad::kLoaded;
 }

@@ -18,6 +18,7 @@
 #include <cstdint>
 #include <memory>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "compiler/k8s/cluster_reader.h"
@@ -44,6 +45,10 @@ enum class CacheLoad : uint8_t {
 /// Replays the cache of `path` into `visitor` (and its read statistics into
 /// `stats`) when one for the file as it is now exists.
 CacheLoad ReplayCache(const std::string& path, k8s::ClusterVisitor& visitor, k8s::ClusterReadStats& stats);
+
+/// The payload part of ReplayCache (after the key, length and checksum
+/// checks): what the fuzzer feeds damaged bytes to.
+CacheLoad ReplayPayload(std::string_view payload, k8s::ClusterVisitor& visitor, k8s::ClusterReadStats& stats);
 
 /// Forwards every call to `next` and keeps a copy of each object, to be
 /// written as a cache after a clean load.
