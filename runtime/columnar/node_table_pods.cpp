@@ -99,15 +99,27 @@ void NodeTable::Unlink(uint32_t slot, uint32_t* head) {
   pod.prev = pod.next = UINT32_MAX;
 }
 
+namespace {
+
+// `total` plus or minus `amount`, wrapping as kube-scheduler's int64 sums
+// do (NodeInfo.Requested): defined for any input, and unbinding subtracts
+// exactly what binding added.
+void Wrap(int64_t& total, int sign, int64_t amount) {
+  uint64_t a = static_cast<uint64_t>(amount);
+  total = static_cast<int64_t>(sign > 0 ? static_cast<uint64_t>(total) + a : static_cast<uint64_t>(total) - a);
+}
+
+}  // namespace
+
 void NodeTable::Apply(uint32_t slot, RowId row, int sign) {
   const BoundPod& pod = pods_[slot];
   for (const auto& [index, amount] : pod.requests) {
     ResourceColumn& column = resources_[index];
-    column.requested[row] += sign * amount;
+    Wrap(column.requested[row], sign, amount);
     column.requested_milli[row] = column.cpu ? column.requested[row] : k8s::SaturatedMilli(column.requested[row]);
   }
-  nonzero_cpu_[row] += sign * pod.nonzero_cpu;
-  nonzero_memory_[row] += sign * pod.nonzero_memory;
+  Wrap(nonzero_cpu_[row], sign, pod.nonzero_cpu);
+  Wrap(nonzero_memory_[row], sign, pod.nonzero_memory);
   nonzero_memory_milli_[row] = k8s::SaturatedMilli(nonzero_memory_[row]);
   pod_count_[row] += static_cast<uint32_t>(sign);
   for (const k8s::Volume& v : pod.volumes) {

@@ -41,15 +41,19 @@ uint32_t StringPool::Intern(std::string_view text) {
   uint64_t hash = Hash(text);
   size_t at = Find(text, hash);
   if (slots_[at] != 0) return static_cast<uint32_t>(slots_[at]);
-  if (block_used_ + text.size() > block_size_) {
-    block_size_ = std::max<size_t>(text.size(), 256 * 1024);
-    blocks_.push_back(std::make_unique<char[]>(block_size_));
-    block_used_ = 0;
-    char_bytes_ += block_size_;
+  const char* out = "";  // the empty string needs no block (there may be none yet)
+  if (!text.empty()) {
+    if (block_used_ + text.size() > block_size_) {
+      block_size_ = std::max<size_t>(text.size(), 256 * 1024);
+      blocks_.push_back(std::make_unique<char[]>(block_size_));
+      block_used_ = 0;
+      char_bytes_ += block_size_;
+    }
+    char* at = blocks_.back().get() + block_used_;
+    std::memcpy(at, text.data(), text.size());
+    block_used_ += text.size();
+    out = at;
   }
-  char* out = blocks_.back().get() + block_used_;
-  if (!text.empty()) std::memcpy(out, text.data(), text.size());
-  block_used_ += text.size();
   uint32_t id = static_cast<uint32_t>(strings_.size());
   strings_.emplace_back(out, text.size());
   slots_[at] = (uint64_t{Tag(hash)} << 32) | id;

@@ -388,3 +388,36 @@ TEST_CASE("a node's name finds its row after removals and compaction - and a rem
   REQUIRE(table.AddNode(again).has_value());
   CHECK(table.NodeName(*table.FindNode("node-0")) == "node-0");
 }
+
+TEST_CASE("the string pool interns the empty string first without a block") {
+  policy::rt::StringPool pool;
+  uint32_t empty = pool.Intern("");
+  CHECK(pool.Get(empty).empty());
+  CHECK(pool.Intern("") == empty);
+  uint32_t zone = pool.Intern("zone-a");
+  CHECK(pool.Get(zone) == "zone-a");
+  CHECK(pool.Lookup("") == std::optional<uint32_t>(empty));
+}
+
+TEST_CASE("requests whose sum passes int64 wrap as kube-scheduler's and unbind exactly") {
+  policy::rt::NodeTable table;
+  policy::k8s::Node node;
+  node.name = "n";
+  node.allocatable = {{"memory", policy::k8s::Quantity::FromUnits(8LL << 30)}};
+  table.AddNode(node);
+  policy::k8s::Pod pod;
+  pod.namespace_name = "default";
+  pod.node_name = "n";
+  policy::k8s::Container c;
+  c.requests = {{"memory", policy::k8s::Quantity::FromUnits(INT64_MAX)}};
+  pod.containers = {c};
+  pod.name = "a";
+  table.BindPod(pod);
+  pod.name = "b";
+  table.BindPod(pod);
+  policy::rt::RowId row = *table.FindNode("n");
+  CHECK(table.Resource("memory")->requested[row] == -2);  // INT64_MAX + INT64_MAX, wrapped
+  table.UnbindPod("default", "a");
+  table.UnbindPod("default", "b");
+  CHECK(table.Resource("memory")->requested[row] == 0);
+}
