@@ -476,7 +476,9 @@ class Suggester {
     std::optional<k8s::Pod> variant = Variant(apply);
     if (!variant || rows.empty()) return std::nullopt;
     std::unique_ptr<PodPlan> plan = engine_.Plan(std::move(*variant), cluster_);
-    if (engine_.Decide(*plan, cluster_, {.filters_only = true, .rows = rows}).feasible.empty()) return std::nullopt;
+    // Tried on the rows it could open first, unless that is most rows anyway.
+    bool few = rows.size() * 2 < Table().NodeCount();
+    if (few && engine_.Decide(*plan, cluster_, {.filters_only = true, .rows = rows}).feasible.empty()) return std::nullopt;
     Suggestion s;
     for (rt::RowId row : engine_.Decide(*plan, cluster_, {.filters_only = true}).feasible) {
       if (!feasible_.contains(row)) s.nodes.emplace_back(Table().NodeName(row));
