@@ -19,11 +19,10 @@
 #include "cli/input.h"
 #include "cli/manifest_lints.h"
 #include "cli/structured_output.h"
-#include "compiler/ir/ir.h"
 #include "compiler/support/json_writer.h"
 #include "runtime/engine/cluster.h"
 #include "runtime/engine/engine.h"
-#include "runtime/interp/interpreter.h"
+#include "runtime/engine/policy_rules.h"
 #include "runtime/sched/profile.h"
 
 namespace policy::cli {
@@ -94,43 +93,27 @@ struct RuleFindings {
 // Per pod, every filter rule and score of every policy over every node.
 void LintPolicies(engine::Engine& engine, engine::Cluster& cluster, const std::vector<k8s::Pod>& pods,
                   DiagnosticSink& diags) {
-  std::set<std::string> builtins;
-  for (const rt::PluginSetting& p : engine.Profile().plugins) builtins.insert(p.name);
   std::map<std::pair<std::string, size_t>, RuleFindings> filters, scores;
-  const rt::NodeTable& table = cluster.Table();
-  if (table.NodeCount() < 1) return;
+  size_t nodes = cluster.Table().NodeCount();
+  if (nodes < 1) return;
   for (const k8s::Pod& pod : pods) {
     std::unique_ptr<engine::PodPlan> plan = engine.Plan(pod, cluster);
     std::string who = pod.namespace_name + "/" + pod.name;
-    for (const rt::Plugin& plugin : plan->Plugins()) {
-      if (builtins.contains(plugin.name)) continue;
-      const ir::Function& fn = plugin.program->functions[plugin.function];
-      rt::Interpreter interp(*plugin.program, plan->Pod(), table);
-      if (!interp.Applies(plugin.function)) continue;
-      std::vector<size_t> failing(fn.filters.size(), 0);
-      for (rt::RowId row : table.LiveRows()) {
-        uint64_t mask = interp.FailingFilters(plugin.function, row);
-        for (size_t i = 0; i < fn.filters.size() && i < 63; ++i) failing[i] += (mask >> i) & 1;
-      }
-      for (size_t i = 0; i < fn.filters.size() && i < 63; ++i) {
-        RuleFindings& f = filters[{plugin.name, i}];
-        f.span = fn.filters[i].span;
-        f.policy = plugin.name;
+    for (const engine::PolicyRules& rules : engine::EvaluatePolicyRules(engine, *plan, cluster)) {
+      for (size_t i = 0; i < rules.filters.size(); ++i) {
+        RuleFindings& f = filters[{rules.plugin, i}];
+        f.span = rules.filters[i];
+        f.policy = rules.plugin;
         ++f.pods;
-        f.rejected += failing[i] > 0;
-        if (failing[i] == table.NodeCount()) f.reject_all.push_back(who);
+        f.rejected += rules.rejected[i] > 0;
+        if (rules.rejected[i] == nodes) f.reject_all.push_back(who);
       }
-      for (size_t s = 0; s < fn.scores.size(); ++s) {
-        std::set<int64_t> values;
-        for (rt::RowId row : table.LiveRows()) {
-          values.insert(interp.Score(plugin.function, s, row));
-          if (values.size() > 1) break;
-        }
-        RuleFindings& f = scores[{plugin.name, s}];
-        f.span = fn.scores[s].span;
-        f.policy = plugin.name;
+      for (size_t s = 0; s < rules.scores.size(); ++s) {
+        RuleFindings& f = scores[{rules.plugin, s}];
+        f.span = rules.scores[s];
+        f.policy = rules.plugin;
         ++f.pods;
-        f.constant += values.size() == 1;
+        f.constant += rules.constant[s];
       }
     }
   }

@@ -13,14 +13,13 @@
 
 #include "cli/engine_setup.h"
 #include "cli/input.h"
-#include "compiler/ir/ir.h"
 #include "compiler/k8s/decode.h"
 #include "compiler/k8s/object_reader.h"
 #include "compiler/k8s/pod_reader.h"
 #include "runtime/engine/cluster.h"
 #include "runtime/engine/engine.h"
 #include "runtime/host/placement_json.h"
-#include "runtime/interp/interpreter.h"
+#include "runtime/engine/policy_rules.h"
 #include "runtime/sched/profile.h"
 
 namespace policy::cli {
@@ -400,34 +399,23 @@ class Runner final : public k8s::ObjectVisitor {
   // Every rule of every policy (not the profile's plugins) on every node.
   void Cover(const engine::Engine& engine, const engine::PodPlan& plan, const engine::Cluster& cluster,
              const rt::Decision& decision) {
-    std::set<std::string> builtins;
-    for (const rt::PluginSetting& s : engine.Profile().plugins) builtins.insert(s.name);
-    const rt::NodeTable& table = cluster.Table();
-    for (const rt::Plugin& plugin : plan.Plugins()) {
-      if (builtins.contains(plugin.name)) continue;
-      const ir::Function& fn = plugin.program->functions[plugin.function];
-      rt::Interpreter interp(*plugin.program, plan.Pod(), table);
-      if (!interp.Applies(plugin.function)) continue;
+    for (const engine::PolicyRules& rules : engine::EvaluatePolicyRules(engine, plan, cluster)) {
       auto entry = [&](Span span, bool score) -> RuleCoverage& {
         LineCol at = span.Valid() ? span.source->Locate(span.begin) : LineCol{};
-        std::string where = span.Valid() ? fmt::format("{}:{}:{}", span.source->Name(), at.line, at.column) : plugin.name;
+        std::string where = span.Valid() ? fmt::format("{}:{}:{}", span.source->Name(), at.line, at.column) : rules.plugin;
         RuleCoverage& c = coverage_[where];
         c.where = where;
-        c.policy = plugin.name;
+        c.policy = rules.plugin;
         c.score = score;
         ++c.cases;
         return c;
       };
-      std::vector<RuleCoverage*> filters;
-      for (const ir::Filter& f : fn.filters) filters.push_back(&entry(f.span, false));
-      for (rt::RowId row : table.LiveRows()) {
-        uint64_t mask = interp.FailingFilters(plugin.function, row);
-        for (size_t i = 0; i < filters.size(); ++i) {
-          bool failed = (mask >> std::min<size_t>(i, 63)) & 1;
-          ++(failed ? filters[i]->rejected : filters[i]->passed);
-        }
+      for (size_t i = 0; i < rules.filters.size(); ++i) {
+        RuleCoverage& c = entry(rules.filters[i], false);
+        c.rejected += rules.rejected[i];
+        c.passed += rules.passed[i];
       }
-      for (const ir::Score& s : fn.scores) entry(s.span, true).passed += decision.feasible.size();
+      for (const Span& s : rules.scores) entry(s, true).passed += decision.feasible.size();
     }
   }
 
