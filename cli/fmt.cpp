@@ -3,7 +3,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <fstream>
 #include <string>
 #include <vector>
@@ -19,8 +18,6 @@
 namespace policy::cli {
 namespace {
 
-namespace fs = std::filesystem;
-
 constexpr const char* kUsage = R"(usage: policyc fmt [--check | --diff | --write|-w] PATH ...
 
 Lays out policy files (.policy) one canonical way: a policy starts its line,
@@ -35,26 +32,6 @@ them in place. A file that does not parse is never changed.
 Exit status: 0 done (--check, --diff: every file is formatted), 1 some file
 is not formatted (--check, --diff), 2 a file does not parse, or bad usage.
 )";
-
-std::vector<std::string> Files(const std::vector<std::string>& paths, std::string& missing) {
-  std::vector<std::string> files;
-  for (const std::string& p : paths) {
-    std::error_code ec;
-    if (fs::is_directory(p, ec)) {
-      std::vector<std::string> found;
-      for (const fs::directory_entry& e : fs::recursive_directory_iterator(p, ec)) {
-        if (e.is_regular_file() && e.path().extension() == ".policy") found.push_back(e.path().string());
-      }
-      std::sort(found.begin(), found.end());
-      files.insert(files.end(), found.begin(), found.end());
-    } else if (p == "-" || fs::exists(p, ec)) {
-      files.push_back(p);
-    } else if (missing.empty()) {
-      missing = p;
-    }
-  }
-  return files;
-}
 
 }  // namespace
 
@@ -73,7 +50,7 @@ int RunFmt(const std::vector<std::string>& argv) {
     return kExitBadInput;
   }
   std::string missing;
-  std::vector<std::string> files = Files(args.Positional(), missing);
+  std::vector<std::string> files = FilesUnder(args.Positional(), {".policy"}, missing);
   if (!missing.empty()) {
     fmt::print(stderr, "policyc fmt: no file or directory `{}`\n", missing);
     return kExitBadInput;

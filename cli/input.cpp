@@ -101,6 +101,30 @@ std::optional<std::vector<rt::SnapshotFile>> SnapshotFiles(const std::vector<std
   return out;
 }
 
+std::vector<std::string> FilesUnder(const std::vector<std::string>& paths, const std::vector<std::string>& extensions,
+                                    std::string& missing) {
+  std::vector<std::string> files;
+  for (const std::string& p : paths) {
+    std::error_code ec;
+    if (std::filesystem::is_directory(p, ec)) {
+      std::vector<std::string> found;
+      for (const auto& e : std::filesystem::recursive_directory_iterator(p, ec)) {
+        std::string ext = e.path().extension().string();
+        if (e.is_regular_file() && std::find(extensions.begin(), extensions.end(), ext) != extensions.end()) {
+          found.push_back(e.path().string());
+        }
+      }
+      std::sort(found.begin(), found.end());
+      files.insert(files.end(), found.begin(), found.end());
+    } else if (p == "-" || std::filesystem::exists(p, ec)) {
+      files.push_back(p);
+    } else if (missing.empty()) {
+      missing = p;
+    }
+  }
+  return files;
+}
+
 rt::CacheOptions CacheFromFlags(bool no_cache) {
   rt::CacheOptions options;
   options.enabled = !no_cache;

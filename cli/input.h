@@ -22,6 +22,12 @@ std::shared_ptr<Source> ReadInput(const std::string& path, DiagnosticSink& diags
 /// Empty after an I/O diagnostic.
 std::vector<std::shared_ptr<const Source>> ReadSnapshot(const std::vector<std::string>& paths, DiagnosticSink& diags);
 
+/// The files `paths` name: each file as given, each directory's files
+/// ending in one of `extensions` (subdirectories included), in name order.
+/// `missing` is set to the first path that names nothing.
+std::vector<std::string> FilesUnder(const std::vector<std::string>& paths, const std::vector<std::string>& extensions,
+                                    std::string& missing);
+
 /// The same files, not read yet (standard input is): what
 /// engine::Cluster::LoadFiles loads, each from its cache when it can.
 /// nullopt after an I/O diagnostic.

@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <cstdio>
-#include <filesystem>
 #include <map>
 #include <string>
 #include <vector>
@@ -14,12 +13,11 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/input.h"
 #include "cli/test_file.h"
 
 namespace policy::cli {
 namespace {
-
-namespace fs = std::filesystem;
 
 constexpr const char* kUsage = R"(usage: policyc test PATH ... [--policies DIR ...] [--coverage] [--verbose]
 
@@ -39,27 +37,6 @@ a line for every case.
 Exit status: 0 every case passed, 1 some case failed, 2 bad usage or a
 file that is not a readable test.
 )";
-
-std::vector<std::string> Files(const std::vector<std::string>& paths, std::string& missing) {
-  std::vector<std::string> files;
-  for (const std::string& p : paths) {
-    std::error_code ec;
-    if (fs::is_directory(p, ec)) {
-      std::vector<std::string> found;
-      for (const fs::directory_entry& e : fs::recursive_directory_iterator(p, ec)) {
-        std::string ext = e.path().extension().string();
-        if (e.is_regular_file() && (ext == ".yaml" || ext == ".yml")) found.push_back(e.path().string());
-      }
-      std::sort(found.begin(), found.end());
-      files.insert(files.end(), found.begin(), found.end());
-    } else if (fs::exists(p, ec)) {
-      files.push_back(p);
-    } else if (missing.empty()) {
-      missing = p;
-    }
-  }
-  return files;
-}
 
 void PrintCoverage(const std::map<std::string, RuleCoverage>& coverage) {
   if (coverage.empty()) {
@@ -101,7 +78,7 @@ int RunTest(const std::vector<std::string>& argv) {
     return kExitBadInput;
   }
   std::string missing;
-  std::vector<std::string> files = Files(args.Positional(), missing);
+  std::vector<std::string> files = FilesUnder(args.Positional(), {".yaml", ".yml"}, missing);
   if (!missing.empty()) {
     fmt::print(stderr, "policyc test: no file or directory `{}`\n", missing);
     return kExitBadInput;

@@ -167,50 +167,37 @@ CacheLoad ReplayPayload(std::string_view payload, k8s::ClusterVisitor& visitor, 
   return CacheLoad::kLoaded;
 }
 
-void RecordingVisitor::OnNode(k8s::Node&& v, Span where) {
-  archive_.U64(kNode);
-  archive_.Put(v);
-  next_.OnNode(std::move(v), where);
+// Each call: the object written after its tag, then handed on.
+template <class T>
+void Record(k8s::ArchiveWriter& archive, uint64_t tag, T&& v, Span where, k8s::ClusterVisitor& next,
+            void (k8s::ClusterVisitor::*on)(T&&, Span)) {
+  archive.U64(tag);
+  archive.Put(v);
+  (next.*on)(std::move(v), where);
 }
-void RecordingVisitor::OnPod(k8s::Pod&& v, Span where) {
-  archive_.U64(kPod);
-  archive_.Put(v);
-  next_.OnPod(std::move(v), where);
+
+void RecordingVisitor::OnNode(k8s::Node&& v, Span w) { Record(archive_, kNode, std::move(v), w, next_, &ClusterVisitor::OnNode); }
+void RecordingVisitor::OnPod(k8s::Pod&& v, Span w) { Record(archive_, kPod, std::move(v), w, next_, &ClusterVisitor::OnPod); }
+void RecordingVisitor::OnNamespace(k8s::Namespace&& v, Span w) {
+  Record(archive_, kNamespace, std::move(v), w, next_, &ClusterVisitor::OnNamespace);
 }
-void RecordingVisitor::OnNamespace(k8s::Namespace&& v, Span where) {
-  archive_.U64(kNamespace);
-  archive_.Put(v);
-  next_.OnNamespace(std::move(v), where);
+void RecordingVisitor::OnSelectorOwner(k8s::SelectorOwner&& v, Span w) {
+  Record(archive_, kOwner, std::move(v), w, next_, &ClusterVisitor::OnSelectorOwner);
 }
-void RecordingVisitor::OnSelectorOwner(k8s::SelectorOwner&& v, Span where) {
-  archive_.U64(kOwner);
-  archive_.Put(v);
-  next_.OnSelectorOwner(std::move(v), where);
+void RecordingVisitor::OnClaim(k8s::PersistentVolumeClaim&& v, Span w) {
+  Record(archive_, kClaim, std::move(v), w, next_, &ClusterVisitor::OnClaim);
 }
-void RecordingVisitor::OnClaim(k8s::PersistentVolumeClaim&& v, Span where) {
-  archive_.U64(kClaim);
-  archive_.Put(v);
-  next_.OnClaim(std::move(v), where);
+void RecordingVisitor::OnVolume(k8s::PersistentVolume&& v, Span w) {
+  Record(archive_, kVolume, std::move(v), w, next_, &ClusterVisitor::OnVolume);
 }
-void RecordingVisitor::OnVolume(k8s::PersistentVolume&& v, Span where) {
-  archive_.U64(kVolume);
-  archive_.Put(v);
-  next_.OnVolume(std::move(v), where);
+void RecordingVisitor::OnStorageClass(k8s::StorageClass&& v, Span w) {
+  Record(archive_, kClass, std::move(v), w, next_, &ClusterVisitor::OnStorageClass);
 }
-void RecordingVisitor::OnStorageClass(k8s::StorageClass&& v, Span where) {
-  archive_.U64(kClass);
-  archive_.Put(v);
-  next_.OnStorageClass(std::move(v), where);
+void RecordingVisitor::OnCsiNode(k8s::CsiNode&& v, Span w) {
+  Record(archive_, kCsiNode, std::move(v), w, next_, &ClusterVisitor::OnCsiNode);
 }
-void RecordingVisitor::OnCsiNode(k8s::CsiNode&& v, Span where) {
-  archive_.U64(kCsiNode);
-  archive_.Put(v);
-  next_.OnCsiNode(std::move(v), where);
-}
-void RecordingVisitor::OnPriorityClass(k8s::PriorityClass&& v, Span where) {
-  archive_.U64(kPriorityClass);
-  archive_.Put(v);
-  next_.OnPriorityClass(std::move(v), where);
+void RecordingVisitor::OnPriorityClass(k8s::PriorityClass&& v, Span w) {
+  Record(archive_, kPriorityClass, std::move(v), w, next_, &ClusterVisitor::OnPriorityClass);
 }
 
 bool WriteCache(const std::string& path, RecordingVisitor& recording, const k8s::ClusterReadStats& stats) {
