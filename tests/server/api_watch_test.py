@@ -164,7 +164,11 @@ def main():
             watches_before = len(api.watches("nodes"))
             lists_before = len(api.lists("nodes"))
             mark = api.bookmark("pods")
-            time.sleep(0.5)
+            # Break only once the bookmark is on the wire (a stream being
+            # reopened at that moment would otherwise never carry it).
+            if not wait_for(lambda: api.delivered_version("pods") >= int(mark)):
+                problems.append("the fake API never wrote the bookmark to a pods watch")
+            time.sleep(0.2)
             api.break_streams()
             node = json.loads(json.dumps(GPU_NODE))
             node["spec"]["unschedulable"] = True  # changed while no stream is open

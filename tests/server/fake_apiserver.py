@@ -38,6 +38,7 @@ class FakeApi:
         self.refuse_binding = set()  # pod names whose binding answers 409
         self.oldest = 0  # watches from a version below this get 410
         self.generation = 0  # bumped to break every open stream
+        self.delivered = {}  # plural -> the last version a watch stream wrote
         for o in objects:
             self._put(o)
         api = self
@@ -100,6 +101,11 @@ class FakeApi:
                                                           "metadata": {"resourceVersion": str(self.rv)}}}))
             self.lock.notify_all()
             return str(self.rv)
+
+    def delivered_version(self, plural):
+        """The last version a watch of `plural` has written to its stream."""
+        with self.lock:
+            return self.delivered.get(plural, 0)
 
     def break_streams(self):
         with self.lock:
@@ -192,6 +198,7 @@ class FakeApi:
                         except OSError:
                             return
                         sent = rv
+                        self.delivered[plural] = max(self.delivered.get(plural, 0), rv)
                 if self.generation != generation:  # broken mid-stream: no final chunk, the connection drops
                     h.close_connection = True
                     try:
