@@ -1,5 +1,7 @@
 #include "benchmarks/cluster_gen.h"
 
+#include <algorithm>
+#include <functional>
 #include <memory>
 #include <random>
 #include <utility>
@@ -153,7 +155,43 @@ constexpr Shape kGpuShapes[] = {{"g5.12xlarge", 48, 192, 4, "NVIDIA-A10G", 23028
                                 {"p4d.24xlarge", 96, 1152, 8, "NVIDIA-A100-SXM4-40GB", 40960},
                                 {"p5.48xlarge", 192, 2048, 8, "NVIDIA-H100-80GB-HBM3", 81559}};
 
-Value MakeNode(int i, std::mt19937& rng, bool gpu) {
+// Node Feature Discovery's labels, as every NFD-labelled node carries them
+// (CPU flags, kernel, PCI, system), so that a node has ~80 label keys.
+void AddNfdLabels(Map& labels) {
+  const char* kCpuid[] = {"ADX", "AESNI", "AVX", "AVX2", "AVX512BW", "AVX512CD", "AVX512DQ", "AVX512VL", "AVX512VNNI",
+                          "CMPXCHG8", "FMA3", "FXSR", "FXSROPT", "GFNI", "HYPERVISOR", "LAHF", "MOVBE", "OSXSAVE",
+                          "SHA", "SYSCALL", "SYSEE", "VAES", "VPCLMULQDQ", "WBNOINVD", "X87", "XGETBV1", "XSAVE",
+                          "XSAVEC", "XSAVEOPT", "XSAVES"};
+  for (const char* flag : kCpuid) labels.emplace_back(fmt::format("feature.node.kubernetes.io/cpu-cpuid.{}", flag), "true");
+  Map rest = {{"feature.node.kubernetes.io/cpu-hardware_multithreading", "true"},
+              {"feature.node.kubernetes.io/cpu-model.family", "6"},
+              {"feature.node.kubernetes.io/cpu-model.id", "106"},
+              {"feature.node.kubernetes.io/cpu-model.vendor_id", "Intel"},
+              {"feature.node.kubernetes.io/kernel-config.NO_HZ", "true"},
+              {"feature.node.kubernetes.io/kernel-config.NO_HZ_IDLE", "true"},
+              {"feature.node.kubernetes.io/kernel-version.full", "6.1.112-124.190.amzn2023.x86_64"},
+              {"feature.node.kubernetes.io/kernel-version.major", "6"},
+              {"feature.node.kubernetes.io/kernel-version.minor", "1"},
+              {"feature.node.kubernetes.io/kernel-version.revision", "112"},
+              {"feature.node.kubernetes.io/pci-1d0f.present", "true"},
+              {"feature.node.kubernetes.io/storage-nonrotationaldisk", "true"},
+              {"feature.node.kubernetes.io/system-os_release.ID", "amzn"},
+              {"feature.node.kubernetes.io/system-os_release.VERSION_ID", "2023"},
+              {"feature.node.kubernetes.io/system-os_release.VERSION_ID.major", "2023"},
+              {"karpenter.k8s.aws/instance-category", "m"},
+              {"karpenter.k8s.aws/instance-generation", "6"},
+              {"karpenter.k8s.aws/instance-hypervisor", "nitro"},
+              {"karpenter.sh/capacity-type", "on-demand"},
+              {"node.kubernetes.io/lifecycle", "normal"},
+              {"vpc.amazonaws.com/has-trunk-attached", "false"}};
+  for (auto& [k, v] : rest) {
+    bool have = false;
+    for (const auto& [key, value] : labels) have = have || key == k;
+    if (!have) labels.emplace_back(k, std::move(v));
+  }
+}
+
+Value MakeNode(int i, std::mt19937& rng, bool gpu, bool realistic) {
   const Zone& zone = kZones[rng() % std::size(kZones)];
   const Shape& shape = gpu ? kGpuShapes[rng() % std::size(kGpuShapes)] : kCpuShapes[rng() % std::size(kCpuShapes)];
   std::string name = fmt::format("ip-10-{}-{}-{}.ec2.internal", i / 65536 % 256, i / 256 % 256, i % 256);
@@ -216,6 +254,7 @@ Value MakeNode(int i, std::mt19937& rng, bool gpu) {
     };
     labels.insert(labels.end(), gfd.begin(), gfd.end());
   }
+  if (realistic) AddNfdLabels(labels);
   List taints;
   if (gpu) taints.push_back(Map{{"effect", "NoSchedule"}, {"key", "nvidia.com/gpu"}, {"value", "present"}});
   if (rng() % 20 == 0) taints.push_back(Map{{"effect", "PreferNoSchedule"}, {"key", "spot"}, {"value", "true"}});
@@ -311,9 +350,312 @@ Value MakeNode(int i, std::mt19937& rng, bool gpu) {
              {"spec", std::move(spec)}, {"status", std::move(status)}};
 }
 
-Value MakePod(int node, int k, bool gpu) {
+// A pod's parts as admission and the controllers make them: the projected
+// service-account token volume (named per pod), its mount, the default
+// not-ready/unreachable tolerations.
+std::string Suffix(uint64_t n) {
+  const char* kAlphabet = "bcdfghjklmnpqrstvwxz2456789";  // what generateName's suffixes use
+  std::string s;
+  for (int i = 0; i < 5; ++i, n /= 27) s += kAlphabet[n % 27];
+  return s;
+}
+
+Value TokenVolume(const std::string& name) {
+  return Map{{"name", name},
+             {"projected",
+              Map{{"defaultMode", 420},
+                  {"sources", List{Map{{"serviceAccountToken", Map{{"expirationSeconds", 3607}, {"path", "token"}}}},
+                                   Map{{"configMap", Map{{"items", List{Map{{"key", "ca.crt"}, {"path", "ca.crt"}}}},
+                                                         {"name", "kube-root-ca.crt"}}}},
+                                   Map{{"downwardAPI",
+                                        Map{{"items", List{Map{{"fieldRef", Map{{"apiVersion", "v1"},
+                                                                                {"fieldPath", "metadata.namespace"}}},
+                                                               {"path", "namespace"}}}}}}}}}}}};
+}
+
+List DefaultTolerations() {
+  return List{Map{{"effect", "NoExecute"}, {"key", "node.kubernetes.io/not-ready"}, {"operator", "Exists"},
+                  {"tolerationSeconds", 300}},
+              Map{{"effect", "NoExecute"}, {"key", "node.kubernetes.io/unreachable"}, {"operator", "Exists"},
+                  {"tolerationSeconds", 300}}};
+}
+
+Value Owner(const std::string& api_version, const std::string& kind, const std::string& name) {
+  return Map{{"apiVersion", api_version}, {"blockOwnerDeletion", true}, {"controller", true},
+             {"kind", kind}, {"name", name}, {"uid", fmt::format("{:08x}-5e1d-4c2b-9a8f-{:012x}", name.size() * 7919, std::hash<std::string>()(name) & 0xffffffffffff)}};
+}
+
+
+std::string TemplateHash(const std::string& app) { return Suffix(std::hash<std::string>()(app)) + "d9f"; }
+
+Map Resources(const std::string& cpu, const std::string& memory, bool gpu, const std::string& gpu_memory) {
+  Map requests = {{"cpu", cpu}, {"memory", memory}};
+  Map resources;
+  if (gpu) {  // extended resources: limits equal to the requests, as the API server requires
+    requests.emplace_back("nvidia.com/gpu", "1");
+    requests.emplace_back("nvidia.com/gpu-memory", gpu_memory);
+    resources.emplace_back("limits", Map{{"nvidia.com/gpu", "1"}, {"nvidia.com/gpu-memory", gpu_memory}});
+  }
+  resources.emplace(resources.begin(), "requests", std::move(requests));
+  return resources;
+}
+
+// A container as the API server returns it (defaults filled in).
+Value Container(const std::string& name, const std::string& image, Map resources, const std::string& token) {
+  return Map{{"image", image},
+             {"imagePullPolicy", "IfNotPresent"},
+             {"name", name},
+             {"resources", std::move(resources)},
+             {"terminationMessagePath", "/dev/termination-log"},
+             {"terminationMessagePolicy", "File"},
+             {"volumeMounts", List{Map{{"mountPath", "/var/run/secrets/kubernetes.io/serviceaccount"},
+                                       {"name", token},
+                                       {"readOnly", true}}}}};
+}
+
+// The fields every pod's spec has once admitted.
+void SpecDefaults(Map& spec, const std::string& token, List volumes) {
+  spec.emplace_back("dnsPolicy", "ClusterFirst");
+  spec.emplace_back("enableServiceLinks", true);
+  spec.emplace_back("preemptionPolicy", "PreemptLowerPriority");
+  spec.emplace_back("restartPolicy", "Always");
+  spec.emplace_back("schedulerName", "default-scheduler");
+  spec.emplace_back("securityContext", Map{});
+  spec.emplace_back("serviceAccount", "default");
+  spec.emplace_back("serviceAccountName", "default");
+  spec.emplace_back("terminationGracePeriodSeconds", 30);
+  spec.emplace_back("tolerations", DefaultTolerations());
+  volumes.push_back(TokenVolume(token));
+  spec.emplace_back("volumes", std::move(volumes));
+}
+
+// A bound pod as `kubectl get pods -o json` shows it: kube-proxy owned by
+// its DaemonSet, the others by their Deployment's ReplicaSet.
+Value MakeRealisticPod(const std::string& node_name, int node, int k, const std::string& app, bool gpu) {
+  bool proxy = k == 0;
+  std::string rs = proxy ? "kube-proxy" : app + "-" + TemplateHash(app);
+  std::string name = proxy ? "kube-proxy-" + Suffix(static_cast<uint64_t>(node) * 131 + 7) : rs + "-" + Suffix(static_cast<uint64_t>(node) * 977 + k);
+  std::string token = "kube-api-access-" + Suffix(static_cast<uint64_t>(node) * 31337 + k);
+  Map labels = {{"app", app}};
+  if (!proxy) labels.emplace_back("pod-template-hash", TemplateHash(app));
+  Map spec = {{"containers", List{Container("main", "registry.example.com/app:1.0",
+                                            Resources(proxy ? "100m" : "500m", proxy ? "64Mi" : "1Gi", gpu && k == 1, "16Gi"),
+                                            token)}},
+              {"nodeName", node_name},
+              {"priority", 0}};
+  SpecDefaults(spec, token, {});
+  return Map{{"apiVersion", "v1"},
+             {"kind", "Pod"},
+             {"metadata", Map{{"creationTimestamp", "2026-11-21T10:02:11Z"},
+                              {"generateName", rs + "-"},
+                              {"labels", std::move(labels)},
+                              {"name", name},
+                              {"namespace", proxy ? "kube-system" : "apps"},
+                              {"ownerReferences", List{proxy ? Owner("apps/v1", "DaemonSet", "kube-proxy")
+                                                             : Owner("apps/v1", "ReplicaSet", rs)}},
+                              {"resourceVersion", fmt::format("{}", 8000000 + node * 32 + k)},
+                              {"uid", fmt::format("{:08x}-77aa-4b1c-8d2e-{:012x}", node, k)}}},
+             {"spec", std::move(spec)},
+             {"status", Map{{"phase", "Running"}, {"qosClass", "Burstable"},
+                            {"startTime", "2026-11-21T10:02:14Z"}}}};
+}
+
+// The owners of the bound app pods (kube-scheduler's default spreading
+// reads their selectors).
+void EmitAppOwners(const std::function<void(const Value&)>& emit) {
+  for (int a = 0; a < 97; ++a) {
+    std::string app = fmt::format("app-{}", a);
+    std::string hash = TemplateHash(app);
+    emit(Map{{"apiVersion", "apps/v1"},
+             {"kind", "ReplicaSet"},
+             {"metadata", Map{{"labels", Map{{"app", app}, {"pod-template-hash", hash}}},
+                              {"name", app + "-" + hash},
+                              {"namespace", "apps"}}},
+             {"spec", Map{{"replicas", 1},
+                          {"selector", Map{{"matchLabels", Map{{"app", app}, {"pod-template-hash", hash}}}}}}}});
+  }
+}
+
+// The realistic Pending queue: 30 workloads of Zipf-like sizes, the eight
+// shapes of bench_schedule's queue (plain, node-level Job, one per node,
+// zone-spread StatefulSet with a claim per pod, GPU Job, zone affinity to
+// the largest, node-group Job, high priority) made as their controllers
+// make pods: bare Pods owned by a ReplicaSet, a StatefulSet or a Job, each
+// with its token volume; every third Deployment mounts a ConfigMap and a
+// Secret; one workload asks for more cpu than any node has, one requires a
+// label no node has (a typo). Their ReplicaSets, StatefulSets, claims,
+// StorageClass and PriorityClass come too.
+void EmitPendingQueue(int pending, const std::function<void(const Value&)>& emit) {
+  constexpr int kTemplates = 30;
+  double harmonic = 0;
+  for (int r = 0; r < kTemplates; ++r) harmonic += 1.0 / (r + 1);
+  emit(Map{{"allowVolumeExpansion", true},
+           {"apiVersion", "storage.k8s.io/v1"},
+           {"kind", "StorageClass"},
+           {"metadata", Map{{"name", "gp3"}}},
+           {"provisioner", "ebs.csi.aws.com"},
+           {"reclaimPolicy", "Delete"},
+           {"volumeBindingMode", "WaitForFirstConsumer"}});
+  emit(Map{{"apiVersion", "scheduling.k8s.io/v1"},
+           {"kind", "PriorityClass"},
+           {"metadata", Map{{"name", "high"}}},
+           {"preemptionPolicy", "PreemptLowerPriority"},
+           {"value", 1000}});
+  struct Workload {
+    std::string app, kind;
+    int size = 0;
+  };
+  std::vector<Workload> workloads;
+  for (int r = 0; r < kTemplates; ++r) {
+    int kind = r % 8;
+    Workload w;
+    w.app = fmt::format("app{}", r);
+    w.kind = kind == 1 || kind == 4 || kind == 6 ? "Job" : kind == 3 ? "StatefulSet" : "Deployment";
+    w.size = std::max(1, static_cast<int>(pending / (r + 1) / harmonic + 0.5));
+    workloads.push_back(w);
+    Map selector = {{"matchLabels", Map{{"app", w.app}}}};
+    if (w.kind == "Deployment") {
+      std::string hash = TemplateHash(w.app);
+      emit(Map{{"apiVersion", "apps/v1"},
+               {"kind", "ReplicaSet"},
+               {"metadata", Map{{"labels", Map{{"app", w.app}, {"pod-template-hash", hash}}},
+                                {"name", w.app + "-" + hash},
+                                {"namespace", "bench"}}},
+               {"spec", Map{{"replicas", w.size},
+                            {"selector", Map{{"matchLabels", Map{{"app", w.app}, {"pod-template-hash", hash}}}}}}}});
+    } else if (w.kind == "StatefulSet") {
+      emit(Map{{"apiVersion", "apps/v1"},
+               {"kind", "StatefulSet"},
+               {"metadata", Map{{"name", w.app}, {"namespace", "bench"}}},
+               {"spec", Map{{"replicas", w.size}, {"selector", selector}, {"serviceName", w.app}}}});
+    }
+  }
+  // Pods in arrival order: the templates interleaved, the big ones faster.
+  std::vector<int> made(kTemplates, 0);
+  for (bool more = true; more;) {
+    more = false;
+    for (int r = 0; r < kTemplates; ++r) {
+      for (int k = 0; k < (r < 3 ? 4 : 1) && made[r] < workloads[r].size; ++k) {
+        more = true;
+        const Workload& w = workloads[r];
+        int i = made[r]++;
+        int kind = r % 8;
+        std::string owner = w.kind == "Deployment" ? w.app + "-" + TemplateHash(w.app) : w.app;
+        std::string name = w.kind == "StatefulSet" ? fmt::format("{}-{}", w.app, i)
+                                                   : owner + "-" + Suffix(static_cast<uint64_t>(r) * 100003 + i);
+        std::string token = "kube-api-access-" + Suffix(static_cast<uint64_t>(r) * 7777777 + i * 13 + 1);
+        Map labels = {{"app", w.app}};
+        if (w.kind == "Deployment") labels.emplace_back("pod-template-hash", TemplateHash(w.app));
+        if (w.kind == "StatefulSet") {
+          labels.emplace_back("apps.kubernetes.io/pod-index", fmt::format("{}", i));
+          labels.emplace_back("controller-revision-hash", w.app + "-5d4f8c7b9");
+          labels.emplace_back("statefulset.kubernetes.io/pod-name", name);
+        }
+        if (w.kind == "Job") {
+          std::string uid = fmt::format("5f0e{:04x}-1b2c-4d3e-8f9a-0b1c2d3e4f5a", r);
+          labels = {{"app", w.app}, {"batch.kubernetes.io/controller-uid", uid}, {"batch.kubernetes.io/job-name", w.app},
+                    {"controller-uid", uid}, {"job-name", w.app}};
+        }
+        int cpu_milli = r == kTemplates - 1 ? 300000 : 100 + 50 * (r % 7);
+        int memory_mi = 128 + 64 * (r % 5);
+        bool gpu = kind == 4;
+        Map spec = {{"containers", List{Container("main", fmt::format("bench/{}:1", w.app),
+                                                  Resources(fmt::format("{}m", cpu_milli), fmt::format("{}Mi", memory_mi),
+                                                            gpu, fmt::format("{}Gi", 8 + 4 * (r % 3))),
+                                                  token)}},
+                    {"priority", kind == 7 ? 1000 : 0}};
+        if (kind == 7) spec.emplace_back("priorityClassName", "high");
+        List volumes;
+        if (w.kind == "Deployment" && r % 3 == 0) {
+          volumes.push_back(Map{{"configMap", Map{{"defaultMode", 420}, {"name", w.app + "-config"}}}, {"name", "config"}});
+          volumes.push_back(Map{{"name", "tls"}, {"secret", Map{{"defaultMode", 420}, {"secretName", w.app + "-tls"}}}});
+          volumes.push_back(Map{{"emptyDir", Map{}}, {"name", "cache"}});
+        }
+        if (w.kind == "StatefulSet") {
+          std::string claim = fmt::format("data-{}", name);
+          volumes.push_back(Map{{"name", "data"}, {"persistentVolumeClaim", Map{{"claimName", claim}}}});
+          emit(Map{{"apiVersion", "v1"},
+                   {"kind", "PersistentVolumeClaim"},
+                   {"metadata", Map{{"labels", Map{{"app", w.app}}}, {"name", claim}, {"namespace", "bench"}}},
+                   {"spec", Map{{"accessModes", List{"ReadWriteOnce"}},
+                                {"resources", Map{{"requests", Map{{"storage", "20Gi"}}}}},
+                                {"storageClassName", "gp3"},
+                                {"volumeMode", "Filesystem"}}},
+                   {"status", Map{{"phase", "Pending"}}}});
+        }
+        Map selector = {{"matchLabels", Map{{"app", w.app}}}};
+        auto term = [](const std::string& app, const std::string& key) {
+          return Map{{"labelSelector", Map{{"matchLabels", Map{{"app", app}}}}}, {"topologyKey", key}};
+        };
+        switch (kind) {
+          case 2:
+            spec.emplace_back("affinity", Map{{"podAntiAffinity", Map{{"requiredDuringSchedulingIgnoredDuringExecution",
+                                                                       List{term(w.app, "kubernetes.io/hostname")}}}}});
+            break;
+          case 3:
+            spec.emplace_back("topologySpreadConstraints",
+                              List{Map{{"labelSelector", selector}, {"maxSkew", 1},
+                                       {"topologyKey", "topology.kubernetes.io/zone"},
+                                       {"whenUnsatisfiable", "DoNotSchedule"}}});
+            break;
+          case 4:
+            spec.emplace_back("nodeSelector", Map{{"nvidia.com/gpu.present", "true"}});
+            break;
+          case 5:
+            spec.emplace_back("affinity", Map{{"podAffinity", Map{{"preferredDuringSchedulingIgnoredDuringExecution",
+                                                                   List{Map{{"podAffinityTerm", term("app0", "topology.kubernetes.io/zone")},
+                                                                            {"weight", 50}}}}}}});
+            break;
+          case 6: {
+            // r == 22: a typo of a key every node has: fits nowhere, and the
+            // words say which label was meant.
+            std::string key = r == 22 ? "eks.amazonaws.com/nodegroupp" : "eks.amazonaws.com/nodegroup";
+            spec.emplace_back("affinity",
+                              Map{{"nodeAffinity",
+                                   Map{{"requiredDuringSchedulingIgnoredDuringExecution",
+                                        Map{{"nodeSelectorTerms",
+                                             List{Map{{"matchExpressions",
+                                                       List{Map{{"key", key}, {"operator", "In"},
+                                                                {"values", List{"general-0", "general-1"}}}}}}}}}}}}});
+            break;
+          }
+          default: break;
+        }
+        SpecDefaults(spec, token, std::move(volumes));
+        if (gpu) {  // the GPU nodes' taint
+          List& tolerations = std::get<List>(std::find_if(spec.begin(), spec.end(), [](const auto& f) {
+                                               return f.first == "tolerations";
+                                             })->second.v);
+          tolerations.push_back(Map{{"effect", "NoSchedule"}, {"key", "nvidia.com/gpu"}, {"operator", "Exists"}});
+        }
+        std::string api = w.kind == "Job" ? "batch/v1" : "apps/v1";
+        emit(Map{{"apiVersion", "v1"},
+                 {"kind", "Pod"},
+                 {"metadata", Map{{"creationTimestamp", fmt::format("2026-12-02T09:{:02}:{:02}Z", r, i % 60)},
+                                  {"generateName", w.kind == "StatefulSet" ? std::string() : owner + "-"},
+                                  {"labels", std::move(labels)},
+                                  {"name", name},
+                                  {"namespace", "bench"},
+                                  {"ownerReferences", List{Owner(api, w.kind == "Deployment" ? "ReplicaSet" : w.kind, owner)}},
+                                  {"resourceVersion", fmt::format("{}", 9900000 + r * 10000 + i)},
+                                  {"uid", fmt::format("{:08x}-aa11-4b2c-9d3e-{:012x}", r, i)}}},
+                 {"spec", std::move(spec)},
+                 {"status", Map{{"conditions", List{Map{{"lastTransitionTime", "2026-12-02T09:30:00Z"},
+                                                        {"message", "0/5000 nodes are available"},
+                                                        {"reason", "Unschedulable"},
+                                                        {"status", "False"},
+                                                        {"type", "PodScheduled"}}}},
+                                {"phase", "Pending"},
+                                {"qosClass", "Burstable"}}}});
+      }
+    }
+  }
+}
+
+Value MakePod(int node, int k, bool gpu, bool realistic) {
   std::string node_name = fmt::format("ip-10-{}-{}-{}.ec2.internal", node / 65536 % 256, node / 256 % 256, node % 256);
   std::string app = k == 0 ? "kube-proxy" : fmt::format("app-{}", (node + k) % 97);
+  if (realistic) return MakeRealisticPod(node_name, node, k, app, gpu);
   Map requests = {{"cpu", k == 0 ? "100m" : "500m"}, {"memory", k == 0 ? "64Mi" : "1Gi"}};
   Map resources;
   if (gpu && k == 1) {  // extended resources: limits equal to the requests, as the API server requires
@@ -356,9 +698,11 @@ std::string GenerateCluster(const ClusterSpec& spec, Format format) {
   };
   for (int i = 0; i < spec.nodes; ++i) {
     bool gpu = gpu_every > 0 && i % gpu_every == gpu_every - 1;
-    emit(MakeNode(i, rng, gpu));
-    for (int k = 0; k < spec.pods_per_node; ++k) emit(MakePod(i, k, gpu));
+    emit(MakeNode(i, rng, gpu, spec.realistic));
+    for (int k = 0; k < spec.pods_per_node; ++k) emit(MakePod(i, k, gpu, spec.realistic));
   }
+  if (spec.realistic && spec.pods_per_node > 0) EmitAppOwners(emit);
+  if (spec.pending > 0) EmitPendingQueue(spec.pending, emit);
   if (format == Format::kJson) {
     out += "\n    ],\n    \"kind\": \"List\",\n    \"metadata\": {\n        \"resourceVersion\": \"\"\n    }\n}\n";
   } else {

@@ -16,6 +16,15 @@ struct ClusterSpec {
   int pods_per_node = 0;     ///< bound pods per node (kube-system and app pods)
   double gpu_fraction = 0.2; ///< share of nodes with GPUs and GFD labels
   uint32_t seed = 1;
+  /// Shaped as the real dumps of ../shared/fixtures/real/ are: every node
+  /// with ~80 label keys (cloud, NFD and, on GPU nodes, GFD), every pod
+  /// with its projected service-account token volume, app pods owned by
+  /// ReplicaSets (pod-template-hash) and DaemonSets, the ReplicaSets and
+  /// StatefulSets themselves, a StorageClass and the StatefulSets' claims.
+  bool realistic = false;
+  /// Pending pods (spec.nodeName unset) after the nodes, as a real queue
+  /// holds them (realistic shapes; see RealisticQueue in the .cpp).
+  int pending = 0;
 };
 
 /// A `v1/List` of the nodes (and pods) in `format`.

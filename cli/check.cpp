@@ -6,8 +6,10 @@
 #include <filesystem>
 #include <optional>
 #include <cstdio>
+#include <deque>
 #include <map>
 #include <memory>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -23,6 +25,7 @@
 #include "compiler/support/suggest.h"
 #include "compiler/support/json_writer.h"
 #include "runtime/engine/engine.h"
+#include "runtime/engine/pod_template.h"
 #include "runtime/engine/suggest.h"
 #include "runtime/sched/profile.h"
 
@@ -138,12 +141,13 @@ class CheckRun {
 
   // One pod through the engine: plan, decide, explain, and what would make
   // it fit (for a pod that fits nowhere, unless --no-suggest; for any with --suggest).
-  Answer Check(k8s::Pod pod, bool suggest_by_default) {
+  // `details` false: reasons only (a summary line shows no more).
+  Answer Check(k8s::Pod pod, bool suggest_by_default, bool details = true) {
     k8s::Pod as_read = pod;
     std::unique_ptr<engine::PodPlan> plan = engine_->Plan(std::move(pod), *cluster_);
     const rt::Decision& decision = engine_->Decide(*plan, *cluster_, {.plugin_scores = true});
     Answer a;
-    a.placement = engine_->Explain(*plan, *cluster_, decision);
+    a.placement = engine_->Explain(*plan, *cluster_, decision, {}, details);
     a.pod = plan->Pod().namespace_name + "/" + plan->Pod().name;
     a.notes = host::NotesFor(plan->Pod(), profile_.scheduler_name);
     if (a.notes.gated) a.placement.summary = "Scheduling is blocked due to non-empty scheduling gates";
@@ -178,8 +182,32 @@ class CheckRun {
     bool all_fit = true;
     std::vector<std::string> documents;
     bool details = args_.Has("all-nodes") || args_.Has("node") || !args_.Has("all-pending");
+    // Pods of one template (a ReplicaSet's, a Job's) against the same
+    // cluster get the same answer but for their names: decided once.
+    // Not with suggestions, which are made from the pod as read.
+    bool share = !args_.Has("suggest") && args_.Has("all-pending");
+    std::unordered_map<size_t, std::vector<std::pair<k8s::Pod, const Answer*>>> answered;  // by TemplateHash
+    std::deque<Answer> kept;
     for (k8s::Pod& pod : pods_) {
-      Answer a = Check(std::move(pod), !args_.Has("all-pending"));
+      const Answer* same = nullptr;
+      bool shareable = share && engine_->OwnPlanBecause(pod).empty();
+      size_t hash = shareable ? engine::TemplateHash(pod) : 0;
+      if (shareable) {
+        for (const auto& [earlier, answer] : answered[hash]) {
+          if (engine::SameTemplate(earlier, pod, engine_->IgnoresIncidentalVolumes())) same = answer;
+        }
+      }
+      Answer a;
+      if (same != nullptr) {
+        a = *same;
+        a.pod = pod.namespace_name + "/" + pod.name;
+      } else if (shareable) {
+        k8s::Pod key = pod;
+        a = Check(std::move(pod), false, json || details);
+        answered[hash].emplace_back(std::move(key), &kept.emplace_back(a));
+      } else {
+        a = Check(std::move(pod), !args_.Has("all-pending"), json || details);
+      }
       all_fit = all_fit && a.fits;
       if (json) {
         documents.push_back(JsonOf(a));

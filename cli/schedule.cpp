@@ -155,6 +155,7 @@ class ScheduleRun {
     if (args_.Get("tie-break", "first") == "random") schedule.random_seed = static_cast<uint64_t>(*seed);
     if (*percentage >= 0) schedule.percentage_of_nodes_to_score = static_cast<int>(*percentage);
     schedule.incremental = !args_.Has("no-incremental");
+    schedule.details = jsonl_;  // only the records show a reason's detail
     scheduler_.emplace(*engine_, *cluster_, std::move(bound_), std::move(pdbs_), schedule);
     finished_ = scheduler_->Run(std::move(queue_));
     size_t fitted = Fill();

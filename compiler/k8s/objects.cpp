@@ -59,4 +59,6 @@ bool Container::operator==(const Container& o) const {
          same(limits, o.limits) && restartable == o.restartable;
 }
 
+bool ReadByVolumePlugins(const Volume& v) { return v.kind != Volume::Kind::kOther || !v.disks.empty(); }
+
 }  // namespace policy::k8s

@@ -211,6 +211,13 @@ struct Volume {
   bool operator==(const Volume&) const = default;
 };
 
+/// Whether kube-scheduler's volume plugins read `v` (their PreFilters skip
+/// a pod without one): a PersistentVolumeClaim, a generic ephemeral volume,
+/// or an inline disk VolumeRestrictions checks. The rest — the projected
+/// service-account token every pod carries, configMap, secret, emptyDir,
+/// downwardAPI, hostPath and the like — change no plugin's answer.
+bool ReadByVolumePlugins(const Volume& v);
+
 /// A PersistentVolumeClaim of the snapshot.
 struct PersistentVolumeClaim {
   std::string name;

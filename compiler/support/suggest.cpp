@@ -26,6 +26,9 @@ std::string_view Closest(std::string_view name, const std::vector<std::string_vi
   // A near miss: at most 1 edit for short names, 2 for longer ones.
   size_t best_distance = std::min<size_t>(2, std::max<size_t>(1, name.size() / 2)) + 1;
   for (std::string_view c : candidates) {
+    // The lengths alone bound the distance from below.
+    size_t apart = name.size() > c.size() ? name.size() - c.size() : c.size() - name.size();
+    if (apart >= best_distance) continue;
     size_t d = EditDistance(name, c);
     if (d < best_distance) best_distance = d, best = c;
   }

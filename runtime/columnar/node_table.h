@@ -198,8 +198,16 @@ class NodeTable {
   // to date too).
 
   /// The id of the set of bound pods `selector` selects. The first call for
-  /// a selector counts every bound pod; later binds keep it current.
+  /// a selector counts every bound pod; later binds keep it current. At
+  /// most kMaxPodSets are kept: past it, a bind or unbind drops those
+  /// asked for least recently (a selector asked again is counted again), so
+  /// the memory and the work of a bind stay bounded however many pod
+  /// shapes come by. An id is valid until the table next changes.
   uint32_t PodSet(const PodSelector& selector) const;
+  static constexpr size_t kMaxPodSets = 1024;
+  /// Pod sets kept now, and counted in all (the guard tests' work counts).
+  size_t PodSetsKept() const { return pod_set_ids_.size(); }
+  size_t PodSetsCounted() const { return pod_sets_counted_; }
   /// Pods of `set` on `row`.
   int64_t PodsOnRow(uint32_t set, RowId row) const;
   /// Pods of a set on every row, read with no lock: valid until the table
@@ -224,6 +232,10 @@ class NodeTable {
   /// Moves whenever pod set `set`'s counts change (a pod it selects binds
   /// or goes), so a reader can tell its counts are as it last saw them.
   uint64_t PodSetVersion(uint32_t set) const;
+  /// Moves whenever some node's labels may have changed (a node written,
+  /// added or removed): what is worked out from the label columns alone
+  /// (which nodes have a key, the keys there are) holds while it stays.
+  uint64_t TopologyEpoch() const { return topology_epoch_; }
   /// Moves whenever a term group is added or its counts change.
   uint64_t TermGroupsVersion() const { return term_groups_version_; }
   /// Pods carrying group `g`'s term on the rows that share `row`'s value of
@@ -246,12 +258,18 @@ class NodeTable {
   std::vector<std::pair<std::string, int64_t>> VolumeLimits(RowId row) const;
   /// Whether a pod bound to a node uses claim `namespace/name` (IsPVCUsedByPods).
   bool ClaimInUse(std::string_view namespace_name, std::string_view name) const;
-  /// The snapshot's storage objects and PriorityClasses.
+  /// The snapshot's storage objects and PriorityClasses. Changing them
+  /// moves StorageVersion, not ChangeEpoch: what a pod's volumes resolve to
+  /// is read when its plan is made (rt::ResolveVolumes), and a pod whose
+  /// volumes any plugin reads never shares a plan (Engine::OwnPlanBecause),
+  /// so no kept decision or explanation depends on them — a claim assumed
+  /// bound for one StatefulSet pod leaves every other template's incremental.
   const StorageObjects& Storage() const { return storage_; }
   StorageObjects& MutableStorage() {
-    TouchAll();
+    ++storage_version_;
     return storage_;
   }
+  uint64_t StorageVersion() const { return storage_version_; }
   /// The id of image name `name` for ImageSize, or nullopt when no node has it.
   std::optional<uint32_t> ImageId(std::string_view name) const { return pool_.Lookup(name); }
   /// The size in bytes of image `image` (an ImageId) on `row`, 0 when it
@@ -326,6 +344,8 @@ class NodeTable {
   };
   struct PodSetEntry {
     PodSelector selector;
+    std::string key;    ///< selector.Key(); empty: a dropped set's slot
+    uint64_t used = 0;  ///< pod_set_clock_ when last asked for
     uint64_t version = 0;
     std::vector<int32_t> per_row;
     std::unordered_map<uint32_t, DomainCounts> domains;  // label key pool id ->
@@ -376,6 +396,7 @@ class NodeTable {
   uint64_t dictionary_version_ = 0;
   uint64_t epoch_ = 0;        // ChangeEpoch()
   uint64_t whole_epoch_ = 0;  // the last update not confined to rows
+  uint64_t storage_version_ = 0;
   std::vector<std::pair<uint64_t, RowId>> row_changes_;  // since whole_epoch_, by epoch
   std::vector<RowId> row_of_name_;  // by the name's pool id; kNoRow: no such node (a flat array: one miss per lookup)
   RowId RowOfName(uint32_t name) const { return name < row_of_name_.size() ? row_of_name_[name] : kNoRow; }
@@ -416,6 +437,11 @@ class NodeTable {
   mutable LazyMutex lazy_;
   mutable std::vector<PodSetEntry> pod_sets_;
   mutable std::unordered_map<std::string, uint32_t> pod_set_ids_;
+  mutable std::vector<uint32_t> free_pod_sets_;  // dropped sets' slots
+  mutable uint64_t pod_set_clock_ = 0;
+  mutable uint64_t pod_set_versions_ = 0;  // versions are never reused, across dropped sets too
+  mutable size_t pod_sets_counted_ = 0;
+  void TrimPodSets();
   std::vector<TermGroup> term_groups_;
   uint64_t term_groups_version_ = 0;
   mutable std::vector<DomainCounts> term_group_domains_;

@@ -86,9 +86,10 @@ void NodeTable::ApplyTopology(const BoundPod& pod, RowId row, int sign) {
     if (counts.by_domain.size() <= domain) counts.by_domain.resize(domain + 1, 0);
     counts.by_domain[domain] += sign;
   };
+  TrimPodSets();
   for (PodSetEntry& set : pod_sets_) {
-    if (!set.selector.Matches(pod.namespace_name, pod.labels)) continue;
-    ++set.version;
+    if (set.key.empty() || !set.selector.Matches(pod.namespace_name, pod.labels)) continue;
+    set.version = ++pod_set_versions_;
     Grow(set.per_row, RowCount());
     set.per_row[row] += sign;
     for (auto& [key, counts] : set.domains) bump(counts, key);
@@ -120,18 +121,50 @@ const NodeTable::DomainCounts& NodeTable::Domains(const std::vector<int32_t>& pe
 
 uint32_t NodeTable::PodSet(const PodSelector& selector) const {
   std::lock_guard lock(lazy_.m);
-  auto [it, added] = pod_set_ids_.emplace(selector.Key(), static_cast<uint32_t>(pod_sets_.size()));
-  if (!added) return it->second;
+  std::string key = selector.Key();
+  uint32_t slot = free_pod_sets_.empty() ? static_cast<uint32_t>(pod_sets_.size()) : free_pod_sets_.back();
+  auto [it, added] = pod_set_ids_.emplace(key, slot);
+  if (!added) {
+    pod_sets_[it->second].used = ++pod_set_clock_;
+    return it->second;
+  }
+  ++pod_sets_counted_;
   PodSetEntry set;
   set.selector = selector;
+  set.key = std::move(key);
+  set.used = ++pod_set_clock_;
+  set.version = ++pod_set_versions_;
   set.per_row.assign(RowCount(), 0);
   for (RowId row = 0; row < RowCount(); ++row) {
-    for (uint32_t slot = pod_head_[row]; slot != UINT32_MAX; slot = pods_[slot].next) {
-      set.per_row[row] += selector.Matches(pods_[slot].namespace_name, pods_[slot].labels);
+    for (uint32_t pod = pod_head_[row]; pod != UINT32_MAX; pod = pods_[pod].next) {
+      set.per_row[row] += selector.Matches(pods_[pod].namespace_name, pods_[pod].labels);
     }
   }
-  pod_sets_.push_back(std::move(set));
-  return it->second;
+  if (slot == pod_sets_.size()) {
+    pod_sets_.push_back(std::move(set));
+  } else {
+    free_pod_sets_.pop_back();
+    pod_sets_[slot] = std::move(set);
+  }
+  return slot;
+}
+
+// A writer (the table is its alone): past kMaxPodSets, the sets asked for
+// least recently go, down to three quarters of it.
+void NodeTable::TrimPodSets() {
+  if (pod_set_ids_.size() <= kMaxPodSets) return;
+  std::vector<std::pair<uint64_t, uint32_t>> by_use;
+  for (uint32_t s = 0; s < pod_sets_.size(); ++s) {
+    if (!pod_sets_[s].key.empty()) by_use.emplace_back(pod_sets_[s].used, s);
+  }
+  std::sort(by_use.begin(), by_use.end());
+  size_t drop = pod_set_ids_.size() - kMaxPodSets * 3 / 4;
+  for (size_t k = 0; k < drop; ++k) {
+    PodSetEntry& set = pod_sets_[by_use[k].second];
+    pod_set_ids_.erase(set.key);
+    set = PodSetEntry();  // its memory back
+    free_pod_sets_.push_back(by_use[k].second);
+  }
 }
 
 int64_t NodeTable::PodsOnRow(uint32_t set, RowId row) const {
@@ -194,7 +227,9 @@ void NodeTable::CompactTopology(const std::vector<RowId>& new_row) {
     }
     per_row = std::move(out);
   };
-  for (PodSetEntry& set : pod_sets_) keep(set.per_row);
+  for (PodSetEntry& set : pod_sets_) {
+    if (!set.key.empty()) keep(set.per_row);
+  }
   for (TermGroup& group : term_groups_) keep(group.per_row);
   ++topology_epoch_;
 }

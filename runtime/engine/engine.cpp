@@ -23,6 +23,7 @@ struct Engine::State {
   std::vector<PluginSpec> plugins;
   KernelSource kernels;
   bool reads_pod_name = false;  // some file reads pod.name (then no two pods share a plan)
+  bool policy_reads_volumes = false;  // a file outside the stdlib reads pod.volumes
 
   State(rt::Profile p, EngineOptions o)
       : profile(std::move(p)), options(std::move(o)), kernels(options.jit_opt_level, options.hot_after) {}
@@ -126,11 +127,16 @@ Engine::~Engine() = default;
 std::unique_ptr<Engine> Engine::Create(rt::Profile profile, std::vector<std::shared_ptr<const Source>> policies,
                                        EngineOptions options, DiagnosticSink& diags) {
   auto state = std::make_shared<State>(std::move(profile), std::move(options));
-  if (!state->AddBuiltins(diags) || !state->AddPolicies(std::move(policies), diags)) return nullptr;
-  for (const driver::CompiledFile* file : state->files) {
-    for (const ir::Node& node : file->program.nodes) {
+  if (!state->AddBuiltins(diags)) return nullptr;
+  size_t stdlib_files = state->files.size();
+  if (!state->AddPolicies(std::move(policies), diags)) return nullptr;
+  for (size_t f = 0; f < state->files.size(); ++f) {
+    for (const ir::Node& node : state->files[f]->program.nodes) {
       const auto* load = std::get_if<ir::LoadField>(&node);
       if (load != nullptr && load->field == sema::FieldId::kPodName) state->reads_pod_name = true;
+      if (load != nullptr && load->field == sema::FieldId::kPodVolumes && f >= stdlib_files) {
+        state->policy_reads_volumes = true;
+      }
     }
   }
   return std::unique_ptr<Engine>(new Engine(std::move(state)));
@@ -147,6 +153,7 @@ std::unique_ptr<PodPlan> Engine::Plan(k8s::Pod pod, const Cluster& cluster, std:
   std::unique_ptr<PodPlan> plan(new PodPlan());
   plan->engine_ = state_;
   plan->pod_ = std::move(pod);
+  if (IgnoresIncidentalVolumes()) std::erase_if(plan->pod_.volumes, [](const k8s::Volume& v) { return !k8s::ReadByVolumePlugins(v); });
   // kube-scheduler's default spread constraints (the system's or the
   // profile's list) become the pod's own before anything reads it.
   const rt::Profile& profile = state_->profile;
@@ -214,6 +221,24 @@ const rt::Decision& Engine::Decide(PodPlan& plan, const Cluster& cluster, rt::De
 
 bool Engine::SharesPlans() const { return !state_->reads_pod_name; }
 
+bool Engine::IgnoresIncidentalVolumes() const { return !state_->policy_reads_volumes; }
+
+std::string_view Engine::OwnPlanBecause(const k8s::Pod& pod) const {
+  if (state_->reads_pod_name) return "a plugin reads the pod's name";
+  for (const k8s::Volume& v : pod.volumes) {
+    if (!k8s::ReadByVolumePlugins(v)) {
+      if (state_->policy_reads_volumes) return "a policy reads the pod's volumes";
+      continue;
+    }
+    switch (v.kind) {
+      case k8s::Volume::Kind::kClaim: return "the pod has a PersistentVolumeClaim (claims change as pods bind)";
+      case k8s::Volume::Kind::kEphemeral: return "the pod has a generic ephemeral volume (its claim is named after the pod)";
+      case k8s::Volume::Kind::kOther: return "the pod has an inline disk volume (VolumeRestrictions)";
+    }
+  }
+  return {};
+}
+
 size_t Engine::ForgetKept(PodPlan& plan, std::string why) {
   size_t bytes = plan.incremental_.KeptBytes();
   plan.incremental_.Reset(std::move(why));
@@ -240,11 +265,12 @@ const rt::Decision& Engine::DecideIncremental(PodPlan& plan, const Cluster& clus
 }
 
 std::shared_ptr<const rt::Placement> Engine::ExplainIncremental(PodPlan& plan, const Cluster& cluster,
-                                                                const rt::Decision& decision) {
-  std::shared_ptr<const rt::Placement> shared = plan.explainer_.Explain(plan.plugins_, plan.pod_, cluster.Table(), decision);
+                                                                const rt::Decision& decision, bool details) {
+  std::shared_ptr<const rt::Placement> shared =
+      plan.explainer_.Explain(plan.plugins_, plan.pod_, cluster.Table(), decision, details);
   const rt::Placement& p = *shared;
   if (state_->options.verify_incremental || state_->options.verify_kernels) {
-    rt::Placement full = Explain(plan, cluster, decision);
+    rt::Placement full = Explain(plan, cluster, decision, {}, details);
     bool same = full.summary == p.summary && full.nodes.size() == p.nodes.size();
     for (size_t k = 0; same && k < full.nodes.size(); ++k) {
       same = full.nodes[k].row == p.nodes[k].row && rt::SameWords(full.nodes[k], p.nodes[k]);
@@ -276,9 +302,9 @@ void Engine::TakeTieredKernels(PodPlan& plan) const {
 }
 
 rt::Placement Engine::Explain(const PodPlan& plan, const Cluster& cluster, const rt::Decision& decision,
-                              std::span<const rt::RowId> rows) const {
+                              std::span<const rt::RowId> rows, bool details) const {
   if (rows.empty()) rows = cluster.Table().LiveRows();
-  return rt::Explain(plan.plugins_, plan.pod_, cluster.Table(), decision, rows);
+  return rt::Explain(plan.plugins_, plan.pod_, cluster.Table(), decision, rows, details);
 }
 
 }  // namespace policy::engine

@@ -147,9 +147,11 @@ class Engine {
                                         rt::IncrementalStats* stats);
   /// Explain for every live row, for the next pod of the plan's template:
   /// the words kept from its last explanation, brought up to date
-  /// (rt::IncrementalExplainer); checked like DecideIncremental.
+  /// (rt::IncrementalExplainer); checked like DecideIncremental. `details`
+  /// false: reasons only (a summary, a scheduler's failed nodes), and no
+  /// detail is rendered or kept up to date.
   std::shared_ptr<const rt::Placement> ExplainIncremental(PodPlan& plan, const Cluster& cluster,
-                                                          const rt::Decision& decision);
+                                                          const rt::Decision& decision, bool details);
   /// Drops what DecideIncremental and ExplainIncremental keep for `plan`'s
   /// template (its next decision is full, `why` in the statistics); returns
   /// the bytes it held.
@@ -157,11 +159,20 @@ class Engine {
   /// Whether pods that differ only in name and timestamps may share one
   /// plan: no plugin reads the pod's name.
   bool SharesPlans() const;
+  /// Whether volumes no plugin reads (k8s::ReadByVolumePlugins false: the
+  /// service-account token, configMaps, secrets, ...) are left out of
+  /// plans and templates: true unless a policy outside the stdlib reads
+  /// pod.volumes.
+  bool IgnoresIncidentalVolumes() const;
+  /// Why `pod` gets a plan of its own rather than its template's (the
+  /// words IncrementalStats::full_because counts), or empty when it may
+  /// share one.
+  std::string_view OwnPlanBecause(const k8s::Pod& pod) const;
   /// Words for `rows` of `decision` (made by Decide on this plan and
   /// cluster with DecideOptions::plugin_scores); every live row when
   /// `rows` is empty.
   rt::Placement Explain(const PodPlan& plan, const Cluster& cluster, const rt::Decision& decision,
-                        std::span<const rt::RowId> rows = {}) const;
+                        std::span<const rt::RowId> rows = {}, bool details = true) const;
 
   /// Waits for the tiering thread's queued compilations (tests, benchmarks).
   void DrainCompilations();

@@ -6,14 +6,22 @@
 #include <string>
 
 namespace policy::engine {
+namespace {
 
-bool SameTemplate(const k8s::Pod& a, const k8s::Pod& b) {
-  if (!a.volumes.empty() || !b.volumes.empty()) return false;
-  k8s::Pod c = b;
-  c.name = a.name;
-  c.creation_timestamp = a.creation_timestamp;
-  c.start_time = a.start_time;
-  return c == a;
+// `pod` as its template: what may differ between siblings made equal.
+k8s::Pod TemplateOf(const k8s::Pod& pod, const k8s::Pod& like, bool incidental_volumes_ignored) {
+  k8s::Pod c = pod;
+  c.name = like.name;
+  c.creation_timestamp = like.creation_timestamp;
+  c.start_time = like.start_time;
+  if (incidental_volumes_ignored) std::erase_if(c.volumes, [](const k8s::Volume& v) { return !k8s::ReadByVolumePlugins(v); });
+  return c;
+}
+
+}  // namespace
+
+bool SameTemplate(const k8s::Pod& a, const k8s::Pod& b, bool incidental_volumes_ignored) {
+  return TemplateOf(b, a, incidental_volumes_ignored) == TemplateOf(a, a, incidental_volumes_ignored);
 }
 
 size_t TemplateHash(const k8s::Pod& pod) {

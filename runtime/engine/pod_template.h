@@ -1,8 +1,10 @@
 #pragma once
-/// Pods of one template (a Deployment's replicas, a Job's pods): equal but
-/// for their name and timestamps, and without volumes (their claims change
-/// as pods bind, and an ephemeral volume's claim is named after its pod).
-/// Such pods may share one PodPlan when Engine::SharesPlans().
+/// Pods of one template (a Deployment's replicas, a ReplicaSet's bare pods,
+/// a Job's pods): equal but for their name, timestamps and the volumes no
+/// plugin reads (the service-account token's volume is named per pod).
+/// Such pods may share one PodPlan when Engine::OwnPlanBecause is empty
+/// for them (no plugin reads the name; no claim, which changes as pods
+/// bind, and no ephemeral volume, whose claim is named after its pod).
 
 #include <cstddef>
 
@@ -10,7 +12,8 @@
 
 namespace policy::engine {
 
-bool SameTemplate(const k8s::Pod& a, const k8s::Pod& b);
+/// `incidental_volumes_ignored`: Engine::IgnoresIncidentalVolumes().
+bool SameTemplate(const k8s::Pod& a, const k8s::Pod& b, bool incidental_volumes_ignored);
 /// Equal for pods of one template (a hash for buckets of them).
 size_t TemplateHash(const k8s::Pod& pod);
 

@@ -83,7 +83,7 @@ std::vector<rt::RowId> Scheduler::Sample(const rt::Decision& full) {
 }
 
 PodPlan& Scheduler::PlanFor(const k8s::Pod& pod, std::unique_ptr<PodPlan>& own) {
-  if (!options_.incremental || !engine_.SharesPlans() || !pod.volumes.empty()) {
+  if (!options_.incremental || !engine_.OwnPlanBecause(pod).empty()) {
     own = engine_.Plan(pod, cluster_);
     ++stats_.plans;
     return *own;
@@ -91,7 +91,7 @@ PodPlan& Scheduler::PlanFor(const k8s::Pod& pod, std::unique_ptr<PodPlan>& own) 
   std::vector<Template>& bucket = templates_[TemplateHash(pod)];
   Template* found = nullptr;
   for (Template& t : bucket) {
-    if (SameTemplate(t.pod, pod)) found = &t;
+    if (SameTemplate(t.pod, pod, engine_.IgnoresIncidentalVolumes())) found = &t;
   }
   if (found == nullptr) {
     bucket.push_back({pod, engine_.Plan(pod, cluster_), 0});
@@ -131,7 +131,7 @@ const rt::Decision& Scheduler::Decide(PodPlan& plan, bool shared, std::span<cons
   if (shared) return engine_.DecideIncremental(plan, cluster_, {.rows = rows}, &stats_.decisions);
   if (options_.incremental) {  // a pod of its own: nothing kept to start from
     ++stats_.decisions.full;
-    ++stats_.decisions.full_because[engine_.SharesPlans() ? "the pod has volumes" : "a plugin reads the pod's name"];
+    ++stats_.decisions.full_because[std::string(engine_.OwnPlanBecause(plan.Pod()))];
   }
   return engine_.Decide(plan, cluster_, {.rows = rows});
 }
@@ -148,8 +148,8 @@ void Scheduler::Cycle(Outcome& o, bool may_preempt) {
   o.feasible = d.feasible.size();
   if (!d.selected) {
     o.node.reset();
-    o.words = shared ? engine_.ExplainIncremental(plan, cluster_, d)
-                     : std::make_shared<const rt::Placement>(engine_.Explain(plan, cluster_, d));
+    o.words = shared ? engine_.ExplainIncremental(plan, cluster_, d, options_.details)
+                     : std::make_shared<const rt::Placement>(engine_.Explain(plan, cluster_, d, {}, options_.details));
     o.postscript.clear();
     if (may_preempt && options_.preemption && o.pod.preemption_policy != "Never" && !d.rejected_by) Preempt(o);
     return;

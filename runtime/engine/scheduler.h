@@ -41,6 +41,10 @@ struct ScheduleOptions {
   /// What the templates' kept decisions may hold together; past it, the
   /// least recently used template's is dropped (its next decision is full).
   size_t kept_bytes_limit = size_t{512} << 20;
+  /// A Pending pod's words carry each reason's detail (the node's values,
+  /// a did-you-mean). Off, only reasons are rendered: the summary and the
+  /// unresolvable nodes need no more, and details cost per rejected row.
+  bool details = false;
 };
 
 /// How a run's decisions were made.

@@ -140,7 +140,7 @@ std::shared_ptr<Decisions::KeptPlan> Decisions::PlanFor(const k8s::Pod& pod, uin
   std::shared_ptr<KeptPlan> found;
   auto [begin, end] = plans_.equal_range(hash);
   for (auto it = begin; it != end; ++it) {
-    if (it->second->epoch == epoch && engine::SameTemplate(it->second->pod, pod)) found = it->second;
+    if (it->second->epoch == epoch && engine::SameTemplate(it->second->pod, pod, engine_->IgnoresIncidentalVolumes())) found = it->second;
   }
   if (!found) {
     found = std::make_shared<KeptPlan>();
@@ -179,7 +179,7 @@ std::pair<std::string, bool> Joined(const rt::NodeResult& n) {
 
 template <typename F>
 void Decisions::WithPlan(k8s::Pod pod, const ClusterState::View& view, F&& use) {
-  if (engine_->SharesPlans() && pod.volumes.empty()) {
+  if (engine_->OwnPlanBecause(pod).empty()) {
     std::shared_ptr<KeptPlan> kept = PlanFor(pod, view.epoch());
     std::lock_guard using_kept(kept->use);
     if (!kept->plan) kept->plan = engine_->Plan(std::move(pod), view.cluster());
@@ -237,7 +237,7 @@ std::vector<RowVerdicts::Rejected> Decisions::Words(engine::PodPlan& plan, KeptP
       // only the rows a change may have touched are explained again (a
       // bind touches one). Words do not depend on the rows asked.
       const rt::Decision& all = engine_->DecideIncremental(plan, cluster, {}, nullptr);
-      incremental = engine_->ExplainIncremental(plan, cluster, all);
+      incremental = engine_->ExplainIncremental(plan, cluster, all, /*details=*/false);  // Joined reads reasons only
       if (!kept->incremental) {
         kept->incremental = true;
         TrimIncremental(kept);
@@ -248,7 +248,7 @@ std::vector<RowVerdicts::Rejected> Decisions::Words(engine::PodPlan& plan, KeptP
         nodes.push_back(&*at);  // a rejected row of a live table: there
       }
     } else {
-      own = engine_->Explain(plan, cluster, d, unknown);
+      own = engine_->Explain(plan, cluster, d, unknown, /*details=*/false);
       for (const rt::NodeResult& n : own.nodes) nodes.push_back(&n);
     }
     std::unordered_map<std::string, std::shared_ptr<const std::string>> texts;  // one copy of each text

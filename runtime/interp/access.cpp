@@ -6,7 +6,6 @@
 
 #include "compiler/ir/scalar.h"
 #include "compiler/k8s/quantity.h"
-#include "compiler/support/suggest.h"
 #include "runtime/interp/interpreter.h"
 
 namespace policy::rt {
@@ -380,17 +379,9 @@ Value Interpreter::ClusterBuiltin(sema::BuiltinId id, const std::vector<Value>& 
     case sema::BuiltinId::kSpreadSkew: return Value::Int(constraint ? cluster.SpreadSkew(*constraint, row_) : 0);
     case sema::BuiltinId::kSpreadScoreCount: return Value::Int(constraint ? cluster.SpreadScoreCount(*constraint, row_) : 0);
     case sema::BuiltinId::kSpreadWeight: return Value::Int(constraint ? cluster.SpreadWeight(*constraint) : 0);
-    case sema::BuiltinId::kNodesWithLabel: {
-      const LabelColumn* column = args[0].IsNone() ? nullptr : table_.Label(args[0].s);
-      int64_t nodes = 0;
-      for (size_t d = 1; column != nullptr && d < column->live_nodes.size(); ++d) nodes += column->live_nodes[d];
-      return Value::Int(nodes);
-    }
-    case sema::BuiltinId::kClosestLabelKey: {
-      std::vector<std::string_view> keys;
-      for (const LabelColumn& column : table_.Labels()) keys.push_back(table_.pool().Get(column.key));
-      return Value::String(args[0].IsNone() ? std::string() : std::string(Closest(args[0].s, keys)));
-    }
+    case sema::BuiltinId::kNodesWithLabel: return Value::Int(args[0].IsNone() ? 0 : cluster.NodesWithLabel(args[0].s));
+    case sema::BuiltinId::kClosestLabelKey:
+      return Value::String(args[0].IsNone() ? std::string() : std::string(cluster.ClosestLabelKey(args[0].s)));
     case sema::BuiltinId::kImageScore: {
       std::optional<uint32_t> image = args[0].IsNone() ? std::nullopt : table_.ImageId(args[0].s);
       if (!image) return Value::Int(0);

@@ -11,6 +11,8 @@
 
 #include "compiler/k8s/selectors.h"
 #include "compiler/support/decimal.h"
+#include "compiler/support/suggest.h"
+#include "runtime/interp/work_counters.h"
 
 namespace policy::rt {
 namespace {
@@ -404,6 +406,35 @@ int64_t ClusterView::SpreadWeight(const k8s::TopologySpreadConstraint& c) {
   int64_t weight = std::llround(std::log(static_cast<double>(size + 2)) * 1e9);
   spread_weights_.emplace(&c, weight);
   return weight;
+}
+
+}  // namespace policy::rt
+
+namespace policy::rt {
+
+WorkCounters& Work() {
+  static WorkCounters counters;
+  return counters;
+}
+
+int64_t ClusterView::NodesWithLabel(std::string_view key) {
+  auto it = nodes_with_label_.find(key);
+  if (it != nodes_with_label_.end()) return it->second;
+  const LabelColumn* column = table_.Label(key);
+  int64_t nodes = 0;
+  for (size_t d = 1; column != nullptr && d < column->live_nodes.size(); ++d) nodes += column->live_nodes[d];
+  nodes_with_label_.emplace(std::string(key), nodes);
+  return nodes;
+}
+
+std::string_view ClusterView::ClosestLabelKey(std::string_view key) {
+  auto it = closest_label_key_.find(key);
+  if (it != closest_label_key_.end()) return it->second;
+  Work().label_key_searches.fetch_add(1, std::memory_order_relaxed);
+  std::vector<std::string_view> keys;
+  keys.reserve(table_.Labels().size());
+  for (const LabelColumn& column : table_.Labels()) keys.push_back(table_.pool().Get(column.key));
+  return closest_label_key_.emplace(std::string(key), std::string(Closest(key, keys))).first->second;
 }
 
 }  // namespace policy::rt

@@ -78,6 +78,13 @@ class ClusterView {
   /// nodes that are not ignored (kube-scheduler's topologyNormalizingWeight).
   int64_t SpreadWeight(const k8s::TopologySpreadConstraint& c);
 
+  // --- Explanations (row-invariant: answered once a view) ---------------
+  /// The live nodes that have label `key`.
+  int64_t NodesWithLabel(std::string_view key);
+  /// The table's label key nearest `key` by edit distance (a near miss), or
+  /// empty; a detail asks it on every rejected row, so it is kept per key.
+  std::string_view ClosestLabelKey(std::string_view key);
+
   /// The pod set a constraint counts (the pod's namespace, its selector
   /// with matchLabelKeys merged).
   uint32_t SpreadSet(const k8s::TopologySpreadConstraint& c);
@@ -126,6 +133,8 @@ class ClusterView {
   std::vector<int8_t> affinity_ok_, taints_ok_;  ///< per row: -1 not yet known
   std::optional<std::vector<const LabelColumn*>> hard_columns_, soft_columns_;  ///< the constraints' key columns
   std::vector<RowId> feasible_;
+  std::map<std::string, int64_t, std::less<>> nodes_with_label_;
+  std::map<std::string, std::string, std::less<>> closest_label_key_;
 };
 
 }  // namespace policy::rt

@@ -11,6 +11,7 @@
 #include "compiler/ir/scalar.h"
 #include "compiler/binding/pod_values.h"
 #include "compiler/k8s/quantity.h"
+#include "runtime/interp/work_counters.h"
 
 namespace policy::rt {
 namespace {
@@ -86,7 +87,7 @@ std::vector<FilterFailure> Interpreter::Filter(size_t f, RowId row) {
     auto check = [&]() {
       if (Eval(filter.condition).Truthy()) return;
       std::string reason = filter.reason.parts.empty() ? function_->name : Render(filter.reason);
-      failures.push_back({i, std::move(reason), Render(filter.detail)});
+      failures.push_back({i, std::move(reason), details_ ? RenderDetail(filter.detail) : std::string()});
     };
     if (!filter.each_collection) {
       check();
@@ -127,7 +128,7 @@ std::optional<FilterFailure> Interpreter::Prefilter(size_t f, RowId row, bool no
     if ((program_.reads_node[prefilter.condition] != 0) != node_level) continue;
     if (Eval(prefilter.condition).Truthy()) continue;
     std::string reason = prefilter.reason.parts.empty() ? function_->name : Render(prefilter.reason);
-    return FilterFailure{i, std::move(reason), Render(prefilter.detail)};
+    return FilterFailure{i, std::move(reason), details_ ? RenderDetail(prefilter.detail) : std::string()};
   }
   return std::nullopt;
 }
@@ -146,6 +147,12 @@ std::string Interpreter::Text(const Value& v, sema::TypeRef type) {
       return sema::Unwrapped(type)->kind == sema::TypeKind::kQuantity ? FormatQuantity(v.i) : fmt::format("{}", v.i);
     default: return "?";
   }
+}
+
+std::string Interpreter::RenderDetail(const ir::Message& message) {
+  if (message.parts.empty()) return {};
+  Work().details_rendered.fetch_add(1, std::memory_order_relaxed);
+  return Render(message);
 }
 
 std::string Interpreter::Render(const ir::Message& message) {

@@ -35,6 +35,9 @@ class Interpreter {
   Interpreter(const ir::Program& program, const k8s::Pod& pod, const NodeTable& table, ClusterView* cluster = nullptr,
               const binding::PodView* pod_view = nullptr);
 
+  /// Whether Filter and Prefilter render details (true by default); a
+  /// caller that shows only reasons turns them off and pays for none.
+  void SetDetails(bool on) { details_ = on; }
   /// Whether function `f` applies to the pod (its `when`, true without one).
   bool Applies(size_t f);
   /// Every failing filter of function `f` on node `row`, in filter order.
@@ -70,6 +73,7 @@ class Interpreter {
   Value ClusterBuiltin(sema::BuiltinId id, const std::vector<Value>& args);
   ClusterView& Cluster();
   std::string Render(const ir::Message& message);
+  std::string RenderDetail(const ir::Message& message);  ///< counted (work_counters.h)
   std::string Text(const Value& v, sema::TypeRef type);
   void Begin(size_t f, RowId row);
 
@@ -83,6 +87,7 @@ class Interpreter {
   const k8s::Pod& pod_;
   ClusterView* cluster_;
   std::unique_ptr<ClusterView> own_cluster_;
+  bool details_ = true;
 };
 
 }  // namespace policy::rt

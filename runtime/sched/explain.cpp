@@ -7,6 +7,7 @@
 
 #include <fmt/format.h>
 
+#include "runtime/interp/work_counters.h"
 #include "runtime/sched/kernel_columns.h"
 #include "runtime/sched/plugin_context.h"
 
@@ -83,10 +84,10 @@ bool SameWords(const NodeResult& a, const NodeResult& b) {
 }
 
 Placement Explain(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table,
-                  const Decision& decision, std::span<const RowId> rows) {
+                  const Decision& decision, std::span<const RowId> rows, bool details) {
   Placement p;
   p.feasible = decision.feasible.size();
-  PluginContext context(plugins, pod, table);
+  PluginContext context(plugins, pod, table, details);
   std::optional<std::pair<size_t, FilterFailure>> rejected;
   if (decision.rejected_by) rejected = context.PodRejection();
   auto feasible = [&](RowId row) { return std::binary_search(decision.feasible.begin(), decision.feasible.end(), row); };
@@ -116,6 +117,7 @@ Placement Explain(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const
       node.reasons.push_back({plugins[rejected->first].name, rejected->second.reason, rejected->second.detail});
       node.first_failing_reasons = 1;
     } else {
+      Work().rows_explained.fetch_add(1, std::memory_order_relaxed);
       Reasons(plugins, context, row, node, failed, next_infeasible++);
       if (node.reasons.empty()) {
         std::fprintf(stderr, "policyc: internal error: node %s was rejected but no filter rejects it in the interpreter\n",

@@ -54,8 +54,10 @@ bool SameWords(const NodeResult& a, const NodeResult& b);
 /// made for `pod` on `table` with DecideOptions::plugin_scores. The summary
 /// counts the rows explained: explain every live row for kube-scheduler's.
 /// A row the decision rejected that no filter rejects in the interpreter is
-/// a compiler bug: it aborts.
+/// a compiler bug: it aborts. `details` false leaves every NodeReason's
+/// detail empty and renders none (the summary and a scheduler's failed
+/// nodes need the reasons alone).
 Placement Explain(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table,
-                  const Decision& decision, std::span<const RowId> rows);
+                  const Decision& decision, std::span<const RowId> rows, bool details = true);
 
 }  // namespace policy::rt

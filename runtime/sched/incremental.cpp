@@ -27,12 +27,17 @@ bool IsClusterCall(const ir::Node& node) {
 // neither the node nor a loop variable, an int or bool value.
 class SiteFinder {
  public:
-  SiteFinder(const ir::Program& program, const ir::Function& fn)
-      : program_(program), fn_(fn), seen_(program.nodes.size(), 0) {}
+  /// `by_label_epoch`: closestLabelKey and nodesWithLabel are not sites but
+  /// read the label columns alone (label_calls), whatever their arguments:
+  /// their value on a row moves only with that row or with
+  /// NodeTable::TopologyEpoch (for messages, where a string may be kept).
+  SiteFinder(const ir::Program& program, const ir::Function& fn, bool by_label_epoch = false)
+      : program_(program), fn_(fn), seen_(program.nodes.size(), 0), by_label_epoch_(by_label_epoch) {}
 
   void From(ir::NodeId root) { Visit(root); }
   std::vector<ir::NodeId> calls;
   bool comparable = true;
+  bool label_calls = false;
 
  private:
   void Visit(ir::NodeId id) {
@@ -45,8 +50,14 @@ class SiteFinder {
       return;
     }
     if (IsClusterCall(node)) {
-      calls.push_back(id);
       const auto& call = std::get<ir::CallBuiltin>(node);
+      if (by_label_epoch_ &&
+          (call.builtin == sema::BuiltinId::kClosestLabelKey || call.builtin == sema::BuiltinId::kNodesWithLabel)) {
+        label_calls = true;
+        ir::VisitOperands(node, [&](ir::NodeId operand) { Visit(operand); });
+        return;
+      }
+      calls.push_back(id);
       // closestLabelKey's value is a string, not a per-row number.
       if (call.builtin == sema::BuiltinId::kClosestLabelKey) comparable = false;
       for (ir::NodeId a : call.args) {
@@ -71,6 +82,7 @@ class SiteFinder {
   const ir::Program& program_;
   const ir::Function& fn_;
   std::vector<uint8_t> seen_;
+  bool by_label_epoch_ = false;
 };
 
 // A cluster call's value on every row, as last computed, and the version
@@ -520,13 +532,16 @@ struct IncrementalExplainer::State {
     bool filters = false;
     bool comparable = true;           // its filters' cluster calls compare per row
     bool messages_comparable = true;  // and its messages'
+    bool messages_read_labels = false;  // its messages read the label columns (SiteFinder::label_calls)
     std::vector<ClusterSite> filter_sites, message_sites;
   };
   std::vector<PluginState> plugins;
   std::shared_ptr<const Placement> last;  // every live row, in row order; shared with callers, never changed
   std::map<std::string, size_t> counts;  // the summary's: first failing reasons
   uint64_t epoch = 0;
+  uint64_t topology_epoch = 0;  // the table's when last explained
   size_t rows = 0;
+  bool details = true;  // the words carry details
 };
 
 IncrementalExplainer::IncrementalExplainer() = default;
@@ -562,16 +577,16 @@ void Count(std::map<std::string, size_t>& counts, const NodeResult& node, int si
 
 std::shared_ptr<const Placement> IncrementalExplainer::Explain(const std::vector<Plugin>& plugins,
                                                                const k8s::Pod& pod, const NodeTable& table,
-                                                               const Decision& decision) {
+                                                               const Decision& decision, bool details) {
   // A pod its PreFilter rejects is answered in one sentence: nothing to keep.
   if (decision.rejected_by || table.NodeCount() == 0) {
     state_.reset();
-    return std::make_shared<const Placement>(rt::Explain(plugins, pod, table, decision, table.LiveRows()));
+    return std::make_shared<const Placement>(rt::Explain(plugins, pod, table, decision, table.LiveRows(), details));
   }
-  PluginContext context(plugins, pod, table);
+  PluginContext context(plugins, pod, table, details);
   std::vector<RowId> changed;
-  bool usable = state_ && state_->plugins.size() == plugins.size() && state_->rows == table.RowCount() &&
-                table.RowsChangedSince(state_->epoch, changed);
+  bool usable = state_ && state_->details == details && state_->plugins.size() == plugins.size() &&
+                state_->rows == table.RowCount() && table.RowsChangedSince(state_->epoch, changed);
   for (size_t i = 0; usable && i < plugins.size(); ++i) {
     usable = state_->plugins[i].program == plugins[i].program && state_->plugins[i].filters == context.Filters(i);
   }
@@ -579,6 +594,7 @@ std::shared_ptr<const Placement> IncrementalExplainer::Explain(const std::vector
     state_ = std::make_unique<State>();
     State& st = *state_;
     st.rows = table.RowCount();
+    st.details = details;
     st.plugins.resize(plugins.size());
     for (size_t i = 0; i < plugins.size(); ++i) {
       State::PluginState& ps = st.plugins[i];
@@ -587,7 +603,7 @@ std::shared_ptr<const Placement> IncrementalExplainer::Explain(const std::vector
       ps.program = plugin.program;
       ps.filters = context.Filters(i);
       if (!ps.filters) continue;
-      SiteFinder filter_sites(*plugin.program, fn), message_sites(*plugin.program, fn);
+      SiteFinder filter_sites(*plugin.program, fn), message_sites(*plugin.program, fn, true);
       auto messages = [&](const ir::Message& m) {
         for (const ir::Message::Part& part : m.parts) {
           if (part.value) message_sites.From(*part.value);
@@ -596,28 +612,31 @@ std::shared_ptr<const Placement> IncrementalExplainer::Explain(const std::vector
       for (const ir::Filter& f : fn.prefilters) {
         filter_sites.From(f.condition);
         messages(f.reason);
-        messages(f.detail);
+        if (details) messages(f.detail);
       }
       for (const ir::Filter& f : fn.filters) {
         filter_sites.From(f.condition);
         if (f.each_collection) filter_sites.From(*f.each_collection);
         messages(f.reason);
-        messages(f.detail);
+        if (details) messages(f.detail);
       }
       ps.comparable = filter_sites.comparable;
       ps.messages_comparable = message_sites.comparable;
+      ps.messages_read_labels = message_sites.label_calls;
       for (ir::NodeId call : filter_sites.calls) ps.filter_sites.push_back({call, std::vector<int64_t>(table.RowCount())});
       for (ir::NodeId call : message_sites.calls) ps.message_sites.push_back({call, std::vector<int64_t>(table.RowCount())});
       Update update(plugins, context, table);
       update.Dirty(i, ps.filter_sites, {}, true);  // their values now
       update.Dirty(i, ps.message_sites, {}, true);
     }
-    Placement first = rt::Explain(plugins, pod, table, decision, table.LiveRows());
+    explained_rows_ += table.LiveRows().size();
+    Placement first = rt::Explain(plugins, pod, table, decision, table.LiveRows(), details);
     first.selected.reset();
     for (NodeResult& node : first.nodes) node = WithoutScores(std::move(node));
     st.last = std::make_shared<const Placement>(std::move(first));
     for (const NodeResult& node : st.last->nodes) Count(st.counts, node, +1);
     st.epoch = table.ChangeEpoch();
+    st.topology_epoch = table.TopologyEpoch();
     return st.last;
   }
   State& st = *state_;
@@ -630,9 +649,10 @@ std::shared_ptr<const Placement> IncrementalExplainer::Explain(const std::vector
     if (!ps.filters) continue;
     for (RowId row : update.Dirty(i, ps.filter_sites, {}, !ps.comparable)) dirty[row] = 1;
     std::vector<RowId> moved = update.Dirty(i, ps.message_sites, {}, false);
-    if (!ps.messages_comparable || !moved.empty()) {
+    bool all_moved = !ps.messages_comparable || (ps.messages_read_labels && table.TopologyEpoch() != st.topology_epoch);
+    if (all_moved || !moved.empty()) {
       // Rows where it failed: their words may differ.
-      std::vector<uint8_t> moved_at(table.RowCount(), ps.messages_comparable ? 0 : 1);
+      std::vector<uint8_t> moved_at(table.RowCount(), all_moved ? 1 : 0);
       for (RowId row : moved) moved_at[row] = 1;
       for (const NodeResult& node : st.last->nodes) {
         if (!moved_at[node.row]) continue;
@@ -642,14 +662,25 @@ std::shared_ptr<const Placement> IncrementalExplainer::Explain(const std::vector
       }
     }
   }
-  // The dirty rows explained again; a new Placement only when some row's
+  // The dirty rows explained again, all in one explanation (what does not
+  // vary by row is worked out once); a new Placement only when some row's
   // words differ (callers keep the old one).
-  std::vector<std::pair<size_t, NodeResult>> differ;
+  std::vector<size_t> at;  // indexes into live
+  std::vector<RowId> again;
   for (size_t k = 0; k < live.size(); ++k) {
     if (!dirty[live[k]]) continue;
-    Placement one = rt::Explain(plugins, pod, table, decision, std::span<const RowId>(&live[k], 1));
-    // A row that became feasible, or no longer is, has other words.
-    if (!SameWords(one.nodes[0], st.last->nodes[k])) differ.emplace_back(k, WithoutScores(std::move(one.nodes[0])));
+    at.push_back(k);
+    again.push_back(live[k]);
+  }
+  explained_rows_ += again.size();
+  std::vector<std::pair<size_t, NodeResult>> differ;
+  if (!again.empty()) {
+    Placement fresh = rt::Explain(plugins, pod, table, decision, again, details);
+    for (size_t j = 0; j < again.size(); ++j) {
+      // A row that became feasible, or no longer is, has other words.
+      size_t k = at[j];
+      if (!SameWords(fresh.nodes[j], st.last->nodes[k])) differ.emplace_back(k, WithoutScores(std::move(fresh.nodes[j])));
+    }
   }
   if (!differ.empty()) {
     auto next = std::make_shared<Placement>(*st.last);
@@ -664,6 +695,7 @@ std::shared_ptr<const Placement> IncrementalExplainer::Explain(const std::vector
     st.last = std::move(next);
   }
   st.epoch = table.ChangeEpoch();
+  st.topology_epoch = table.TopologyEpoch();
   return st.last;
 }
 

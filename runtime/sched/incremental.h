@@ -87,13 +87,18 @@ class IncrementalExplainer {
   /// (for a pod that fits somewhere: less the scores and the selection);
   /// the same object as the last call's when nothing it says has changed.
   /// `decision` is over every live row.
+  /// `details` false: reasons only (rt::Explain); the words kept are of
+  /// one kind, so asking for the other starts again.
   std::shared_ptr<const Placement> Explain(const std::vector<Plugin>& plugins, const k8s::Pod& pod,
-                                           const NodeTable& table, const Decision& decision);
+                                           const NodeTable& table, const Decision& decision, bool details);
   void Reset();
+  /// Rows explained (again) since it was made: the work the guard tests count.
+  size_t ExplainedRows() const { return explained_rows_; }
 
  private:
   struct State;
   std::unique_ptr<State> state_;
+  size_t explained_rows_ = 0;
 };
 
 }  // namespace policy::rt

@@ -2,9 +2,10 @@
 
 namespace policy::rt {
 
-PluginContext::PluginContext(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table)
+PluginContext::PluginContext(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table,
+                             bool details)
     : plugins_(plugins), pod_(pod), table_(table), cluster_(pod, table), pod_view_(pod),
-      applies_(plugins.size(), -1), node_prefilters_(plugins.size(), false) {
+      applies_(plugins.size(), -1), node_prefilters_(plugins.size(), false), details_(details) {
   for (size_t i = 0; i < plugins.size(); ++i) {
     const Plugin& plugin = plugins[i];
     for (const ir::Filter& pre : plugin.program->functions[plugin.function].prefilters) {
@@ -16,7 +17,10 @@ PluginContext::PluginContext(const std::vector<Plugin>& plugins, const k8s::Pod&
 Interpreter& PluginContext::Interp(size_t i) {
   const Plugin& plugin = plugins_[i];
   std::unique_ptr<Interpreter>& slot = interpreters_[plugin.program];
-  if (!slot) slot = std::make_unique<Interpreter>(*plugin.program, pod_, table_, &cluster_, &pod_view_);
+  if (!slot) {
+    slot = std::make_unique<Interpreter>(*plugin.program, pod_, table_, &cluster_, &pod_view_);
+    slot->SetDetails(details_);
+  }
   return *slot;
 }
 

@@ -19,7 +19,8 @@ namespace policy::rt {
 class PluginContext {
  public:
   /// `plugins`, `pod` and `table` must outlive the context.
-  PluginContext(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table);
+  /// `details` false: failures carry reasons only (Interpreter::SetDetails).
+  PluginContext(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table, bool details = true);
 
   /// The interpreter of plugin `i`'s program, for this pod.
   Interpreter& Interp(size_t i);
@@ -45,6 +46,7 @@ class PluginContext {
   std::map<const ir::Program*, std::unique_ptr<Interpreter>> interpreters_;
   std::vector<int8_t> applies_;  // -1: not asked yet
   std::vector<bool> node_prefilters_;
+  bool details_ = true;
 };
 
 }  // namespace policy::rt
