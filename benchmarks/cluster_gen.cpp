@@ -532,6 +532,7 @@ void EmitPendingQueue(int pending, const std::function<void(const Value&)>& emit
   }
   // Pods in arrival order: the templates interleaved, the big ones faster.
   std::vector<int> made(kTemplates, 0);
+  int arrived = 0;
   for (bool more = true; more;) {
     more = false;
     for (int r = 0; r < kTemplates; ++r) {
@@ -539,6 +540,7 @@ void EmitPendingQueue(int pending, const std::function<void(const Value&)>& emit
         more = true;
         const Workload& w = workloads[r];
         int i = made[r]++;
+        int seq = arrived++;  // creationTimestamp follows arrival: the queue's order is kube's
         int kind = r % 8;
         std::string owner = w.kind == "Deployment" ? w.app + "-" + TemplateHash(w.app) : w.app;
         std::string name = w.kind == "StatefulSet" ? fmt::format("{}-{}", w.app, i)
@@ -631,7 +633,8 @@ void EmitPendingQueue(int pending, const std::function<void(const Value&)>& emit
         std::string api = w.kind == "Job" ? "batch/v1" : "apps/v1";
         emit(Map{{"apiVersion", "v1"},
                  {"kind", "Pod"},
-                 {"metadata", Map{{"creationTimestamp", fmt::format("2026-12-02T09:{:02}:{:02}Z", r, i % 60)},
+                 {"metadata", Map{{"creationTimestamp", fmt::format("2026-12-02T{:02}:{:02}:{:02}Z", 8 + seq / 3600,
+                                                                    seq / 60 % 60, seq % 60)},
                                   {"generateName", w.kind == "StatefulSet" ? std::string() : owner + "-"},
                                   {"labels", std::move(labels)},
                                   {"name", name},
