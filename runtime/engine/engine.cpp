@@ -8,6 +8,7 @@
 
 #include "compiler/driver/compilation.h"
 #include "runtime/engine/kernel_source.h"
+#include "runtime/engine/pod_template.h"
 #include "runtime/sched/default_spread.h"
 #include "runtime/sched/resolve_volumes.h"
 #include "stdlib/embedded.h"
@@ -153,7 +154,7 @@ std::unique_ptr<PodPlan> Engine::Plan(k8s::Pod pod, const Cluster& cluster, std:
   std::unique_ptr<PodPlan> plan(new PodPlan());
   plan->engine_ = state_;
   plan->pod_ = std::move(pod);
-  if (IgnoresIncidentalVolumes()) std::erase_if(plan->pod_.volumes, [](const k8s::Volume& v) { return !k8s::ReadByVolumePlugins(v); });
+  if (IgnoresIncidentalVolumes()) DropIncidentalVolumes(plan->pod_);
   // kube-scheduler's default spread constraints (the system's or the
   // profile's list) become the pod's own before anything reads it.
   const rt::Profile& profile = state_->profile;

@@ -14,11 +14,15 @@ k8s::Pod TemplateOf(const k8s::Pod& pod, const k8s::Pod& like, bool incidental_v
   c.name = like.name;
   c.creation_timestamp = like.creation_timestamp;
   c.start_time = like.start_time;
-  if (incidental_volumes_ignored) std::erase_if(c.volumes, [](const k8s::Volume& v) { return !k8s::ReadByVolumePlugins(v); });
+  if (incidental_volumes_ignored) DropIncidentalVolumes(c);
   return c;
 }
 
 }  // namespace
+
+void DropIncidentalVolumes(k8s::Pod& pod) {
+  std::erase_if(pod.volumes, [](const k8s::Volume& v) { return !k8s::ReadByVolumePlugins(v); });
+}
 
 bool SameTemplate(const k8s::Pod& a, const k8s::Pod& b, bool incidental_volumes_ignored) {
   return TemplateOf(b, a, incidental_volumes_ignored) == TemplateOf(a, a, incidental_volumes_ignored);

@@ -12,6 +12,8 @@
 
 namespace policy::engine {
 
+/// Leaves out of `pod` the volumes no plugin reads (k8s::ReadByVolumePlugins).
+void DropIncidentalVolumes(k8s::Pod& pod);
 /// `incidental_volumes_ignored`: Engine::IgnoresIncidentalVolumes().
 bool SameTemplate(const k8s::Pod& a, const k8s::Pod& b, bool incidental_volumes_ignored);
 /// Equal for pods of one template (a hash for buckets of them).
