@@ -91,7 +91,8 @@ TEST_CASE("real pods share their template: the token volume changes neither plan
   size_t own = incremental.stats.plans - incremental.stats.templates;
   std::string claim_reason(DefaultEngine()->OwnPlanBecause(*std::find_if(queue.begin(), queue.end(), HasClaim)));
   CHECK(claim_reason.find("PersistentVolumeClaim") != std::string::npos);
-  for (const auto& [why, count] : d.full_because) {
+  for (const auto& entry : d.full_because) {
+    const std::string& why = entry.first;
     INFO("full because: " << why);
     CHECK((why == "the template's first pod" || why == claim_reason));
   }
