@@ -9,14 +9,25 @@
 //   BM_Serve/jit-changing/...     the same with a pod bound or unbound (a watch event, not timed) before
 //                                 every call, as in a busy cluster: nothing kept for the table's last
 //                                 state (the rejected nodes' words) is reused
+//   BM_ServeRealistic/<engine>/... filter calls for real-shaped pods (cluster_gen's realistic snapshot:
+//                                 ~80 label keys a node, 50,000 bound pods; 50 of its Pending pods in
+//                                 turn, each with its token volume, ReplicaSet/StatefulSet/Job owners,
+//                                 claims, a typo'd affinity), on a changing cluster
+//   BM_ServeShapes                one client, filter calls each for a pod of a shape never seen (its
+//                                 own app label and a required hostname anti-affinity on it, as each
+//                                 new Deployment brings), 500 nodes: ms_first/ms_last per call over
+//                                 the first and last tenth, rss_mb_first/rss_mb_last after them
 //
 //   build/benchmarks/bench_serve
 
 #include <benchmark/benchmark.h>
 #include <httplib.h>
 
+#include <unistd.h>
+
 #include <algorithm>
 #include <chrono>
+#include <cstdio>
 #include <memory>
 #include <string>
 #include <thread>
@@ -32,8 +43,19 @@ namespace {
 
 struct World : policy::bench::ExtenderWorld {
   policy::bench::LoopbackServer server{*this};
-  explicit World(policy::engine::Backend backend) : ExtenderWorld(backend) {}
+  explicit World(policy::engine::Backend backend, bool realistic = false, int nodes = 5000)
+      : ExtenderWorld(backend, realistic, nodes) {}
 };
+
+void ChurnOn(World& world, int c, int i) {  // a pod of client c's comes and goes on the first node
+  std::string event = fmt::format(
+      R"({{"type": "{}", "object": {{"apiVersion": "v1", "kind": "Pod", "metadata": {{"name": "churn-{}", "namespace": "shop"}},
+      "spec": {{"nodeName": "{}", "containers": [{{"name": "c", "resources": {{"requests": {{"cpu": "100m"}}}}}}]}},
+      "status": {{"phase": "Running"}}}}}})",
+      i % 2 == 0 ? "ADDED" : "DELETED", c, world.first_node);
+  policy::DiagnosticSink diags;
+  if (!world.state.Apply(policy::Source("event", event), diags)) std::abort();
+}
 
 void BM_Serve(benchmark::State& state, policy::engine::Backend backend, bool changing) {
   static std::unique_ptr<World> world;
@@ -52,21 +74,82 @@ void BM_Serve(benchmark::State& state, policy::engine::Backend backend, bool cha
     auto res = client.Post(verb(i), world->body, "application/json");
     if (!res || res->status != 200) std::abort();
   };
-  auto churn = [&](int c, int i) {  // a pod of this client's comes and goes on the first node
-    std::string event = fmt::format(
-        R"({{"type": "{}", "object": {{"apiVersion": "v1", "kind": "Pod", "metadata": {{"name": "churn-{}", "namespace": "shop"}},
-        "spec": {{"nodeName": "{}", "containers": [{{"name": "c", "resources": {{"requests": {{"cpu": "100m"}}}}}}]}},
-        "status": {{"phase": "Running"}}}}}})",
-        i % 2 == 0 ? "ADDED" : "DELETED", c, world->first_node);
-    policy::DiagnosticSink diags;
-    if (!world->state.Apply(policy::Source("event", event), diags)) std::abort();
-  };
+  auto churn = [&](int c, int i) { ChurnOn(*world, c, i); };
   policy::bench::RunClients(state, world->server.Port(), static_cast<int>(state.range(0)), 500, call, "ms",
                             changing ? std::function<void(int, int)>(churn) : nullptr);
 }
 
+void BM_ServeRealistic(benchmark::State& state, policy::engine::Backend backend) {
+  static std::unique_ptr<World> world;
+  static policy::engine::Backend made = policy::engine::Backend::kAuto;
+  if (!world || made != backend) {
+    world.reset();
+    world = std::make_unique<World>(backend, /*realistic=*/true);
+    made = backend;
+  }
+  {  // each template's first call compiles its kernels: not measured here
+    httplib::Client warm("127.0.0.1", world->server.Port());
+    for (const std::string& body : world->bodies) warm.Post("/policyc/filter", body, "application/json");
+  }
+  auto call = [&](httplib::Client& client, int c, int i) {
+    const std::string& body = world->bodies[static_cast<size_t>(c * 7 + i) % world->bodies.size()];
+    auto res = client.Post("/policyc/filter", body, "application/json");
+    if (!res || res->status != 200) std::abort();
+  };
+  policy::bench::RunClients(state, world->server.Port(), static_cast<int>(state.range(0)), 500, call, "ms",
+                            [&](int c, int i) { ChurnOn(*world, c, i); });
+}
+
+double RssMb() {
+  long pages = 0, resident = 0;
+  if (FILE* f = std::fopen("/proc/self/statm", "r")) {
+    if (std::fscanf(f, "%ld %ld", &pages, &resident) != 2) resident = 0;
+    std::fclose(f);
+  }
+  return static_cast<double>(resident) * static_cast<double>(sysconf(_SC_PAGESIZE)) / (1 << 20);
+}
+
+void BM_ServeShapes(benchmark::State& state) {
+  const int calls = static_cast<int>(state.range(0));
+  World world(policy::engine::Backend::kInterp, /*realistic=*/true, /*nodes=*/500);
+  httplib::Client client("127.0.0.1", world.server.Port());
+  client.set_keep_alive(true);
+  client.set_tcp_nodelay(true);
+  const int tenth = calls / 10;
+  double first_s = 0, last_s = 0, rss_first = 0, rss_last = 0;
+  for (auto _ : state) {
+    for (int i = 0; i < calls; ++i) {
+      std::string app = fmt::format("shape-{}", i);
+      std::string body = fmt::format(
+          R"({{"Pod": {{"apiVersion": "v1", "kind": "Pod", "metadata": {{"name": "{0}-0", "namespace": "shop", "labels": {{"app": "{0}"}}}},
+          "spec": {{"containers": [{{"name": "c", "image": "nginx", "resources": {{"requests": {{"cpu": "100m"}}}}}}],
+          "affinity": {{"podAntiAffinity": {{"requiredDuringSchedulingIgnoredDuringExecution": [
+            {{"labelSelector": {{"matchLabels": {{"app": "{0}"}}}}, "topologyKey": "kubernetes.io/hostname"}}]}}}}}}}},
+          "NodeNames": [{1}], "Nodes": null}})",
+          app, world.node_names);
+      auto t0 = std::chrono::steady_clock::now();
+      auto res = client.Post("/policyc/filter", body, "application/json");
+      double s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+      if (!res || res->status != 200) std::abort();
+      if (i < tenth) first_s += s;
+      if (i >= calls - tenth) last_s += s;
+      if (i == tenth - 1) rss_first = RssMb();
+    }
+    rss_last = RssMb();
+  }
+  state.counters["ms_first"] = first_s * 1e3 / tenth;
+  state.counters["ms_last"] = last_s * 1e3 / tenth;
+  state.counters["rss_mb_first"] = rss_first;
+  state.counters["rss_mb_last"] = rss_last;
+}
+
 }  // namespace
 
+BENCHMARK_CAPTURE(BM_ServeRealistic, interp, policy::engine::Backend::kInterp)
+    ->Name("BM_ServeRealistic/interp")->ArgName("clients")->Arg(1)->Arg(2)->Iterations(1)->UseRealTime()->Unit(benchmark::kSecond);
+BENCHMARK_CAPTURE(BM_ServeRealistic, jit, policy::engine::Backend::kJit)
+    ->Name("BM_ServeRealistic/jit")->ArgName("clients")->Arg(1)->Arg(2)->Iterations(1)->UseRealTime()->Unit(benchmark::kSecond);
+BENCHMARK(BM_ServeShapes)->ArgName("calls")->Arg(20000)->Iterations(1)->UseRealTime()->Unit(benchmark::kSecond);
 BENCHMARK_CAPTURE(BM_Serve, interp, policy::engine::Backend::kInterp, false)
     ->Name("BM_Serve/interp")->ArgName("clients")->Arg(1)->Arg(4)->Iterations(2)->UseRealTime()->Unit(benchmark::kSecond);
 BENCHMARK_CAPTURE(BM_Serve, jit, policy::engine::Backend::kJit, false)

@@ -714,4 +714,15 @@ std::string GenerateCluster(const ClusterSpec& spec, Format format) {
   return out;
 }
 
+std::vector<std::string> PendingPodsJson(const ClusterSpec& spec) {
+  std::vector<std::string> pods;
+  EmitPendingQueue(spec.pending, [&](const Value& v) {
+    const Map& object = std::get<Map>(v.v);
+    auto kind = std::find_if(object.begin(), object.end(), [](const auto& field) { return field.first == "kind"; });
+    if (kind == object.end() || std::get<std::string>(kind->second.v) != "Pod") return;
+    Json(v, 0, pods.emplace_back());
+  });
+  return pods;
+}
+
 }  // namespace policy::bench

@@ -6,6 +6,7 @@
 
 #include <cstdint>
 #include <string>
+#include <vector>
 
 namespace policy::bench {
 
@@ -29,5 +30,9 @@ struct ClusterSpec {
 
 /// A `v1/List` of the nodes (and pods) in `format`.
 std::string GenerateCluster(const ClusterSpec& spec, Format format);
+
+/// The Pending pods GenerateCluster writes for `spec.pending`, in the same
+/// order, each as one JSON object (what an extender is sent of a pod).
+std::vector<std::string> PendingPodsJson(const ClusterSpec& spec);
 
 }  // namespace policy::bench

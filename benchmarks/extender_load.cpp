@@ -13,26 +13,33 @@
 
 namespace policy::bench {
 
-ExtenderWorld::ExtenderWorld(engine::Backend backend) {
+ExtenderWorld::ExtenderWorld(engine::Backend backend, bool realistic, int nodes) {
   ClusterSpec spec;
-  spec.nodes = 5000;
+  spec.nodes = nodes;
   spec.pods_per_node = 10;
+  spec.realistic = realistic;
+  spec.pending = realistic ? 1000 : 0;
   auto snapshot = std::make_shared<const Source>("c.json", GenerateCluster(spec, Format::kJson));
   DiagnosticSink diags;
   if (!state.Load(snapshot, diags)) std::abort();
   engine::EngineOptions options;
   options.backend = backend;
   decisions = std::make_unique<host::Decisions>(engine::Engine::Create(rt::DefaultProfile(), {}, options, diags));
-  std::string names;
   {
     host::ClusterState::View view = state.Read();
     const rt::NodeTable& t = view.cluster().Table();
-    for (rt::RowId r : t.LiveRows()) names += fmt::format("{}\"{}\"", names.empty() ? "" : ",", t.NodeName(r));
+    for (rt::RowId r : t.LiveRows()) node_names += fmt::format("{}\"{}\"", node_names.empty() ? "" : ",", t.NodeName(r));
     first_node = std::string(t.NodeName(t.LiveRows().front()));
   }
-  body = R"({"Pod": {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web-1", "namespace": "shop", "labels": {"app": "web"}},
-    "spec": {"containers": [{"name": "web", "image": "nginx", "resources": {"requests": {"cpu": "500m", "memory": "512Mi"}}}]}},
-    "NodeNames": [)" + names + "], \"Nodes\": null}";
+  auto args = [&](const std::string& pod) { return R"({"Pod": )" + pod + R"(, "NodeNames": [)" + node_names + "], \"Nodes\": null}"; };
+  if (realistic) {  // every 20th of the queue: its workloads in proportion
+    std::vector<std::string> pods = PendingPodsJson(spec);
+    for (size_t i = 0; i < pods.size(); i += 20) bodies.push_back(args(pods[i]));
+    body = bodies.front();
+    return;
+  }
+  body = args(R"({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "web-1", "namespace": "shop", "labels": {"app": "web"}},
+    "spec": {"containers": [{"name": "web", "image": "nginx", "resources": {"requests": {"cpu": "500m", "memory": "512Mi"}}}]}})");
 }
 
 LoopbackServer::LoopbackServer(ExtenderWorld& world) {

@@ -2,7 +2,9 @@
 // What bench_serve and bench_http share: a generated cluster of 5,000 nodes
 // and 50,000 bound pods in a ClusterState with decisions over the default
 // profile, the ExtenderArgs of a web pod with every node's name, and clients
-// that call a server on loopback and measure each call.
+// that call a server on loopback and measure each call. The realistic world
+// is shaped as ../shared/fixtures/real is (cluster_gen's `realistic`), and
+// its ExtenderArgs are those of 50 of its real-shaped Pending pods.
 
 #include <benchmark/benchmark.h>
 #include <httplib.h>
@@ -11,6 +13,7 @@
 #include <memory>
 #include <string>
 #include <thread>
+#include <vector>
 
 #include "runtime/host/host.h"
 #include "server/server.h"
@@ -21,8 +24,10 @@ struct ExtenderWorld {
   host::ClusterState state;
   std::unique_ptr<host::Decisions> decisions;
   std::string body;        ///< ExtenderArgs: the pod and every node name (nodeCacheCapable: true)
+  std::vector<std::string> bodies;  ///< the realistic world's: one per pod (body is the first)
+  std::string node_names;  ///< every node's name, quoted, comma-separated (a NodeNames list's inside)
   std::string first_node;  ///< the table's first node
-  explicit ExtenderWorld(engine::Backend backend);
+  explicit ExtenderWorld(engine::Backend backend, bool realistic = false, int nodes = 5000);
 };
 
 /// policyc serve's HTTP side over `world` on a free loopback port, serving on

@@ -190,11 +190,13 @@ class CheckRun {
     std::deque<Answer> kept;
     for (k8s::Pod& pod : pods_) {
       const Answer* same = nullptr;
-      bool shareable = share && engine_->OwnPlanBecause(pod).empty();
-      size_t hash = shareable ? engine::TemplateHash(pod) : 0;
+      std::optional<engine::TemplatePod> t;
+      if (share) t = engine_->Template(pod, *cluster_, json || details);
+      bool shareable = t && t->own_plan_because.empty();
+      size_t hash = shareable ? engine::TemplateHash(t->pod) : 0;
       if (shareable) {
         for (const auto& [earlier, answer] : answered[hash]) {
-          if (engine::SameTemplate(earlier, pod, engine_->IgnoresIncidentalVolumes())) same = answer;
+          if (engine::SameTemplate(earlier, t->pod)) same = answer;
         }
       }
       Answer a;
@@ -202,9 +204,8 @@ class CheckRun {
         a = *same;
         a.pod = pod.namespace_name + "/" + pod.name;
       } else if (shareable) {
-        k8s::Pod key = pod;
         a = Check(std::move(pod), false, json || details);
-        answered[hash].emplace_back(std::move(key), &kept.emplace_back(a));
+        answered[hash].emplace_back(std::move(t->pod), &kept.emplace_back(a));
       } else {
         a = Check(std::move(pod), !args_.Has("all-pending"), json || details);
       }

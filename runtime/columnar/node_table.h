@@ -202,9 +202,15 @@ class NodeTable {
   /// most kMaxPodSets are kept: past it, a bind or unbind drops those
   /// asked for least recently (a selector asked again is counted again), so
   /// the memory and the work of a bind stay bounded however many pod
-  /// shapes come by. An id is valid until the table next changes.
+  /// shapes come by. An id is valid until the table next changes or is
+  /// trimmed.
   uint32_t PodSet(const PodSelector& selector) const;
   static constexpr size_t kMaxPodSets = 1024;
+  /// A writer's (no reader holds a set id): past kMaxPodSets, drops the
+  /// pod sets asked for least recently. Binds and unbinds trim; a host
+  /// whose readers ask for many selectors between writes (serve's calls
+  /// for pods of new shapes on a quiet cluster) trims between reads.
+  void TrimPodSets();
   /// Pod sets kept now, and counted in all (the guard tests' work counts).
   size_t PodSetsKept() const { return pod_set_ids_.size(); }
   size_t PodSetsCounted() const { return pod_sets_counted_; }
@@ -260,10 +266,10 @@ class NodeTable {
   bool ClaimInUse(std::string_view namespace_name, std::string_view name) const;
   /// The snapshot's storage objects and PriorityClasses. Changing them
   /// moves StorageVersion, not ChangeEpoch: what a pod's volumes resolve to
-  /// is read when its plan is made (rt::ResolveVolumes), and a pod whose
-  /// volumes any plugin reads never shares a plan (Engine::OwnPlanBecause),
-  /// so no kept decision or explanation depends on them — a claim assumed
-  /// bound for one StatefulSet pod leaves every other template's incremental.
+  /// is read when its plan is made (rt::ResolveVolumes) and is part of its
+  /// template (engine::TemplateOf), so no kept decision or explanation
+  /// depends on them — a claim assumed bound for one StatefulSet pod
+  /// leaves every template's next decision incremental.
   const StorageObjects& Storage() const { return storage_; }
   StorageObjects& MutableStorage() {
     ++storage_version_;
@@ -441,7 +447,6 @@ class NodeTable {
   mutable uint64_t pod_set_clock_ = 0;
   mutable uint64_t pod_set_versions_ = 0;  // versions are never reused, across dropped sets too
   mutable size_t pod_sets_counted_ = 0;
-  void TrimPodSets();
   std::vector<TermGroup> term_groups_;
   uint64_t term_groups_version_ = 0;
   mutable std::vector<DomainCounts> term_group_domains_;

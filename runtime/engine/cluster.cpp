@@ -1,10 +1,46 @@
 #include "runtime/engine/cluster.h"
 
+#include <mutex>
+
 namespace policy::engine {
+
+struct Cluster::KeysRead {
+  std::mutex mutex;
+  std::shared_ptr<const LabelKeys> keys;
+  uint64_t whole_epoch = UINT64_MAX;  // the table's WholeEpoch they were counted at
+  size_t groups = 0;                  // the term groups counted
+};
 
 Cluster::Cluster() : Cluster(std::make_unique<rt::NodeTable>()) {}
 
-Cluster::Cluster(std::unique_ptr<rt::NodeTable> table) : table_(std::move(table)), dictionary_(*table_) {}
+Cluster::Cluster(std::unique_ptr<rt::NodeTable> table)
+    : table_(std::move(table)), dictionary_(*table_), keys_read_(std::make_shared<KeysRead>()) {}
+
+std::shared_ptr<const LabelKeys> Cluster::SelectorKeys() const {
+  const rt::NodeTable& table = *table_;
+  KeysRead& cache = *keys_read_;
+  std::lock_guard lock(cache.mutex);
+  const std::vector<rt::TermGroup>& groups = table.TermGroups();
+  if (cache.keys && cache.whole_epoch == table.WholeEpoch() && cache.groups == groups.size()) return cache.keys;
+  auto keys = std::make_shared<LabelKeys>();
+  size_t from = 0;
+  if (cache.keys && cache.whole_epoch == table.WholeEpoch() && cache.groups < groups.size()) {
+    *keys = *cache.keys;  // only groups were added
+    from = cache.groups;
+  } else {
+    for (const k8s::SelectorOwner& owner : table.SelectorOwners()) {
+      if (owner.match_labels) {
+        for (const auto& [key, value] : *owner.match_labels) keys->insert(key);
+      }
+      if (owner.selector) AddKeysRead(*owner.selector, *keys);
+    }
+  }
+  for (size_t g = from; g < groups.size(); ++g) AddKeysRead(groups[g].term, *keys);
+  cache.keys = std::move(keys);
+  cache.whole_epoch = table.WholeEpoch();
+  cache.groups = groups.size();
+  return cache.keys;
+}
 
 std::unique_ptr<Cluster> Cluster::Load(std::shared_ptr<const Source> snapshot, DiagnosticSink& diags) {
   return Load(std::vector<std::shared_ptr<const Source>>{std::move(snapshot)}, diags);

@@ -14,6 +14,7 @@
 #include "runtime/columnar/cluster_loader.h"
 #include "runtime/columnar/node_table.h"
 #include "runtime/columnar/table_dictionary.h"
+#include "runtime/engine/pod_template.h"
 
 namespace policy::engine {
 
@@ -59,6 +60,9 @@ class Cluster {
   /// cluster without it); nothing else may change in between.
   bool SetPodAside(std::string_view key) { return table_->SetPodAside(key); }
   bool PutPodBack(std::string_view key) { return table_->PutPodBack(key); }
+  /// Drops the pod sets asked for least recently past the table's budget
+  /// (rt::NodeTable::TrimPodSets); only while no decision reads the cluster.
+  void TrimPodSets() { table_->TrimPodSets(); }
   /// Adds or replaces a namespace and its labels (namespaceSelector).
   void SetNamespace(std::string_view name, k8s::StringMap labels) { table_->SetNamespaceLabels(name, std::move(labels)); }
   /// Removes a namespace; false when there is none of that name.
@@ -114,12 +118,21 @@ class Cluster {
   const rt::TableDictionary& Dictionary() const { return dictionary_; }
   /// What loading the snapshot saw (empty for a cluster built by events).
   const rt::LoadReport& Report() const { return report_; }
+  /// The label keys of pods that the cluster's selectors read: bound pods'
+  /// affinity terms' and the selector owners' (what a template pod keeps
+  /// of its labels, pod_template.h). Brought up to date when asked, from
+  /// the term groups added since (they are never removed) or, after a
+  /// change beyond rows (a selector owner), from every one; readers may
+  /// ask at once.
+  std::shared_ptr<const LabelKeys> SelectorKeys() const;
 
  private:
+  struct KeysRead;
   std::unique_ptr<rt::NodeTable> table_;
   rt::TableDictionary dictionary_;
   rt::LoadReport report_;
   std::vector<std::shared_ptr<const Source>> sources_;  // LoadFiles': what the objects' spans point into
+  std::shared_ptr<KeysRead> keys_read_;                 // SelectorKeys' cache
 };
 
 }  // namespace policy::engine

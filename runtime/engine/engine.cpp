@@ -25,6 +25,7 @@ struct Engine::State {
   KernelSource kernels;
   bool reads_pod_name = false;  // some file reads pod.name (then no two pods share a plan)
   bool policy_reads_volumes = false;  // a file outside the stdlib reads pod.volumes
+  bool policy_reads_labels = false;   // a file outside the stdlib reads the pod's labels
 
   State(rt::Profile p, EngineOptions o)
       : profile(std::move(p)), options(std::move(o)), kernels(options.jit_opt_level, options.hot_after) {}
@@ -138,6 +139,13 @@ std::unique_ptr<Engine> Engine::Create(rt::Profile profile, std::vector<std::sha
       if (load != nullptr && load->field == sema::FieldId::kPodVolumes && f >= stdlib_files) {
         state->policy_reads_volumes = true;
       }
+      // The pod's labels, read as a field or matched against terms the
+      // policy makes (which may name any key).
+      const auto* call = std::get_if<ir::CallBuiltin>(&node);
+      if (f >= stdlib_files && ((load != nullptr && load->field == sema::FieldId::kPodLabels) ||
+                                (call != nullptr && call->builtin == sema::BuiltinId::kPodMatches))) {
+        state->policy_reads_labels = true;
+      }
     }
   }
   return std::unique_ptr<Engine>(new Engine(std::move(state)));
@@ -151,10 +159,30 @@ size_t Engine::CompiledKernels() const { return state_->kernels.Compiled(); }
 bool Engine::HasJit() { return KernelSource::Available(); }
 
 std::unique_ptr<PodPlan> Engine::Plan(k8s::Pod pod, const Cluster& cluster, std::string* trace) {
+  if (!state_->policy_reads_volumes) DropIncidentalVolumes(pod);
+  rt::ResolveVolumes(pod, cluster.Table());
+  return PlanResolved(std::move(pod), cluster, trace);
+}
+
+std::unique_ptr<PodPlan> Engine::Plan(TemplatePod pod, const Cluster& cluster) {
+  return PlanResolved(std::move(pod.pod), cluster, nullptr);
+}
+
+TemplatePod Engine::Template(const k8s::Pod& pod, const Cluster& cluster, bool details) const {
+  std::shared_ptr<const LabelKeys> keys = state_->policy_reads_labels ? nullptr : cluster.SelectorKeys();
+  TemplateRules rules{.keep_volumes = state_->policy_reads_volumes,
+                      .keep_labels = state_->policy_reads_labels,
+                      .keys_read = keys.get(),
+                      .details = details};
+  TemplatePod t = TemplateOf(pod, cluster.Table(), rules);
+  if (state_->reads_pod_name) t.own_plan_because = "a plugin reads the pod's name";
+  return t;
+}
+
+std::unique_ptr<PodPlan> Engine::PlanResolved(k8s::Pod pod, const Cluster& cluster, std::string* trace) {
   std::unique_ptr<PodPlan> plan(new PodPlan());
   plan->engine_ = state_;
   plan->pod_ = std::move(pod);
-  if (IgnoresIncidentalVolumes()) DropIncidentalVolumes(plan->pod_);
   // kube-scheduler's default spread constraints (the system's or the
   // profile's list) become the pod's own before anything reads it.
   const rt::Profile& profile = state_->profile;
@@ -162,8 +190,7 @@ std::unique_ptr<PodPlan> Engine::Plan(k8s::Pod pod, const Cluster& cluster, std:
     if (p.name != "PodTopologySpread" || !(p.filter || p.score)) continue;
     rt::ApplyDefaultSpread(plan->pod_, cluster.Table(), profile.spread_defaults ? &*profile.spread_defaults : nullptr);
   }
-  // Its claims, volumes and classes, and its priority, from the snapshot.
-  rt::ResolveVolumes(plan->pod_, cluster.Table());
+  // Its priority from the snapshot (its volumes are resolved already).
   rt::ResolvePriority(plan->pod_, cluster.Table());
   Fill(*plan, cluster, trace);
   return plan;
@@ -222,22 +249,19 @@ const rt::Decision& Engine::Decide(PodPlan& plan, const Cluster& cluster, rt::De
 
 bool Engine::SharesPlans() const { return !state_->reads_pod_name; }
 
-bool Engine::IgnoresIncidentalVolumes() const { return !state_->policy_reads_volumes; }
-
-std::string_view Engine::OwnPlanBecause(const k8s::Pod& pod) const {
-  if (state_->reads_pod_name) return "a plugin reads the pod's name";
-  for (const k8s::Volume& v : pod.volumes) {
-    if (!k8s::ReadByVolumePlugins(v)) {
-      if (state_->policy_reads_volumes) return "a policy reads the pod's volumes";
-      continue;
-    }
-    switch (v.kind) {
-      case k8s::Volume::Kind::kClaim: return "the pod has a PersistentVolumeClaim (claims change as pods bind)";
-      case k8s::Volume::Kind::kEphemeral: return "the pod has a generic ephemeral volume (its claim is named after the pod)";
-      case k8s::Volume::Kind::kOther: return "the pod has an inline disk volume (VolumeRestrictions)";
-    }
+void Engine::VerifyTemplate(const k8s::Pod& pod, const Cluster& cluster, const rt::Decision& shared,
+                            rt::DecideOptions options) {
+  if (!state_->options.verify_incremental) return;
+  std::unique_ptr<PodPlan> own = Plan(pod, cluster);
+  rt::Decider decider;
+  const rt::Decision& d = Decide(*own, cluster, decider, options);
+  if (d.feasible != shared.feasible || d.score != shared.score || d.selected != shared.selected ||
+      d.rejected_by != shared.rejected_by) {
+    std::fprintf(stderr,
+                 "policyc: pod %s/%s decided by its template's plan differs from its own plan (%zu vs %zu feasible)\n",
+                 pod.namespace_name.c_str(), pod.name.c_str(), shared.feasible.size(), d.feasible.size());
+    std::abort();
   }
-  return {};
 }
 
 size_t Engine::ForgetKept(PodPlan& plan, std::string why) {

@@ -137,8 +137,7 @@ class Engine {
   /// with its own Decider and plan, while nobody changes the cluster.
   const rt::Decision& Decide(PodPlan& plan, const Cluster& cluster, rt::Decider& decider,
                              rt::DecideOptions options = {}) const;
-  /// Decide for the next pod of the plan's template (a pod equal to the
-  /// plan's but for its name and timestamps, when SharesPlans()): the same
+  /// Decide for the next pod of the plan's template (Template): the same
   /// decision, brought up to date from the plan's last one rather than made
   /// over every node again (rt::IncrementalDecider). With
   /// EngineOptions::verify_incremental or verify_kernels it is checked
@@ -159,15 +158,19 @@ class Engine {
   /// Whether pods that differ only in name and timestamps may share one
   /// plan: no plugin reads the pod's name.
   bool SharesPlans() const;
-  /// Whether volumes no plugin reads (k8s::ReadByVolumePlugins false: the
-  /// service-account token, configMaps, secrets, ...) are left out of
-  /// plans and templates: true unless a policy outside the stdlib reads
-  /// pod.volumes.
-  bool IgnoresIncidentalVolumes() const;
-  /// Why `pod` gets a plan of its own rather than its template's (the
-  /// words IncrementalStats::full_because counts), or empty when it may
-  /// share one.
-  std::string_view OwnPlanBecause(const k8s::Pod& pod) const;
+  /// `pod` as the pods of its template share it (pod_template.h): its
+  /// volumes resolved against `cluster`, the parts no plugin reads made
+  /// equal, unless a policy outside the stdlib reads them (pod.volumes, the
+  /// pod's labels). `details`: words with details will be asked of the
+  /// plan. TemplatePod::own_plan_because says when it may not share.
+  TemplatePod Template(const k8s::Pod& pod, const Cluster& cluster, bool details) const;
+  /// Plan for a template pod (Template's), shared by its template's pods.
+  std::unique_ptr<PodPlan> Plan(TemplatePod pod, const Cluster& cluster);
+  /// With EngineOptions::verify_incremental: checks `shared`, what the
+  /// plan of `pod`'s template decided for it (with `options`), against a
+  /// plan of the pod's own; a difference aborts.
+  void VerifyTemplate(const k8s::Pod& pod, const Cluster& cluster, const rt::Decision& shared,
+                      rt::DecideOptions options);
   /// Words for `rows` of `decision` (made by Decide on this plan and
   /// cluster with DecideOptions::plugin_scores); every live row when
   /// `rows` is empty.
@@ -185,6 +188,7 @@ class Engine {
  private:
   struct State;
   explicit Engine(std::shared_ptr<State> state);
+  std::unique_ptr<PodPlan> PlanResolved(k8s::Pod pod, const Cluster& cluster, std::string* trace);
   void Fill(PodPlan& plan, const Cluster& cluster, std::string* trace) const;
   void TakeTieredKernels(PodPlan& plan) const;
 

@@ -2,30 +2,105 @@
 
 #include "runtime/engine/pod_template.h"
 
+#include <algorithm>
 #include <functional>
 #include <string>
+#include <utility>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "runtime/columnar/node_table.h"
+#include "runtime/sched/resolve_volumes.h"
 
 namespace policy::engine {
 namespace {
 
-// `pod` as its template: what may differ between siblings made equal.
-k8s::Pod TemplateOf(const k8s::Pod& pod, const k8s::Pod& like, bool incidental_volumes_ignored) {
-  k8s::Pod c = pod;
-  c.name = like.name;
-  c.creation_timestamp = like.creation_timestamp;
-  c.start_time = like.start_time;
-  if (incidental_volumes_ignored) DropIncidentalVolumes(c);
-  return c;
+// A claim of the pod's own that nothing else names yet: found, not lost or
+// being deleted, not bound or pre-bound to a volume, used by no bound pod.
+// Its name then reaches no plugin's answer: no node attaches it yet (its
+// attach handle is the claim's own), and only details print it.
+bool OwnFreshClaim(const k8s::ResolvedVolume& r) {
+  return r.kind != k8s::Volume::Kind::kOther && r.claim_found && !r.claim_lost && !r.claim_deleting && !r.in_use &&
+         !r.bound && r.volume_name.empty();
+}
+
+// Names such claims after the first volume that names them, in the pod's
+// volumes and their resolution alike (two volumes of one claim stay one
+// claim). The new names are not DNS names, so no real claim has one.
+// Returns why the pod needs a plan of its own instead, when `details`.
+std::string_view NameFreshClaims(k8s::Pod& pod, bool details) {
+  std::vector<std::pair<std::string, std::string>> renamed;  // claim, its name in the template
+  for (size_t i = 0; i < pod.resolved_volumes.size(); ++i) {
+    k8s::ResolvedVolume& r = pod.resolved_volumes[i];
+    if (!OwnFreshClaim(r)) continue;
+    if (details) return "the pod has a claim of its own, which the details asked for name";
+    auto it = std::find_if(renamed.begin(), renamed.end(), [&](const auto& p) { return p.first == r.claim; });
+    if (it == renamed.end()) {
+      it = renamed.emplace(renamed.end(), r.claim, fmt::format("(the template pod's claim {})", renamed.size()));
+    }
+    pod.volumes[i].claim = it->second;
+    r.claim = it->second;
+    if (!r.attach_handle.empty()) r.attach_handle = it->second;
+  }
+  return {};
+}
+
+// The keys the pod's own terms and constraints read of its labels.
+LabelKeys OwnKeysRead(const k8s::Pod& pod) {
+  LabelKeys keys;
+  for (const std::optional<k8s::PodAffinity>* a : {&pod.affinity.pod_affinity, &pod.affinity.pod_anti_affinity}) {
+    if (!*a) continue;
+    for (const k8s::PodAffinityTerm& t : (*a)->required) AddKeysRead(t, keys);
+    for (const k8s::WeightedPodAffinityTerm& t : (*a)->preferred) AddKeysRead(t.term, keys);
+  }
+  for (const k8s::TopologySpreadConstraint& c : pod.topology_spread) {
+    if (c.label_selector) AddKeysRead(*c.label_selector, keys);
+    keys.insert(c.match_label_keys.begin(), c.match_label_keys.end());
+  }
+  if (pod.template_selector) AddKeysRead(*pod.template_selector, keys);
+  return keys;
 }
 
 }  // namespace
+
+void AddKeysRead(const k8s::LabelSelector& selector, LabelKeys& keys) {
+  for (const auto& [key, value] : selector.match_labels) keys.insert(key);
+  for (const k8s::SelectorRequirement& r : selector.match_expressions) keys.insert(r.key);
+}
+
+void AddKeysRead(const k8s::PodAffinityTerm& term, LabelKeys& keys) {
+  if (term.label_selector) AddKeysRead(*term.label_selector, keys);
+  keys.insert(term.match_label_keys.begin(), term.match_label_keys.end());
+  keys.insert(term.mismatch_label_keys.begin(), term.mismatch_label_keys.end());
+}
+
+TemplatePod TemplateOf(const k8s::Pod& pod, const rt::NodeTable& table, const TemplateRules& rules) {
+  TemplatePod t{pod, {}};
+  k8s::Pod& c = t.pod;
+  if (!rules.keep_volumes) DropIncidentalVolumes(c);
+  rt::ResolveVolumes(c, table);
+  if (!rules.keep_volumes) t.own_plan_because = NameFreshClaims(c, rules.details);
+  if (!rules.keep_labels && rules.keys_read != nullptr && !c.labels.empty()) {
+    LabelKeys own = OwnKeysRead(c);
+    std::erase_if(c.labels, [&](const auto& label) {
+      return !rules.keys_read->contains(label.first) && !own.contains(label.first);
+    });
+  }
+  return t;
+}
 
 void DropIncidentalVolumes(k8s::Pod& pod) {
   std::erase_if(pod.volumes, [](const k8s::Volume& v) { return !k8s::ReadByVolumePlugins(v); });
 }
 
-bool SameTemplate(const k8s::Pod& a, const k8s::Pod& b, bool incidental_volumes_ignored) {
-  return TemplateOf(b, a, incidental_volumes_ignored) == TemplateOf(a, a, incidental_volumes_ignored);
+bool SameTemplate(const k8s::Pod& a, const k8s::Pod& b) {
+  if (a.name == b.name && a.creation_timestamp == b.creation_timestamp && a.start_time == b.start_time) return a == b;
+  k8s::Pod like = b;
+  like.name = a.name;
+  like.creation_timestamp = a.creation_timestamp;
+  like.start_time = a.start_time;
+  return like == a;
 }
 
 size_t TemplateHash(const k8s::Pod& pod) {
@@ -35,6 +110,7 @@ size_t TemplateHash(const k8s::Pod& pod) {
     text += ";" + c.name + "@" + c.image;
     for (const auto& [name, q] : c.requests) text += "," + name + "=" + q.ToString();
   }
+  for (const k8s::Volume& v : pod.volumes) text += "|" + v.name + ":" + v.claim;
   return std::hash<std::string>()(text);
 }
 

@@ -1,22 +1,74 @@
 #pragma once
-/// Pods of one template (a Deployment's replicas, a ReplicaSet's bare pods,
-/// a Job's pods): equal but for their name, timestamps and the volumes no
-/// plugin reads (the service-account token's volume is named per pod).
-/// Such pods may share one PodPlan when Engine::OwnPlanBecause is empty
-/// for them (no plugin reads the name; no claim, which changes as pods
-/// bind, and no ephemeral volume, whose claim is named after its pod).
+/// Pods of one template: pods every plugin answers alike, so they may share
+/// one PodPlan and the decision it keeps (a Deployment's replicas, a
+/// ReplicaSet's bare pods, a Job's pods, a StatefulSet's pods). Besides
+/// their name and timestamps, siblings differ in parts no plugin reads;
+/// TemplateOf makes those equal:
+/// * the volumes no volume plugin reads (k8s::ReadByVolumePlugins: the
+///   service-account token's volume is named per pod);
+/// * the name of a claim of the pod's own that no pod uses yet and that is
+///   not bound (a StatefulSet's volumeClaimTemplates, a generic ephemeral
+///   volume's claim): the volume plugins read its state, which stays in
+///   the template, but never its name outside a detail;
+/// * the labels no selector reads: no affinity term or spread constraint
+///   of the pod's own, no bound pod's affinity term and no selector owner
+///   (Service, ReplicaSet, StatefulSet, ReplicationController: default
+///   spreading) names the key (a StatefulSet pod's
+///   statefulset.kubernetes.io/pod-name, an Indexed Job's completion index).
+/// A template pod has its volumes resolved against the cluster, so its
+/// claims' state (bound, waiting for a consumer, used by a pod) is part of
+/// what siblings must share.
 
 #include <cstddef>
+#include <memory>
+#include <string>
+#include <string_view>
+#include <unordered_set>
 
 #include "compiler/k8s/objects.h"
 
+namespace policy::rt {
+class NodeTable;
+}
+
 namespace policy::engine {
 
+/// Label keys that some selector reads.
+using LabelKeys = std::unordered_set<std::string>;
+/// Adds the keys `selector` reads.
+void AddKeysRead(const k8s::LabelSelector& selector, LabelKeys& keys);
+/// Adds the keys a bound pod's affinity term reads of the pods placed
+/// after it (its selector, matchLabelKeys and mismatchLabelKeys).
+void AddKeysRead(const k8s::PodAffinityTerm& term, LabelKeys& keys);
+
+/// What a template may leave out.
+struct TemplateRules {
+  bool keep_volumes = false;  ///< a policy outside the stdlib reads pod.volumes: every volume as it is
+  /// A policy outside the stdlib reads the pod's labels: every label as it
+  /// is. Otherwise `keys_read` holds the keys the cluster's selectors read.
+  bool keep_labels = false;
+  const LabelKeys* keys_read = nullptr;
+  /// Words with details will be asked of the plan, and details name claims:
+  /// a pod with a claim of its own then gets a plan of its own.
+  bool details = false;
+};
+
+/// A pod as the pods of its template share it.
+struct TemplatePod {
+  k8s::Pod pod;  ///< resolved volumes (k8s::Pod::resolved_volumes); the parts no plugin reads made equal
+  /// Why the pod may not share its template's plan (the words
+  /// IncrementalStats::full_because counts); empty when it may.
+  std::string_view own_plan_because;
+};
+
+/// `pod` as its template against `table`.
+TemplatePod TemplateOf(const k8s::Pod& pod, const rt::NodeTable& table, const TemplateRules& rules);
 /// Leaves out of `pod` the volumes no plugin reads (k8s::ReadByVolumePlugins).
 void DropIncidentalVolumes(k8s::Pod& pod);
-/// `incidental_volumes_ignored`: Engine::IgnoresIncidentalVolumes().
-bool SameTemplate(const k8s::Pod& a, const k8s::Pod& b, bool incidental_volumes_ignored);
-/// Equal for pods of one template (a hash for buckets of them).
+/// Whether template pods `a` and `b` (TemplateOf's) are of one template:
+/// equal but for their names and timestamps.
+bool SameTemplate(const k8s::Pod& a, const k8s::Pod& b);
+/// Equal for template pods of one template (a hash for buckets of them).
 size_t TemplateHash(const k8s::Pod& pod);
 
 }  // namespace policy::engine

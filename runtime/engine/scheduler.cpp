@@ -83,18 +83,26 @@ std::vector<rt::RowId> Scheduler::Sample(const rt::Decision& full) {
 }
 
 PodPlan& Scheduler::PlanFor(const k8s::Pod& pod, std::unique_ptr<PodPlan>& own) {
-  if (!options_.incremental || !engine_.OwnPlanBecause(pod).empty()) {
+  if (!options_.incremental) {
     own = engine_.Plan(pod, cluster_);
     ++stats_.plans;
     return *own;
   }
-  std::vector<Template>& bucket = templates_[TemplateHash(pod)];
+  TemplatePod t = engine_.Template(pod, cluster_, options_.details);
+  if (!t.own_plan_because.empty()) {
+    own_because_ = t.own_plan_because;
+    own = engine_.Plan(std::move(t), cluster_);
+    ++stats_.plans;
+    return *own;
+  }
+  std::vector<Template>& bucket = templates_[TemplateHash(t.pod)];
   Template* found = nullptr;
-  for (Template& t : bucket) {
-    if (SameTemplate(t.pod, pod, engine_.IgnoresIncidentalVolumes())) found = &t;
+  for (Template& kept : bucket) {
+    if (SameTemplate(kept.pod, t.pod)) found = &kept;
   }
   if (found == nullptr) {
-    bucket.push_back({pod, engine_.Plan(pod, cluster_), 0});
+    k8s::Pod key = t.pod;
+    bucket.push_back({std::move(key), engine_.Plan(std::move(t), cluster_), 0});
     ++stats_.templates;
     ++stats_.plans;
     found = &bucket.back();
@@ -127,11 +135,16 @@ void Scheduler::BoundKept(const Template& current) {
   }
 }
 
-const rt::Decision& Scheduler::Decide(PodPlan& plan, bool shared, std::span<const rt::RowId> rows) {
-  if (shared) return engine_.DecideIncremental(plan, cluster_, {.rows = rows}, &stats_.decisions);
+const rt::Decision& Scheduler::Decide(PodPlan& plan, const k8s::Pod& pod, bool shared,
+                                      std::span<const rt::RowId> rows) {
+  if (shared) {
+    const rt::Decision& d = engine_.DecideIncremental(plan, cluster_, {.rows = rows}, &stats_.decisions);
+    engine_.VerifyTemplate(pod, cluster_, d, {.rows = rows});
+    return d;
+  }
   if (options_.incremental) {  // a pod of its own: nothing kept to start from
     ++stats_.decisions.full;
-    ++stats_.decisions.full_because[std::string(engine_.OwnPlanBecause(plan.Pod()))];
+    ++stats_.decisions.full_because[std::string(own_because_)];
   }
   return engine_.Decide(plan, cluster_, {.rows = rows});
 }
@@ -141,9 +154,9 @@ void Scheduler::Cycle(Outcome& o, bool may_preempt) {
   std::unique_ptr<PodPlan> own;
   PodPlan& plan = PlanFor(o.pod, own);
   bool shared = own == nullptr;
-  const rt::Decision* decision = &Decide(plan, shared, {});
+  const rt::Decision* decision = &Decide(plan, o.pod, shared, {});
   std::vector<rt::RowId> sampled = Sample(*decision);
-  if (!sampled.empty()) decision = &Decide(plan, shared, sampled);
+  if (!sampled.empty()) decision = &Decide(plan, o.pod, shared, sampled);
   const rt::Decision& d = *decision;
   o.feasible = d.feasible.size();
   if (!d.selected) {

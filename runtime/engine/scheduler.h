@@ -12,6 +12,7 @@
 #include <random>
 #include <span>
 #include <string>
+#include <string_view>
 #include <unordered_map>
 #include <vector>
 
@@ -112,7 +113,7 @@ class Scheduler {
   std::vector<rt::RowId> Sample(const rt::Decision& full);
   // The plan `pod` decides with: its template's, or `own` when it has none.
   PodPlan& PlanFor(const k8s::Pod& pod, std::unique_ptr<PodPlan>& own);
-  const rt::Decision& Decide(PodPlan& plan, bool shared, std::span<const rt::RowId> rows);
+  const rt::Decision& Decide(PodPlan& plan, const k8s::Pod& pod, bool shared, std::span<const rt::RowId> rows);
 
   struct Template {
     k8s::Pod pod;
@@ -135,6 +136,7 @@ class Scheduler {
   size_t next_start_ = 0;  // nextStartNodeIndex, into the live rows
   std::unordered_map<size_t, std::vector<Template>> templates_;  // by TemplateHash
   uint64_t uses_ = 0;
+  std::string_view own_because_;  // why the last pod planned on its own did (TemplatePod::own_plan_because)
   ScheduleStats stats_;
 };
 

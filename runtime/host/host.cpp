@@ -106,7 +106,12 @@ ClusterState::View ClusterState::Read() {
 ClusterState::View::~View() {
   if (state_ == nullptr) return;
   std::lock_guard lock(state_->mutex_);
-  --state_->readers_;
+  // The last reader out trims what readers asked the table to count (a pod
+  // set per selector of each new pod shape) as a writer would: no reader
+  // holds a set id now, and no writer starts while the mutex is held.
+  if (--state_->readers_ == 0 && state_->cluster_->Table().PodSetsKept() > rt::NodeTable::kMaxPodSets) {
+    state_->cluster_->TrimPodSets();
+  }
   state_->changed_.notify_all();
 }
 
@@ -136,11 +141,11 @@ Decisions::~Decisions() = default;
 
 std::shared_ptr<Decisions::KeptPlan> Decisions::PlanFor(const k8s::Pod& pod, uint64_t epoch) {
   std::lock_guard lock(plans_mutex_);
-  size_t hash = engine::TemplateHash(pod);
+  size_t hash = engine::TemplateHash(pod);  // a template pod (Engine::Template)
   std::shared_ptr<KeptPlan> found;
   auto [begin, end] = plans_.equal_range(hash);
   for (auto it = begin; it != end; ++it) {
-    if (it->second->epoch == epoch && engine::SameTemplate(it->second->pod, pod, engine_->IgnoresIncidentalVolumes())) found = it->second;
+    if (it->second->epoch == epoch && engine::SameTemplate(it->second->pod, pod)) found = it->second;
   }
   if (!found) {
     found = std::make_shared<KeptPlan>();
@@ -178,14 +183,15 @@ std::pair<std::string, bool> Joined(const rt::NodeResult& n) {
 }  // namespace
 
 template <typename F>
-void Decisions::WithPlan(k8s::Pod pod, const ClusterState::View& view, F&& use) {
-  if (engine_->OwnPlanBecause(pod).empty()) {
-    std::shared_ptr<KeptPlan> kept = PlanFor(pod, view.epoch());
+void Decisions::WithPlan(const k8s::Pod& pod, const ClusterState::View& view, bool details, F&& use) {
+  engine::TemplatePod t = engine_->Template(pod, view.cluster(), details);
+  if (t.own_plan_because.empty()) {
+    std::shared_ptr<KeptPlan> kept = PlanFor(t.pod, view.epoch());
     std::lock_guard using_kept(kept->use);
-    if (!kept->plan) kept->plan = engine_->Plan(std::move(pod), view.cluster());
+    if (!kept->plan) kept->plan = engine_->Plan(std::move(t), view.cluster());
     use(*kept->plan, kept.get());
   } else {
-    std::unique_ptr<engine::PodPlan> own = engine_->Plan(std::move(pod), view.cluster());
+    std::unique_ptr<engine::PodPlan> own = engine_->Plan(std::move(t), view.cluster());
     use(*own, nullptr);
   }
 }
@@ -194,7 +200,7 @@ RowVerdicts Decisions::DecideRows(k8s::Pod pod, const ClusterState::View& view, 
                                   bool words) {
   RowVerdicts out;
   const engine::Cluster& cluster = view.cluster();
-  WithPlan(std::move(pod), view, [&](engine::PodPlan& plan, KeptPlan* kept) {
+  WithPlan(pod, view, /*details=*/false, [&](engine::PodPlan& plan, KeptPlan* kept) {
     out.gated = NotesFor(plan.Pod(), engine_->Profile().scheduler_name).gated;
     // The thread's own (decisions run at once on many threads), kept for its
     // buffers and what it learned of the filters' order.
@@ -321,7 +327,7 @@ Answer Decisions::Decide(k8s::Pod pod, const ClusterState::View& view, const std
     answer.placement.summary = answer.summary;
     return answer;
   }
-  WithPlan(std::move(pod), view, [&](engine::PodPlan& plan, KeptPlan*) {
+  WithPlan(pod, view, /*details=*/true, [&](engine::PodPlan& plan, KeptPlan*) {
     rt::Decider decider;
     const rt::Decision& d =
         engine_->Decide(plan, view.cluster(), decider, {.threads = 1, .plugin_scores = true, .verify_kernels = false, .rows = rows});

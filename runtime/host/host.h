@@ -144,9 +144,9 @@ class Decisions {
   struct KeptPlan;
   std::shared_ptr<KeptPlan> PlanFor(const k8s::Pod& pod, uint64_t epoch);
   // Runs `use` with a plan for `pod`: the template's kept one (taking turns
-  // on it) or one of its own.
+  // on it) or one of its own; `details`: words with details will be asked.
   template <typename F>
-  void WithPlan(k8s::Pod pod, const ClusterState::View& view, F&& use);
+  void WithPlan(const k8s::Pod& pod, const ClusterState::View& view, bool details, F&& use);
   // The words of `rejected` (rows `d`, made on `plan`, rejected): kept ones
   // while the table is unchanged, else from the template's kept explanation
   // brought up to date (`kept` null: a plan of the call's own, explained

@@ -33,9 +33,9 @@ std::unique_ptr<engine::Cluster> Realistic(int nodes, int pods_per_node, int pen
   return cluster;
 }
 
-std::unique_ptr<engine::Engine> DefaultEngine() {
+std::unique_ptr<engine::Engine> DefaultEngine(engine::EngineOptions options = {}) {
   DiagnosticSink diags;
-  auto engine = engine::Engine::Create(rt::DefaultProfile(), {}, {}, diags);
+  auto engine = engine::Engine::Create(rt::DefaultProfile(), {}, options, diags);
   REQUIRE_MESSAGE(engine, RenderAll(diags));
   return engine;
 }
@@ -45,8 +45,13 @@ struct Run {
   engine::ScheduleStats stats;
 };
 
-Run Schedule(engine::Cluster& cluster, std::vector<k8s::Pod> queue, engine::ScheduleOptions options) {
-  auto engine = DefaultEngine();
+// `verify`: every shared decision checked against the pod's own plan and
+// every incremental one against a full one (a difference aborts).
+Run Schedule(engine::Cluster& cluster, std::vector<k8s::Pod> queue, engine::ScheduleOptions options,
+             bool verify = false) {
+  engine::EngineOptions engine_options;
+  engine_options.verify_incremental = verify;
+  auto engine = DefaultEngine(engine_options);
   engine::Scheduler scheduler(*engine, cluster, {}, {}, options);
   Run run;
   run.nodes.resize(queue.size());
@@ -64,47 +69,45 @@ bool HasClaim(const k8s::Pod& pod) {
 
 }  // namespace
 
-TEST_CASE("real pods share their template: the token volume changes neither plan nor path") {
+TEST_CASE("real pods share their template: token volumes and claims and labels of their own change neither plan nor path") {
   auto cluster = Realistic(60, 4, 400);
   std::vector<k8s::Pod> queue = cluster->Report().pending;
   REQUIRE(queue.size() >= 400);
-  // What the queue holds: every pod has a volume; the workloads whose pods
-  // the plugins may treat alike (no claim) are the templates to expect.
-  std::set<std::string> shared_workloads;
+  // What the queue holds: every pod has a volume, StatefulSet pods a claim
+  // and a pod-name label of their own. Each workload is one template.
+  std::set<std::string> workloads;
   size_t with_claims = 0;
   for (const k8s::Pod& p : queue) {
     REQUIRE_FALSE(p.volumes.empty());
     REQUIRE(p.controller.has_value());
-    if (HasClaim(p)) {
-      ++with_claims;
-    } else {
-      shared_workloads.insert(p.controller->kind + "/" + p.controller->name);
-    }
+    with_claims += HasClaim(p);
+    workloads.insert(p.controller->kind + "/" + p.controller->name);
   }
   REQUIRE(with_claims > 0);
 
-  Run incremental = Schedule(*Realistic(60, 4, 400), queue, {});
+  Run incremental = Schedule(*Realistic(60, 4, 400), queue, {}, /*verify=*/true);
   const rt::IncrementalStats& d = incremental.stats.decisions;
-  CHECK(incremental.stats.templates == shared_workloads.size());
-  // A plan of its own only for the pods with claims, one per attempt; every
-  // other full decision is a template's first (or a kept one dropped).
-  size_t own = incremental.stats.plans - incremental.stats.templates;
-  std::string claim_reason(DefaultEngine()->OwnPlanBecause(*std::find_if(queue.begin(), queue.end(), HasClaim)));
-  CHECK(claim_reason.find("PersistentVolumeClaim") != std::string::npos);
+  CHECK(incremental.stats.templates == workloads.size());
+  CHECK(incremental.stats.plans == incremental.stats.templates);  // no pod planned on its own
   for (const auto& entry : d.full_because) {
     const std::string& why = entry.first;
     INFO("full because: " << why);
-    CHECK((why == "the template's first pod" || why == claim_reason));
+    CHECK(why == "the template's first pod");
   }
-  CHECK(d.full_because.count(claim_reason) == 1);
-  CHECK(d.full_because.at(claim_reason) == own);
-  CHECK(d.full == shared_workloads.size() + own);
-  CHECK(own >= with_claims);  // each claim pod at least once, more when retried
+  CHECK(d.full == workloads.size());
   // And the same placements as deciding every pod from scratch.
   engine::ScheduleOptions per_pod;
   per_pod.incremental = false;
   Run full = Schedule(*cluster, queue, per_pod);
   CHECK(full.nodes == incremental.nodes);
+  // Details name each pod's claim: then a pod with a claim of its own plans
+  // on its own, and says why.
+  engine::ScheduleOptions with_details;
+  with_details.details = true;
+  Run detailed = Schedule(*Realistic(60, 4, 400), queue, with_details);
+  CHECK(detailed.nodes == incremental.nodes);
+  CHECK(detailed.stats.plans - detailed.stats.templates >= with_claims);
+  CHECK(detailed.stats.decisions.full_because.count("the pod has a claim of its own, which the details asked for name") == 1);
 }
 
 TEST_CASE("a Pending pod's words cost the rows that changed and details only when asked") {

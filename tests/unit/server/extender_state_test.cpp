@@ -4,12 +4,15 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <atomic>
 #include <memory>
 #include <random>
 #include <string>
 #include <thread>
 #include <vector>
+
+#include <fmt/format.h>
 
 #include "runtime/host/host.h"
 #include "server/extender.h"
@@ -224,4 +227,27 @@ TEST_CASE("filters on four threads while events change the cluster end where a f
     CHECK(policy::server::Extender(kept, state).Filter(body(shape, "z")).body ==
           policy::server::Extender(fresh, state).Filter(body(shape, "z")).body);
   }
+}
+
+TEST_CASE("calls for pods of ever new shapes keep what the table counts for them bounded") {
+  // No event between the calls: only the readers ask the table for pod sets
+  // (one per new anti-affinity selector), and the last reader out trims.
+  Server server;
+  size_t most = 0;
+  const size_t calls = policy::rt::NodeTable::kMaxPodSets * 3;
+  for (size_t i = 0; i < calls; ++i) {
+    std::string body = fmt::format(
+        R"({{"Pod": {{"apiVersion": "v1", "kind": "Pod", "metadata": {{"name": "p", "namespace": "default", "labels": {{"app": "s{0}"}}}},
+        "spec": {{"containers": [{{"name": "c"}}], "affinity": {{"podAntiAffinity": {{"requiredDuringSchedulingIgnoredDuringExecution": [
+          {{"labelSelector": {{"matchLabels": {{"app": "s{0}"}}}}, "topologyKey": "kubernetes.io/hostname"}}]}}}}}}}},
+        "NodeNames": ["a", "b"]}})",
+        i);
+    std::string answer = policy::server::Extender(*server.decisions, server.state).Filter(body).body;
+    REQUIRE(answer.find(R"("NodeNames": ["a", "b"])") != std::string::npos);
+    policy::host::ClusterState::View view = server.state.Read();
+    most = std::max(most, view.cluster().Table().PodSetsKept());
+  }
+  policy::host::ClusterState::View view = server.state.Read();
+  CHECK(view.cluster().Table().PodSetsCounted() >= calls);  // each shape's selector was counted
+  CHECK(most <= policy::rt::NodeTable::kMaxPodSets);
 }

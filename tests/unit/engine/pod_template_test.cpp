@@ -1,0 +1,260 @@
+// Which pods share a template (pod_template.h): what siblings may differ in
+// and what makes them differ, asked through Engine::Template as the
+// scheduler, serve and check ask.
+
+#include <doctest/doctest.h>
+
+#include <memory>
+#include <string>
+
+#include <fmt/format.h>
+
+#include "runtime/engine/engine.h"
+
+using namespace policy;
+
+namespace {
+
+// Two zones, a WaitForFirstConsumer class, a StatefulSet's three pods with
+// a claim each (none bound), a claim two Deployment pods share, and the
+// service-account token volume on every pod.
+constexpr std::string_view kSnapshot = R"(apiVersion: v1
+kind: List
+items:
+- apiVersion: v1
+  kind: Node
+  metadata: {name: n0, labels: {kubernetes.io/hostname: n0, topology.kubernetes.io/zone: a}}
+  status: {allocatable: {cpu: '8', memory: 32Gi, pods: '110'}}
+- apiVersion: v1
+  kind: Node
+  metadata: {name: n1, labels: {kubernetes.io/hostname: n1, topology.kubernetes.io/zone: b}}
+  status: {allocatable: {cpu: '8', memory: 32Gi, pods: '110'}}
+- apiVersion: storage.k8s.io/v1
+  kind: StorageClass
+  metadata: {name: gp3}
+  provisioner: ebs.csi.aws.com
+  volumeBindingMode: WaitForFirstConsumer
+- apiVersion: v1
+  kind: PersistentVolumeClaim
+  metadata: {name: data-db-0}
+  spec: {accessModes: [ReadWriteOnce], storageClassName: gp3, resources: {requests: {storage: 10Gi}}}
+- apiVersion: v1
+  kind: PersistentVolumeClaim
+  metadata: {name: data-db-1}
+  spec: {accessModes: [ReadWriteOnce], storageClassName: gp3, resources: {requests: {storage: 10Gi}}}
+- apiVersion: v1
+  kind: PersistentVolumeClaim
+  metadata: {name: data-db-2}
+  spec: {accessModes: [ReadWriteOnce], storageClassName: gp3, resources: {requests: {storage: 20Gi}}}
+- apiVersion: v1
+  kind: PersistentVolumeClaim
+  metadata: {name: shared}
+  spec: {accessModes: [ReadWriteMany], storageClassName: gp3, resources: {requests: {storage: 10Gi}}}
+)";
+
+std::string StatefulSetPod(int i) {
+  return fmt::format(R"(
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: db-{0}
+    labels: {{app: db, statefulset.kubernetes.io/pod-name: db-{0}, apps.kubernetes.io/pod-index: '{0}'}}
+    ownerReferences: [{{apiVersion: apps/v1, kind: StatefulSet, name: db, uid: u1, controller: true}}]
+  spec:
+    containers: [{{name: db, image: postgres, resources: {{requests: {{cpu: '1'}}}}}}]
+    volumes:
+    - {{name: data, persistentVolumeClaim: {{claimName: data-db-{0}}}}}
+    - {{name: kube-api-access-{0}x, projected: {{sources: [{{serviceAccountToken: {{path: token}}}}]}}}}
+)",
+                     i);
+}
+
+std::string SharedClaimPod(int i) {
+  return fmt::format(R"(
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: web-{0}
+    labels: {{app: web}}
+  spec:
+    containers: [{{name: web, image: nginx}}]
+    volumes: [{{name: files, persistentVolumeClaim: {{claimName: shared}}}}]
+)",
+                     i);
+}
+
+std::unique_ptr<engine::Cluster> Load(std::string extra = {}) {
+  std::string text(kSnapshot);
+  for (int i = 0; i < 3; ++i) text += StatefulSetPod(i);
+  for (int i = 0; i < 2; ++i) text += SharedClaimPod(i);
+  text += extra;
+  DiagnosticSink diags;
+  auto cluster = engine::Cluster::Load(std::make_shared<const Source>("snapshot.yaml", text), diags);
+  REQUIRE_MESSAGE(cluster != nullptr, RenderAll(diags));
+  return cluster;
+}
+
+std::unique_ptr<engine::Engine> MakeEngine(std::string policy = {}) {
+  std::vector<std::shared_ptr<const Source>> policies;
+  if (!policy.empty()) policies.push_back(std::make_shared<const Source>("p.policy", policy));
+  DiagnosticSink diags;
+  auto engine = engine::Engine::Create(rt::DefaultProfile(), policies, {}, diags);
+  REQUIRE_MESSAGE(engine, RenderAll(diags));
+  return engine;
+}
+
+const k8s::Pod& Pending(const engine::Cluster& cluster, std::string_view name) {
+  for (const k8s::Pod& p : cluster.Report().pending) {
+    if (p.name == name) return p;
+  }
+  FAIL("no pending pod " << name);
+  static const k8s::Pod none;
+  return none;
+}
+
+bool Same(const engine::Engine& e, const engine::Cluster& c, std::string_view a, std::string_view b) {
+  engine::TemplatePod ta = e.Template(Pending(c, a), c, false), tb = e.Template(Pending(c, b), c, false);
+  CHECK(ta.own_plan_because.empty());
+  CHECK(tb.own_plan_because.empty());
+  return engine::SameTemplate(ta.pod, tb.pod) && engine::TemplateHash(ta.pod) == engine::TemplateHash(tb.pod);
+}
+
+}  // namespace
+
+TEST_CASE("a StatefulSet's pods are one template: their own claims and pod-name labels left out") {
+  auto cluster = Load();
+  auto engine = MakeEngine();
+  CHECK(Same(*engine, *cluster, "db-0", "db-1"));
+  // The claim's state stays in: db-2's asks for more storage, which a
+  // pre-provisioned volume may or may not hold.
+  engine::TemplatePod t = engine->Template(Pending(*cluster, "db-0"), *cluster, false);
+  REQUIRE(t.pod.volumes.size() == 1);  // the token volume is gone
+  CHECK(t.pod.volumes[0].claim != "data-db-0");
+  REQUIRE(t.pod.resolved_volumes.size() == 1);
+  CHECK(t.pod.resolved_volumes[0].claim_found);
+  CHECK(t.pod.resolved_volumes[0].delay_binding);
+  CHECK(k8s::Find(t.pod.labels, "app") == nullptr);  // no selector reads even `app` here
+  CHECK(k8s::Find(t.pod.labels, "statefulset.kubernetes.io/pod-name") == nullptr);
+  // Pods of one claim no pod uses yet are one template too.
+  CHECK(Same(*engine, *cluster, "web-0", "web-1"));
+}
+
+TEST_CASE("details name the claim: a pod with a claim of its own then plans on its own") {
+  auto cluster = Load();
+  auto engine = MakeEngine();
+  engine::TemplatePod t = engine->Template(Pending(*cluster, "db-0"), *cluster, true);
+  CHECK(t.own_plan_because == "the pod has a claim of its own, which the details asked for name");
+  CHECK(engine->Template(Pending(*cluster, "db-0"), *cluster, false).own_plan_because.empty());
+}
+
+TEST_CASE("a label some selector reads stays: a bound pod's term or a Service or the pod's own terms") {
+  SUBCASE("a bound pod's anti-affinity names the pod-name label") {
+    auto cluster = Load(R"(
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: backup}
+  spec:
+    nodeName: n0
+    containers: [{name: b, image: busybox}]
+    affinity:
+      podAntiAffinity:
+        requiredDuringSchedulingIgnoredDuringExecution:
+        - labelSelector: {matchLabels: {statefulset.kubernetes.io/pod-name: db-0}}
+          topologyKey: kubernetes.io/hostname
+)");
+    auto engine = MakeEngine();
+    CHECK_FALSE(Same(*engine, *cluster, "db-0", "db-1"));
+    engine::TemplatePod t = engine->Template(Pending(*cluster, "db-1"), *cluster, false);
+    CHECK(k8s::Find(t.pod.labels, "statefulset.kubernetes.io/pod-name") != nullptr);
+    CHECK(k8s::Find(t.pod.labels, "app") == nullptr);
+  }
+  SUBCASE("a Service selects by it (default spreading)") {
+    auto cluster = Load(R"(
+- apiVersion: v1
+  kind: Service
+  metadata: {name: db-0}
+  spec: {selector: {statefulset.kubernetes.io/pod-name: db-0}}
+)");
+    auto engine = MakeEngine();
+    CHECK_FALSE(Same(*engine, *cluster, "db-0", "db-1"));
+  }
+  SUBCASE("the pod's own spread constraint reads app alone") {
+    std::string pods;
+    for (int i = 0; i < 2; ++i) {
+      pods += fmt::format(R"(
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: api-{0}
+    labels: {{app: api, statefulset.kubernetes.io/pod-name: api-{0}}}
+  spec:
+    containers: [{{name: api, image: api}}]
+    topologySpreadConstraints:
+    - {{maxSkew: 1, topologyKey: topology.kubernetes.io/zone, whenUnsatisfiable: DoNotSchedule, labelSelector: {{matchLabels: {{app: api}}}}}}
+)",
+                          i);
+    }
+    auto cluster = Load(pods);
+    auto engine = MakeEngine();
+    CHECK(Same(*engine, *cluster, "api-0", "api-1"));
+    engine::TemplatePod t = engine->Template(Pending(*cluster, "api-0"), *cluster, false);
+    CHECK(k8s::Find(t.pod.labels, "app") != nullptr);
+    CHECK(k8s::Find(t.pod.labels, "statefulset.kubernetes.io/pod-name") == nullptr);
+  }
+  SUBCASE("a selector owner added after the first look") {
+    auto cluster = Load();
+    auto engine = MakeEngine();
+    CHECK(Same(*engine, *cluster, "db-0", "db-1"));
+    k8s::SelectorOwner service;
+    service.kind = "Service";
+    service.name = "db-1";
+    service.match_labels = k8s::StringMap{{"apps.kubernetes.io/pod-index", "1"}};
+    cluster->SetSelectorOwner(service);
+    CHECK_FALSE(Same(*engine, *cluster, "db-0", "db-1"));
+  }
+}
+
+TEST_CASE("a claim some pod uses keeps its name: what nodes attach is then the claim's own") {
+  // Bound pods already use data-db-1 and shared: their nodes count the
+  // claims' volumes, so neither is a pod's own any more.
+  auto cluster = Load(R"(
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: restore}
+  spec:
+    nodeName: n1
+    containers: [{name: r, image: busybox}]
+    volumes: [{name: data, persistentVolumeClaim: {claimName: data-db-1}}]
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: web-old}
+  spec:
+    nodeName: n0
+    containers: [{name: web, image: nginx}]
+    volumes: [{name: files, persistentVolumeClaim: {claimName: shared}}]
+)");
+  auto engine = MakeEngine();
+  CHECK_FALSE(Same(*engine, *cluster, "db-0", "db-1"));
+  engine::TemplatePod t = engine->Template(Pending(*cluster, "db-1"), *cluster, false);
+  CHECK(t.pod.volumes[0].claim == "data-db-1");
+  CHECK(t.pod.resolved_volumes[0].in_use);
+  // Pods of one claim in use are one template, with its name; details may
+  // name it.
+  CHECK(Same(*engine, *cluster, "web-0", "web-1"));
+  engine::TemplatePod web = engine->Template(Pending(*cluster, "web-0"), *cluster, true);
+  CHECK(web.pod.volumes[0].claim == "shared");
+  CHECK(web.own_plan_because.empty());
+}
+
+TEST_CASE("a policy that reads the pod's labels or volumes keeps them all") {
+  auto cluster = Load();
+  SUBCASE("labels") {
+    auto engine = MakeEngine("policy Ordinal \"x\"\n  filter pod.labels[\"apps.kubernetes.io/pod-index\"] != \"1\"\n    reason \"r\"\n");
+    CHECK_FALSE(Same(*engine, *cluster, "db-0", "db-1"));
+  }
+  SUBCASE("volumes") {
+    auto engine = MakeEngine("policy Vols \"x\"\n  filter len(pod.volumes) < 5\n    reason \"r\"\n");
+    CHECK_FALSE(Same(*engine, *cluster, "db-0", "db-1"));
+    CHECK(engine->Template(Pending(*cluster, "db-0"), *cluster, false).pod.volumes.size() == 2);
+  }
+}
