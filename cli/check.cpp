@@ -144,14 +144,7 @@ class CheckRun {
   // `details` false: reasons only (a summary line shows no more).
   Answer Check(k8s::Pod pod, bool suggest_by_default, bool details = true) {
     k8s::Pod as_read = pod;
-    std::unique_ptr<engine::PodPlan> plan = engine_->Plan(std::move(pod), *cluster_);
-    const rt::Decision& decision = engine_->Decide(*plan, *cluster_, {.plugin_scores = true});
-    Answer a;
-    a.placement = engine_->Explain(*plan, *cluster_, decision, {}, details);
-    a.pod = plan->Pod().namespace_name + "/" + plan->Pod().name;
-    a.notes = host::NotesFor(plan->Pod(), profile_.scheduler_name);
-    if (a.notes.gated) a.placement.summary = "Scheduling is blocked due to non-empty scheduling gates";
-    a.fits = a.placement.feasible > 0 && !a.notes.gated;
+    Answer a = Explained(*engine_->Plan(std::move(pod), *cluster_), details);
     bool suggest = args_.Has("suggest") || (suggest_by_default && !a.fits && !args_.Has("no-suggest"));
     if (suggest && !a.notes.gated && !a.placement.nodes.empty()) {
       a.suggestions = engine::Suggest(*engine_, *cluster_, as_read, a.placement);
@@ -159,28 +152,47 @@ class CheckRun {
     return a;
   }
 
-  std::string Render(const Answer& a) const {
-    if (format_ == OutputFormat::kText) {
-      return PlacementText(a.pod, a.placement, args_.GetAll("node"), args_.Has("all-nodes"), a.notes,
-                           a.suggestions ? SuggestionsText(*a.suggestions, a.fits) : std::string());
-    }
-    return Structured(format_, JsonOf(a));
+  // The answer for a template pod (engine::Engine::Template), shared by the
+  // pods of its template; its details name claims as the template does.
+  Answer CheckTemplate(engine::TemplatePod pod, bool details) {
+    return Explained(*engine_->Plan(std::move(pod), *cluster_), details);
   }
 
-  static std::string JsonOf(const Answer& a) {
-    if (!a.suggestions) return PlacementJson(a.pod, a.placement, a.notes);
-    return PlacementJson(a.pod, a.placement, a.notes, [&](JsonWriter& w) { SuggestionsJson(*a.suggestions, w); });
+  Answer Explained(engine::PodPlan& plan, bool details) {
+    const rt::Decision& decision = engine_->Decide(plan, *cluster_, {.plugin_scores = true});
+    Answer a;
+    a.placement = engine_->Explain(plan, *cluster_, decision, {}, details);
+    a.pod = plan.Pod().namespace_name + "/" + plan.Pod().name;
+    a.notes = host::NotesFor(plan.Pod(), profile_.scheduler_name);
+    if (a.notes.gated) a.placement.summary = "Scheduling is blocked due to non-empty scheduling gates";
+    a.fits = a.placement.feasible > 0 && !a.notes.gated;
+    return a;
+  }
+
+  std::string Render(const Answer& a) const { return Render(a, a.pod); }
+  std::string Render(const Answer& a, const std::string& pod) const {
+    if (format_ == OutputFormat::kText) {
+      return PlacementText(pod, a.placement, args_.GetAll("node"), args_.Has("all-nodes"), a.notes,
+                           a.suggestions ? SuggestionsText(*a.suggestions, a.fits) : std::string());
+    }
+    return Structured(format_, JsonOf(a, pod));
+  }
+
+  static std::string JsonOf(const Answer& a, const std::string& pod) {
+    if (!a.suggestions) return PlacementJson(pod, a.placement, a.notes);
+    return PlacementJson(pod, a.placement, a.notes, [&](JsonWriter& w) { SuggestionsJson(*a.suggestions, w); });
   }
 
   // Several pods, each against the cluster as it is (none placed):
   // --all-pending's every Pending pod of the snapshot, or every Pod and
   // workload of a manifest. Text: a line per pending pod, a manifest's whole
   // answers (and the pending pods' with --node/--all-nodes); JSON: an array
-  // of check documents. Exit 0 when every pod fits somewhere, 1 when one does not.
+  // of check documents, each written as it is made (a pod's is O(nodes)).
+  // Exit 0 when every pod fits somewhere, 1 when one does not.
   int Many() {
     bool json = format_ != OutputFormat::kText;
     bool all_fit = true;
-    std::vector<std::string> documents;
+    size_t documents = 0;
     bool details = args_.Has("all-nodes") || args_.Has("node") || !args_.Has("all-pending");
     // Pods of one template (a ReplicaSet's, a Job's) against the same
     // cluster get the same answer but for their names: decided once.
@@ -189,40 +201,51 @@ class CheckRun {
     std::unordered_map<size_t, std::vector<std::pair<k8s::Pod, const Answer*>>> answered;  // by TemplateHash
     std::deque<Answer> kept;
     for (k8s::Pod& pod : pods_) {
-      const Answer* same = nullptr;
+      std::string name = pod.namespace_name + "/" + pod.name;
+      const Answer* shown = nullptr;  // kept, or `own`
+      Answer own;
       std::optional<engine::TemplatePod> t;
-      if (share) t = engine_->Template(pod, *cluster_, json || details);
-      bool shareable = t && t->own_plan_because.empty();
-      size_t hash = shareable ? engine::TemplateHash(t->pod) : 0;
-      if (shareable) {
-        for (const auto& [earlier, answer] : answered[hash]) {
-          if (engine::SameTemplate(earlier, t->pod)) same = answer;
+      if (share) t = engine_->Template(pod, *cluster_);
+      if (t && t->own_plan_because.empty()) {
+        engine::ClaimNames claims = std::move(t->claims);
+        std::vector<std::pair<k8s::Pod, const Answer*>>& bucket = answered[engine::TemplateHash(t->pod)];
+        for (const auto& [earlier, answer] : bucket) {
+          if (engine::SameTemplate(earlier, t->pod)) shown = answer;
         }
-      }
-      Answer a;
-      if (same != nullptr) {
-        a = *same;
-        a.pod = pod.namespace_name + "/" + pod.name;
-      } else if (shareable) {
-        a = Check(std::move(pod), false, json || details);
-        answered[hash].emplace_back(std::move(t->pod), &kept.emplace_back(a));
+        if (shown == nullptr) {
+          k8s::Pod key = t->pod;
+          shown = &kept.emplace_back(CheckTemplate(std::move(*t), json || details));
+          bucket.emplace_back(std::move(key), shown);
+        }
+        if ((json || details) && !claims.empty()) {  // the template's details, with the pod's claims' names
+          own = *shown;
+          engine::NameClaims(own.placement, claims);
+          shown = &own;
+        }
       } else {
-        a = Check(std::move(pod), !args_.Has("all-pending"), json || details);
+        own = Check(std::move(pod), !args_.Has("all-pending"), json || details);
+        shown = &own;
       }
-      all_fit = all_fit && a.fits;
+      all_fit = all_fit && shown->fits;
       if (json) {
-        documents.push_back(JsonOf(a));
+        std::string d = JsonOf(*shown, name);
+        while (!d.empty() && d.back() == '\n') d.pop_back();
+        if (format_ == OutputFormat::kYaml) {  // a sequence of one, and the next one's continues it
+          fmt::print("{}", Structured(format_, "[" + d + "]\n"));
+        } else {
+          fmt::print("{}{}", documents == 0 ? "[" : ",\n", d);
+        }
+        ++documents;
       } else if (details) {
-        fmt::print("{}\n", Render(a));
+        fmt::print("{}\n", Render(*shown, name));
       } else {
-        fmt::print("{}: {}\n", a.pod, a.placement.summary);
+        fmt::print("{}: {}\n", name, shown->placement.summary);
       }
     }
-    if (json) {
-      for (std::string& d : documents) {
-        while (!d.empty() && d.back() == '\n') d.pop_back();
-      }
-      fmt::print("{}", Structured(format_, fmt::format("[{}]\n", fmt::join(documents, ",\n"))));
+    if (json && documents == 0) {
+      fmt::print("{}", Structured(format_, "[]\n"));
+    } else if (json && format_ != OutputFormat::kYaml) {
+      fmt::print("]\n");
     } else if (pods_.empty()) {
       fmt::print("no Pending pod in {}\n", fmt::join(args_.GetAll("cluster"), ", "));
     }

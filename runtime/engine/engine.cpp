@@ -168,12 +168,11 @@ std::unique_ptr<PodPlan> Engine::Plan(TemplatePod pod, const Cluster& cluster) {
   return PlanResolved(std::move(pod.pod), cluster, nullptr);
 }
 
-TemplatePod Engine::Template(const k8s::Pod& pod, const Cluster& cluster, bool details) const {
+TemplatePod Engine::Template(const k8s::Pod& pod, const Cluster& cluster) const {
   std::shared_ptr<const LabelKeys> keys = state_->policy_reads_labels ? nullptr : cluster.SelectorKeys();
   TemplateRules rules{.keep_volumes = state_->policy_reads_volumes,
                       .keep_labels = state_->policy_reads_labels,
-                      .keys_read = keys.get(),
-                      .details = details};
+                      .keys_read = keys.get()};
   TemplatePod t = TemplateOf(pod, cluster.Table(), rules);
   if (state_->reads_pod_name) t.own_plan_because = "a plugin reads the pod's name";
   return t;

@@ -161,9 +161,10 @@ class Engine {
   /// `pod` as the pods of its template share it (pod_template.h): its
   /// volumes resolved against `cluster`, the parts no plugin reads made
   /// equal, unless a policy outside the stdlib reads them (pod.volumes, the
-  /// pod's labels). `details`: words with details will be asked of the
-  /// plan. TemplatePod::own_plan_because says when it may not share.
-  TemplatePod Template(const k8s::Pod& pod, const Cluster& cluster, bool details) const;
+  /// pod's labels). TemplatePod::own_plan_because says when it may not
+  /// share; words with details of a plan for it name its claims after
+  /// NameClaims(words, TemplatePod::claims).
+  TemplatePod Template(const k8s::Pod& pod, const Cluster& cluster) const;
   /// Plan for a template pod (Template's), shared by its template's pods.
   std::unique_ptr<PodPlan> Plan(TemplatePod pod, const Cluster& cluster);
   /// With EngineOptions::verify_incremental: checks `shared`, what the

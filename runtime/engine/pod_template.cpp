@@ -11,6 +11,7 @@
 #include <fmt/format.h>
 
 #include "runtime/columnar/node_table.h"
+#include "runtime/sched/explain.h"
 #include "runtime/sched/resolve_volumes.h"
 
 namespace policy::engine {
@@ -27,23 +28,30 @@ bool OwnFreshClaim(const k8s::ResolvedVolume& r) {
 
 // Names such claims after the first volume that names them, in the pod's
 // volumes and their resolution alike (two volumes of one claim stay one
-// claim). The new names are not DNS names, so no real claim has one.
-// Returns why the pod needs a plan of its own instead, when `details`.
-std::string_view NameFreshClaims(k8s::Pod& pod, bool details) {
-  std::vector<std::pair<std::string, std::string>> renamed;  // claim, its name in the template
+// claim). The new names are not DNS names, so no real claim has one, and
+// NameClaims finds them in words unmistaken.
+ClaimNames NameFreshClaims(k8s::Pod& pod) {
+  ClaimNames renamed;
   for (size_t i = 0; i < pod.resolved_volumes.size(); ++i) {
     k8s::ResolvedVolume& r = pod.resolved_volumes[i];
     if (!OwnFreshClaim(r)) continue;
-    if (details) return "the pod has a claim of its own, which the details asked for name";
-    auto it = std::find_if(renamed.begin(), renamed.end(), [&](const auto& p) { return p.first == r.claim; });
+    auto it = std::find_if(renamed.begin(), renamed.end(), [&](const auto& p) { return p.second == r.claim; });
     if (it == renamed.end()) {
-      it = renamed.emplace(renamed.end(), r.claim, fmt::format("(the template pod's claim {})", renamed.size()));
+      it = renamed.emplace(renamed.end(), fmt::format("(the template pod's claim {})", renamed.size()), r.claim);
     }
-    pod.volumes[i].claim = it->second;
-    r.claim = it->second;
-    if (!r.attach_handle.empty()) r.attach_handle = it->second;
+    pod.volumes[i].claim = it->first;
+    r.claim = it->first;
+    if (!r.attach_handle.empty()) r.attach_handle = it->first;
   }
-  return {};
+  return renamed;
+}
+
+void Rename(std::string& text, const ClaimNames& claims) {
+  for (const auto& [in_template, own] : claims) {
+    for (size_t at = text.find(in_template); at != std::string::npos; at = text.find(in_template, at + own.size())) {
+      text.replace(at, in_template.size(), own);
+    }
+  }
 }
 
 // The keys the pod's own terms and constraints read of its labels.
@@ -80,7 +88,7 @@ TemplatePod TemplateOf(const k8s::Pod& pod, const rt::NodeTable& table, const Te
   k8s::Pod& c = t.pod;
   if (!rules.keep_volumes) DropIncidentalVolumes(c);
   rt::ResolveVolumes(c, table);
-  if (!rules.keep_volumes) t.own_plan_because = NameFreshClaims(c, rules.details);
+  if (!rules.keep_volumes) t.claims = NameFreshClaims(c);
   if (!rules.keep_labels && rules.keys_read != nullptr && !c.labels.empty()) {
     LabelKeys own = OwnKeysRead(c);
     std::erase_if(c.labels, [&](const auto& label) {
@@ -88,6 +96,17 @@ TemplatePod TemplateOf(const k8s::Pod& pod, const rt::NodeTable& table, const Te
     });
   }
   return t;
+}
+
+void NameClaims(rt::Placement& words, const ClaimNames& claims) {
+  if (claims.empty()) return;
+  Rename(words.summary, claims);
+  for (rt::NodeResult& node : words.nodes) {
+    for (rt::NodeReason& r : node.reasons) {
+      Rename(r.reason, claims);
+      Rename(r.detail, claims);
+    }
+  }
 }
 
 void DropIncidentalVolumes(k8s::Pod& pod) {

@@ -9,7 +9,8 @@
 /// * the name of a claim of the pod's own that no pod uses yet and that is
 ///   not bound (a StatefulSet's volumeClaimTemplates, a generic ephemeral
 ///   volume's claim): the volume plugins read its state, which stays in
-///   the template, but never its name outside a detail;
+///   the template, but never its name outside a detail, and NameClaims
+///   gives a detail of the template's the pod's own names back;
 /// * the labels no selector reads: no affinity term or spread constraint
 ///   of the pod's own, no bound pod's affinity term and no selector owner
 ///   (Service, ReplicaSet, StatefulSet, ReplicationController: default
@@ -24,11 +25,14 @@
 #include <string>
 #include <string_view>
 #include <unordered_set>
+#include <utility>
+#include <vector>
 
 #include "compiler/k8s/objects.h"
 
 namespace policy::rt {
 class NodeTable;
+struct Placement;
 }
 
 namespace policy::engine {
@@ -48,10 +52,11 @@ struct TemplateRules {
   /// is. Otherwise `keys_read` holds the keys the cluster's selectors read.
   bool keep_labels = false;
   const LabelKeys* keys_read = nullptr;
-  /// Words with details will be asked of the plan, and details name claims:
-  /// a pod with a claim of its own then gets a plan of its own.
-  bool details = false;
 };
+
+/// Claims a template pod names otherwise than the pod did: (the name in the
+/// template, the pod's own name).
+using ClaimNames = std::vector<std::pair<std::string, std::string>>;
 
 /// A pod as the pods of its template share it.
 struct TemplatePod {
@@ -59,10 +64,14 @@ struct TemplatePod {
   /// Why the pod may not share its template's plan (the words
   /// IncrementalStats::full_because counts); empty when it may.
   std::string_view own_plan_because;
+  ClaimNames claims;  ///< the pod's fresh claims, renamed
 };
 
 /// `pod` as its template against `table`.
 TemplatePod TemplateOf(const k8s::Pod& pod, const rt::NodeTable& table, const TemplateRules& rules);
+/// Gives the words of a template pod's plan the names `claims` renamed
+/// (the pod's own claims' names, where a detail prints them).
+void NameClaims(rt::Placement& words, const ClaimNames& claims);
 /// Leaves out of `pod` the volumes no plugin reads (k8s::ReadByVolumePlugins).
 void DropIncidentalVolumes(k8s::Pod& pod);
 /// Whether template pods `a` and `b` (TemplateOf's) are of one template:

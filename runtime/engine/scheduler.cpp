@@ -83,12 +83,14 @@ std::vector<rt::RowId> Scheduler::Sample(const rt::Decision& full) {
 }
 
 PodPlan& Scheduler::PlanFor(const k8s::Pod& pod, std::unique_ptr<PodPlan>& own) {
+  claims_.clear();
   if (!options_.incremental) {
     own = engine_.Plan(pod, cluster_);
     ++stats_.plans;
     return *own;
   }
-  TemplatePod t = engine_.Template(pod, cluster_, options_.details);
+  TemplatePod t = engine_.Template(pod, cluster_);
+  claims_ = std::move(t.claims);
   if (!t.own_plan_because.empty()) {
     own_because_ = t.own_plan_because;
     own = engine_.Plan(std::move(t), cluster_);
@@ -161,8 +163,15 @@ void Scheduler::Cycle(Outcome& o, bool may_preempt) {
   o.feasible = d.feasible.size();
   if (!d.selected) {
     o.node.reset();
-    o.words = shared ? engine_.ExplainIncremental(plan, cluster_, d, options_.details)
-                     : std::make_shared<const rt::Placement>(engine_.Explain(plan, cluster_, d, {}, options_.details));
+    if (!shared) {
+      o.words = std::make_shared<const rt::Placement>(engine_.Explain(plan, cluster_, d, {}, options_.details));
+    } else if (options_.details && !claims_.empty()) {  // the template's words, with the pod's claims' names
+      rt::Placement own = *engine_.ExplainIncremental(plan, cluster_, d, true);
+      NameClaims(own, claims_);
+      o.words = std::make_shared<const rt::Placement>(std::move(own));
+    } else {
+      o.words = engine_.ExplainIncremental(plan, cluster_, d, options_.details);
+    }
     o.postscript.clear();
     if (may_preempt && options_.preemption && o.pod.preemption_policy != "Never" && !d.rejected_by) Preempt(o);
     return;

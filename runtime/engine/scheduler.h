@@ -137,6 +137,7 @@ class Scheduler {
   std::unordered_map<size_t, std::vector<Template>> templates_;  // by TemplateHash
   uint64_t uses_ = 0;
   std::string_view own_because_;  // why the last pod planned on its own did (TemplatePod::own_plan_because)
+  ClaimNames claims_;             // the last pod planned from its template: its claims renamed there
   ScheduleStats stats_;
 };
 

@@ -183,16 +183,17 @@ std::pair<std::string, bool> Joined(const rt::NodeResult& n) {
 }  // namespace
 
 template <typename F>
-void Decisions::WithPlan(const k8s::Pod& pod, const ClusterState::View& view, bool details, F&& use) {
-  engine::TemplatePod t = engine_->Template(pod, view.cluster(), details);
+void Decisions::WithPlan(const k8s::Pod& pod, const ClusterState::View& view, F&& use) {
+  engine::TemplatePod t = engine_->Template(pod, view.cluster());
+  engine::ClaimNames claims = std::move(t.claims);
   if (t.own_plan_because.empty()) {
     std::shared_ptr<KeptPlan> kept = PlanFor(t.pod, view.epoch());
     std::lock_guard using_kept(kept->use);
     if (!kept->plan) kept->plan = engine_->Plan(std::move(t), view.cluster());
-    use(*kept->plan, kept.get());
+    use(*kept->plan, kept.get(), claims);
   } else {
     std::unique_ptr<engine::PodPlan> own = engine_->Plan(std::move(t), view.cluster());
-    use(*own, nullptr);
+    use(*own, nullptr, claims);
   }
 }
 
@@ -200,7 +201,7 @@ RowVerdicts Decisions::DecideRows(k8s::Pod pod, const ClusterState::View& view, 
                                   bool words) {
   RowVerdicts out;
   const engine::Cluster& cluster = view.cluster();
-  WithPlan(pod, view, /*details=*/false, [&](engine::PodPlan& plan, KeptPlan* kept) {
+  WithPlan(pod, view, [&](engine::PodPlan& plan, KeptPlan* kept, const engine::ClaimNames&) {  // reasons only: no claim named
     out.gated = NotesFor(plan.Pod(), engine_->Profile().scheduler_name).gated;
     // The thread's own (decisions run at once on many threads), kept for its
     // buffers and what it learned of the filters' order.
@@ -327,11 +328,12 @@ Answer Decisions::Decide(k8s::Pod pod, const ClusterState::View& view, const std
     answer.placement.summary = answer.summary;
     return answer;
   }
-  WithPlan(pod, view, /*details=*/true, [&](engine::PodPlan& plan, KeptPlan*) {
+  WithPlan(pod, view, [&](engine::PodPlan& plan, KeptPlan*, const engine::ClaimNames& claims) {
     rt::Decider decider;
     const rt::Decision& d =
         engine_->Decide(plan, view.cluster(), decider, {.threads = 1, .plugin_scores = true, .verify_kernels = false, .rows = rows});
     answer.placement = engine_->Explain(plan, view.cluster(), d, rows);
+    engine::NameClaims(answer.placement, claims);
   });
   rt::Placement& placement = answer.placement;
   if (answer.notes.gated) placement.summary = "Scheduling is blocked due to non-empty scheduling gates";

@@ -143,10 +143,11 @@ class Decisions {
  private:
   struct KeptPlan;
   std::shared_ptr<KeptPlan> PlanFor(const k8s::Pod& pod, uint64_t epoch);
-  // Runs `use` with a plan for `pod`: the template's kept one (taking turns
-  // on it) or one of its own; `details`: words with details will be asked.
+  // Runs `use` with a plan for `pod` — the template's kept one (taking turns
+  // on it) or one of its own — and the claims its template renamed
+  // (engine::NameClaims gives the plan's words the pod's names).
   template <typename F>
-  void WithPlan(const k8s::Pod& pod, const ClusterState::View& view, bool details, F&& use);
+  void WithPlan(const k8s::Pod& pod, const ClusterState::View& view, F&& use);
   // The words of `rejected` (rows `d`, made on `plan`, rejected): kept ones
   // while the table is unchanged, else from the template's kept explanation
   // brought up to date (`kept` null: a plan of the call's own, explained

@@ -113,7 +113,7 @@ const k8s::Pod& Pending(const engine::Cluster& cluster, std::string_view name) {
 }
 
 bool Same(const engine::Engine& e, const engine::Cluster& c, std::string_view a, std::string_view b) {
-  engine::TemplatePod ta = e.Template(Pending(c, a), c, false), tb = e.Template(Pending(c, b), c, false);
+  engine::TemplatePod ta = e.Template(Pending(c, a), c), tb = e.Template(Pending(c, b), c);
   CHECK(ta.own_plan_because.empty());
   CHECK(tb.own_plan_because.empty());
   return engine::SameTemplate(ta.pod, tb.pod) && engine::TemplateHash(ta.pod) == engine::TemplateHash(tb.pod);
@@ -127,7 +127,7 @@ TEST_CASE("a StatefulSet's pods are one template: their own claims and pod-name 
   CHECK(Same(*engine, *cluster, "db-0", "db-1"));
   // The claim's state stays in: db-2's asks for more storage, which a
   // pre-provisioned volume may or may not hold.
-  engine::TemplatePod t = engine->Template(Pending(*cluster, "db-0"), *cluster, false);
+  engine::TemplatePod t = engine->Template(Pending(*cluster, "db-0"), *cluster);
   REQUIRE(t.pod.volumes.size() == 1);  // the token volume is gone
   CHECK(t.pod.volumes[0].claim != "data-db-0");
   REQUIRE(t.pod.resolved_volumes.size() == 1);
@@ -139,12 +139,61 @@ TEST_CASE("a StatefulSet's pods are one template: their own claims and pod-name 
   CHECK(Same(*engine, *cluster, "web-0", "web-1"));
 }
 
-TEST_CASE("details name the claim: a pod with a claim of its own then plans on its own") {
-  auto cluster = Load();
+TEST_CASE("details of the template's words name each pod's own claim") {
+  // vault-0 and vault-1 are one template; their claims' class provisions
+  // only in a zone no node is in, so every node's detail names the claim.
+  std::string extra = R"(
+- apiVersion: storage.k8s.io/v1
+  kind: StorageClass
+  metadata: {name: zone-c}
+  provisioner: ebs.csi.aws.com
+  volumeBindingMode: WaitForFirstConsumer
+  allowedTopologies: [{matchLabelExpressions: [{key: topology.kubernetes.io/zone, values: [c]}]}]
+)";
+  for (int i = 0; i < 2; ++i) {
+    extra += fmt::format(R"(
+- apiVersion: v1
+  kind: PersistentVolumeClaim
+  metadata: {{name: data-vault-{0}}}
+  spec: {{accessModes: [ReadWriteOnce], storageClassName: zone-c, resources: {{requests: {{storage: 1Gi}}}}}}
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: vault-{0}
+    labels: {{app: vault}}
+    ownerReferences: [{{apiVersion: apps/v1, kind: StatefulSet, name: vault, uid: u2, controller: true}}]
+  spec:
+    containers: [{{name: vault, image: vault}}]
+    volumes: [{{name: data, persistentVolumeClaim: {{claimName: data-vault-{0}}}}}]
+)",
+                         i);
+  }
+  auto cluster = Load(extra);
   auto engine = MakeEngine();
-  engine::TemplatePod t = engine->Template(Pending(*cluster, "db-0"), *cluster, true);
-  CHECK(t.own_plan_because == "the pod has a claim of its own, which the details asked for name");
-  CHECK(engine->Template(Pending(*cluster, "db-0"), *cluster, false).own_plan_because.empty());
+  REQUIRE(Same(*engine, *cluster, "vault-0", "vault-1"));
+  for (std::string name : {"vault-0", "vault-1"}) {
+    CAPTURE(name);
+    engine::TemplatePod t = engine->Template(Pending(*cluster, name), *cluster);
+    REQUIRE(t.claims.size() == 1);
+    CHECK(t.claims[0].second == "data-" + name);
+    auto shared = engine->Plan(std::move(t), *cluster);
+    rt::Placement words = engine->Explain(*shared, *cluster, engine->Decide(*shared, *cluster, {.plugin_scores = true}));
+    engine::NameClaims(words, engine->Template(Pending(*cluster, name), *cluster).claims);
+    auto own = engine->Plan(Pending(*cluster, name), *cluster);
+    rt::Placement want = engine->Explain(*own, *cluster, engine->Decide(*own, *cluster, {.plugin_scores = true}));
+    CHECK(words.summary == want.summary);
+    REQUIRE(words.nodes.size() == want.nodes.size());
+    size_t naming = 0;
+    for (size_t n = 0; n < want.nodes.size(); ++n) {
+      REQUIRE(words.nodes[n].reasons.size() == want.nodes[n].reasons.size());
+      for (size_t r = 0; r < want.nodes[n].reasons.size(); ++r) {
+        CHECK(words.nodes[n].reasons[r].reason == want.nodes[n].reasons[r].reason);
+        CHECK(words.nodes[n].reasons[r].detail == want.nodes[n].reasons[r].detail);
+        naming += want.nodes[n].reasons[r].detail.find("default/data-" + name) != std::string::npos;
+      }
+    }
+    CHECK(naming == want.nodes.size());  // the test would not see a wrong name otherwise
+  }
 }
 
 TEST_CASE("a label some selector reads stays: a bound pod's term or a Service or the pod's own terms") {
@@ -164,7 +213,7 @@ TEST_CASE("a label some selector reads stays: a bound pod's term or a Service or
 )");
     auto engine = MakeEngine();
     CHECK_FALSE(Same(*engine, *cluster, "db-0", "db-1"));
-    engine::TemplatePod t = engine->Template(Pending(*cluster, "db-1"), *cluster, false);
+    engine::TemplatePod t = engine->Template(Pending(*cluster, "db-1"), *cluster);
     CHECK(k8s::Find(t.pod.labels, "statefulset.kubernetes.io/pod-name") != nullptr);
     CHECK(k8s::Find(t.pod.labels, "app") == nullptr);
   }
@@ -197,7 +246,7 @@ TEST_CASE("a label some selector reads stays: a bound pod's term or a Service or
     auto cluster = Load(pods);
     auto engine = MakeEngine();
     CHECK(Same(*engine, *cluster, "api-0", "api-1"));
-    engine::TemplatePod t = engine->Template(Pending(*cluster, "api-0"), *cluster, false);
+    engine::TemplatePod t = engine->Template(Pending(*cluster, "api-0"), *cluster);
     CHECK(k8s::Find(t.pod.labels, "app") != nullptr);
     CHECK(k8s::Find(t.pod.labels, "statefulset.kubernetes.io/pod-name") == nullptr);
   }
@@ -235,13 +284,13 @@ TEST_CASE("a claim some pod uses keeps its name: what nodes attach is then the c
 )");
   auto engine = MakeEngine();
   CHECK_FALSE(Same(*engine, *cluster, "db-0", "db-1"));
-  engine::TemplatePod t = engine->Template(Pending(*cluster, "db-1"), *cluster, false);
+  engine::TemplatePod t = engine->Template(Pending(*cluster, "db-1"), *cluster);
   CHECK(t.pod.volumes[0].claim == "data-db-1");
   CHECK(t.pod.resolved_volumes[0].in_use);
   // Pods of one claim in use are one template, with its name; details may
   // name it.
   CHECK(Same(*engine, *cluster, "web-0", "web-1"));
-  engine::TemplatePod web = engine->Template(Pending(*cluster, "web-0"), *cluster, true);
+  engine::TemplatePod web = engine->Template(Pending(*cluster, "web-0"), *cluster);
   CHECK(web.pod.volumes[0].claim == "shared");
   CHECK(web.own_plan_because.empty());
 }
@@ -255,6 +304,6 @@ TEST_CASE("a policy that reads the pod's labels or volumes keeps them all") {
   SUBCASE("volumes") {
     auto engine = MakeEngine("policy Vols \"x\"\n  filter len(pod.volumes) < 5\n    reason \"r\"\n");
     CHECK_FALSE(Same(*engine, *cluster, "db-0", "db-1"));
-    CHECK(engine->Template(Pending(*cluster, "db-0"), *cluster, false).pod.volumes.size() == 2);
+    CHECK(engine->Template(Pending(*cluster, "db-0"), *cluster).pod.volumes.size() == 2);
   }
 }
