@@ -8,6 +8,7 @@
 #include "runtime/columnar/snapshot_cache.h"
 
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -77,24 +78,36 @@ std::optional<Key> KeyOf(const std::string& path) {
   return key;
 }
 
-std::optional<std::string> ReadAll(const std::string& path) {
-  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
-  struct stat st;
-  std::optional<std::string> out;
-  if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode)) {
-    std::string bytes(static_cast<size_t>(st.st_size), '\0');
-    size_t done = 0;
-    while (done < bytes.size()) {
-      ssize_t n = ::read(fd, bytes.data() + done, bytes.size() - done);
-      if (n <= 0) break;
-      done += static_cast<size_t>(n);
+// The cache file mapped read-only (no copy, no zeroed buffer: the pages
+// come from the page cache as the replay reads them); empty when it cannot
+// be opened or mapped. A cache is only ever replaced by a rename
+// (WriteCache), never rewritten in place, so the mapped pages stay as the
+// checksum found them; nothing decoded keeps a view into them.
+class Mapped {
+ public:
+  explicit Mapped(const std::string& path) {
+    int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) return;
+    struct stat st;
+    if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+      void* at = ::mmap(nullptr, static_cast<size_t>(st.st_size), PROT_READ, MAP_PRIVATE, fd, 0);
+      if (at != MAP_FAILED) {
+        ::madvise(at, static_cast<size_t>(st.st_size), MADV_SEQUENTIAL | MADV_WILLNEED);
+        bytes_ = std::string_view(static_cast<const char*>(at), static_cast<size_t>(st.st_size));
+      }
     }
-    if (done == bytes.size()) out = std::move(bytes);
+    ::close(fd);
   }
-  ::close(fd);
-  return out;
-}
+  ~Mapped() {
+    if (!bytes_.empty()) ::munmap(const_cast<char*>(bytes_.data()), bytes_.size());
+  }
+  Mapped(const Mapped&) = delete;
+  Mapped& operator=(const Mapped&) = delete;
+  std::string_view Bytes() const { return bytes_; }
+
+ private:
+  std::string_view bytes_;
+};
 
 template <class T, class Call>
 bool Next(k8s::ArchiveReader& in, Call call) {
@@ -127,14 +140,12 @@ std::string CachePath(const std::string& path) { return path + ".policyc-cache";
 CacheLoad ReplayCache(const std::string& path, k8s::ClusterVisitor& visitor, k8s::ClusterReadStats& stats) {
   std::optional<Key> now = KeyOf(path);
   if (!now) return CacheLoad::kMiss;
-  std::optional<std::string> file = ReadAll(CachePath(path));
-  if (!file || file->size() < sizeof kMagic + 4 || std::memcmp(file->data(), kMagic, sizeof kMagic) != 0) {
-    return CacheLoad::kMiss;
-  }
+  Mapped file(CachePath(path));
+  std::string_view rest = file.Bytes();
+  if (rest.size() < sizeof kMagic + 4 || std::memcmp(rest.data(), kMagic, sizeof kMagic) != 0) return CacheLoad::kMiss;
   uint32_t format;
-  std::memcpy(&format, file->data() + sizeof kMagic, 4);
+  std::memcpy(&format, rest.data() + sizeof kMagic, 4);
   if (format != kFormat) return CacheLoad::kMiss;
-  std::string_view rest(*file);
   rest.remove_prefix(sizeof kMagic + 4);
   k8s::ArchiveReader header(rest);
   Key key{header.U64(), header.U64(), header.U64(), header.U64(), header.U64()};
