@@ -25,7 +25,7 @@ constexpr const char* kUsage = R"(usage: policyc serve (--cluster SNAPSHOT [--cl
                      [--listen HOST:PORT] [--prefix /policyc]
                      [--profile CONFIG.yaml] [--plugins A,B] [--policy FILE ...] [--mode authoritative|policies|decide]
                      [--engine interp|jit|tiered] [--jit-opt 0..3]
-                     [--max-body-bytes N] [--read-timeout S] [--threads N] [--max-connections N] [--log-requests]
+                     [--max-body-bytes N] [--read-timeout S] [--threads N] [--max-connections N] [--log-requests] [--all-reasons]
                      [--tls-cert CERT.pem --tls-key KEY.pem [--client-ca CA.pem] | --insecure-http]
 
 A kube-scheduler extender (the extender/v1 protocol): POST PREFIX/filter,
@@ -49,6 +49,11 @@ true` (node names) or false (node objects); GET /healthz, /readyz and
                          no wait for the bind to come back through the watch)
   --listen               default 127.0.0.1:8890 (port 0: any free port)
   --log-requests         a JSON log line per request (else failed and slow ones only)
+  --all-reasons          a failed node's words are every failing plugin's reasons
+                         joined, as check gives them; by default the first failing
+                         plugin's first reason, the one string kube-scheduler's
+                         Pending event counts per node (nodes failing alike are
+                         then counted alike)
   --max-connections      open connections served at once (default 256); more are
                          answered 503 with Retry-After and closed. Bodies over
                          --max-body-bytes get 413, headers over 100 fields or
@@ -75,7 +80,8 @@ int RunServe(const std::vector<std::string>& argv) {
       {{"cluster", true, true}, {"listen"}, {"prefix"}, {"profile"}, {"plugins"}, {"policy", true, true}, {"mode"},
        {"events"}, {"engine"}, {"jit-opt"}, {"disable-pass", true, true}, {"verify-jit", false}, {"max-body-bytes"},
        {"read-timeout"}, {"threads"}, {"tls-cert"}, {"tls-key"}, {"client-ca"}, {"insecure-http", false},
-       {"kubeconfig"}, {"in-cluster", false}, {"log-requests", false}, {"max-connections"}},
+       {"kubeconfig"}, {"in-cluster", false}, {"log-requests", false}, {"max-connections"},
+       {"all-reasons", false}},
       kUsage);
   if (const int* status = std::get_if<int>(&parsed)) return *status;
   const Args& args = std::get<Args>(parsed);
@@ -146,6 +152,7 @@ int RunServe(const std::vector<std::string>& argv) {
     return kExitBadInput;
   }
   options.decide = mode == "decide";
+  options.all_reasons = args.Has("all-reasons");
   if (mode == "policies" && !args.Has("policy")) {
     fmt::print(stderr, "policyc serve: --mode policies decides with the --policy files alone, and none was given\n");
     return kExitBadInput;

@@ -225,14 +225,14 @@ constexpr std::string_view kUnknownNode = "node(s) not found in policyc's cluste
 // rejected name of the request with its reasons; names the cluster does
 // not have are unresolvable.
 void WriteFailed(JsonWriter& w, const Extender::Named& n, std::span<const std::string_view> names, bool unresolvable,
-                 const std::function<void(size_t, JsonWriter&)>& also = nullptr) {
+                 bool all_reasons, const std::function<void(size_t, JsonWriter&)>& also = nullptr) {
   w.BeginObject();
   for (size_t i = 0; i < names.size(); ++i) {
     if (also) also(i, w);
     if (n.row[i] == rt::kNoRow) {
       if (unresolvable) w.Key(names[i]).String(kUnknownNode);
     } else if (const host::RowVerdicts::Rejected* r = n.Rejected(i); r != nullptr && r->unresolvable == unresolvable) {
-      w.Key(names[i]).String(*r->reason);
+      w.Key(names[i]).String(all_reasons ? *r->all : *r->reason);
     }
   }
   w.EndObject();
@@ -313,11 +313,11 @@ Reply Extender::Filter(std::string_view body) {
       w.EndArray().EndObject().Key("NodeNames").Null();
     }
     w.Key("FailedNodes");
-    WriteFailed(w, n, args.names, false, [&](size_t i, JsonWriter& f) {  // decide: the feasible nodes not chosen
+    WriteFailed(w, n, args.names, false, options_.all_reasons, [&](size_t i, JsonWriter& f) {  // decide: the feasible nodes not chosen
       if (!passed[i] && n.Feasible(i)) f.Key(args.names[i]).String(fmt::format("policyc chose node {} for this pod", chosen));
     });
     w.Key("FailedAndUnresolvableNodes");
-    WriteFailed(w, n, args.names, true);
+    WriteFailed(w, n, args.names, true, options_.all_reasons);
     w.Key("Error").String("").EndObject();
     out = w.Take();
     }  // the cluster is no longer held: the assumption may change it
@@ -334,12 +334,29 @@ Reply Extender::Prioritize(std::string_view body) {
   std::string out;
   std::string problem = ReadArgs(body, "prioritize", [&](Args& args) {
     Named n = Decide(std::move(*args.pod), args.names, "prioritize", false);
-    int64_t max = decisions_.MaxScore();
+    // kube-scheduler's 0-10 (MaxExtenderPriority) over the range of the
+    // feasible totals among the nodes it sent: the best 10, the least 0,
+    // round(10 * (total - least) / (best - least)) between, as
+    // InterPodAffinity's NormalizeScore spreads its scores. Real totals lie
+    // close together (437-489 of a possible 1,200 in the unit test): scaled
+    // against the possible maximum, or against the best alone (1.7's
+    // suggestion), they fell into one or two levels and the order was lost.
+    std::vector<int64_t> totals(args.names.size(), 0);
+    std::vector<bool> feasible(args.names.size(), false);
+    int64_t best = 0, least = 0;
+    bool any = false;
+    for (size_t i = 0; i < args.names.size(); ++i) {
+      if (!n.Feasible(i, &totals[i])) continue;
+      feasible[i] = true;
+      best = any ? std::max(best, totals[i]) : totals[i];
+      least = any ? std::min(least, totals[i]) : totals[i];
+      any = true;
+    }
     JsonWriter w(JsonWriter::Style::kLine);
     w.BeginArray();
     for (size_t i = 0; i < args.names.size(); ++i) {
-      int64_t total = 0;
-      int64_t score = n.Feasible(i, &total) && max > 0 ? (total * 10 + max / 2) / max : 0;  // kube-scheduler's 0-10
+      int64_t range = best - least;
+      int64_t score = !feasible[i] ? 0 : range == 0 ? 10 : ((totals[i] - least) * 10 + range / 2) / range;
       w.BeginObject().Key("Host").String(args.names[i]).Key("Score").Int(score).EndObject();
     }
     w.EndArray();

@@ -71,6 +71,11 @@ struct ExtenderOptions {
   /// that reason) and assumes the pod there at once; a pod filtered again
   /// (kube-scheduler retrying it) is forgotten first. Needs `recent`.
   bool decide = false;
+  /// FailedNodes and FailedAndUnresolvableNodes give every failing
+  /// plugin's reasons joined, as check names them, instead of the first
+  /// failing plugin's first reason (the one string kube-scheduler's Pending
+  /// event counts per node, so that nodes failing alike are counted alike).
+  bool all_reasons = false;
 };
 
 class Extender {

@@ -105,7 +105,8 @@ Server::Server(host::Decisions& decisions, host::ClusterState& state, ServerOpti
     std::string path = (options_.prefix == "/" ? "" : options_.prefix) + "/" + name;
     http_->Post(Escaped(path), [this, name, call](const httplib::Request& req, httplib::Response& res) {
       auto start = std::chrono::steady_clock::now();
-      Extender extender(decisions_, state_, {.metrics = &metrics_, .recent = &recent_, .api = api_, .decide = options_.decide});
+      Extender extender(decisions_, state_, {.metrics = &metrics_, .recent = &recent_, .api = api_, .decide = options_.decide,
+                                                                .all_reasons = options_.all_reasons});
       Reply reply = (extender.*call)(req.body);
       res.status = reply.status;
       res.set_content(reply.body, "application/json");

@@ -36,8 +36,9 @@ struct ServerOptions {
   /// TLS: PEM files of the server's certificate and key; with `client_ca`,
   /// clients must present a certificate it signed. Empty: plain HTTP.
   std::string tls_cert, tls_key, client_ca;
-  bool log_requests = false;
-  bool decide = false;  ///< filter answers one node and assumes the pod there (Extender::Options::decide)  ///< a log line per request (else only failures and slow ones, over 1 s)
+  bool log_requests = false;  ///< a log line per request (else only failures and slow ones, over 1 s)
+  bool decide = false;       ///< filter answers one node and assumes the pod there (ExtenderOptions::decide)
+  bool all_reasons = false;  ///< every failing plugin's reasons per failed node (ExtenderOptions::all_reasons)
 };
 
 class Server {

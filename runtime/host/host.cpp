@@ -180,6 +180,14 @@ std::pair<std::string, bool> Joined(const rt::NodeResult& n) {
   return {std::move(reason), unresolvable};
 }
 
+// One copy of each text among a call's words.
+using Texts = std::unordered_map<std::string, std::shared_ptr<const std::string>>;
+std::shared_ptr<const std::string> Shared(Texts& texts, std::string text) {
+  std::shared_ptr<const std::string>& shared = texts[text];
+  if (!shared) shared = std::make_shared<const std::string>(std::move(text));
+  return shared;
+}
+
 }  // namespace
 
 template <typename F>
@@ -258,13 +266,12 @@ std::vector<RowVerdicts::Rejected> Decisions::Words(engine::PodPlan& plan, KeptP
       own = engine_->Explain(plan, cluster, d, unknown, /*details=*/false);
       for (const rt::NodeResult& n : own.nodes) nodes.push_back(&n);
     }
-    std::unordered_map<std::string, std::shared_ptr<const std::string>> texts;  // one copy of each text
+    Texts texts;
     for (const rt::NodeResult* node : nodes) {
       const rt::NodeResult& n = *node;
-      auto [reason, unresolvable] = Joined(n);
-      std::shared_ptr<const std::string>& text = texts[reason];
-      if (!text) text = std::make_shared<const std::string>(std::move(reason));
-      RowVerdicts::Rejected r{n.row, text, unresolvable};
+      auto [all, unresolvable] = Joined(n);
+      std::string first = n.reasons.empty() ? std::string() : n.reasons.front().reason;
+      RowVerdicts::Rejected r{n.row, Shared(texts, std::move(first)), Shared(texts, std::move(all)), unresolvable};
       if (keep) {
         kept->words.emplace(n.row, std::move(r));
       } else {

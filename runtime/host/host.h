@@ -109,13 +109,16 @@ struct RowVerdicts {
   std::vector<rt::RowId> feasible;  ///< in table order
   std::vector<int64_t> score;       ///< per feasible row: the total
   std::optional<size_t> selected;   ///< index into feasible
-  /// With words: each rejected row, its reasons joined (every failing
-  /// plugin's, as check names them) and whether preemption cannot help.
+  /// With words: each rejected row, its words and whether preemption
+  /// cannot help (any failing plugin's reason says so).
   struct Rejected {
     rt::RowId row;
     /// Shared: the same words are kept for the template's next calls, and
-    /// many nodes say the same.
-    std::shared_ptr<const std::string> reason;
+    /// many nodes say the same. `reason`: the first failing plugin's first
+    /// reason, in the profile's order — the one string kube-scheduler's
+    /// FitError counts for the node, as its own status for it would be;
+    /// `all`: every failing plugin's reasons joined, each once (check's).
+    std::shared_ptr<const std::string> reason, all;
     bool unresolvable = false;
   };
   std::vector<Rejected> rejected;  ///< in table order

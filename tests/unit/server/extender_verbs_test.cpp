@@ -1,0 +1,95 @@
+// The verbs' answers as kube-scheduler's HTTPExtender reads them
+// (host-reference.md 1.6-1.7): prioritize's 0-10 scores rank the nodes it
+// sent as policyc's totals rank them, spread over the totals' range.
+
+#include <doctest/doctest.h>
+
+#include <map>
+#include <memory>
+#include <regex>
+#include <string>
+#include <vector>
+
+#include <fmt/format.h>
+
+#include "compiler/k8s/pod_reader.h"
+#include "runtime/host/host.h"
+#include "server/extender.h"
+
+namespace {
+
+// Five nodes of growing size, each with some of it used: the default
+// profile's totals for a small pod differ between each two, by little.
+std::string Snapshot() {
+  std::string items;
+  for (int i = 0; i < 5; ++i) {
+    int cpu = 4 << i;
+    items += fmt::format(R"({}{{"apiVersion": "v1", "kind": "Node", "metadata": {{"name": "n{}", "labels": {{"kubernetes.io/hostname": "n{}"}}}},
+      "status": {{"allocatable": {{"cpu": "{}", "memory": "{}Gi", "pods": "110"}}}}}},
+      {{"apiVersion": "v1", "kind": "Pod", "metadata": {{"name": "used-{}", "namespace": "default"}},
+      "spec": {{"nodeName": "n{}", "containers": [{{"name": "c", "resources": {{"requests": {{"cpu": "{}", "memory": "{}Gi"}}}}}}]}},
+      "status": {{"phase": "Running"}}}})",
+                         i == 0 ? "" : ",", i, i, cpu, cpu * 4, i, i, 2 + i, 3 * (i + 1));
+  }
+  return R"({"apiVersion": "v1", "kind": "List", "items": [)" + items + "]}";
+}
+
+constexpr char kPod[] = R"({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+  "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "500m", "memory": "1Gi"}}}]}})";
+
+}  // namespace
+
+TEST_CASE("prioritize ranks the nodes sent as their totals rank them - the best one 10") {
+  policy::host::ClusterState state;
+  policy::DiagnosticSink diags;
+  REQUIRE(state.Load(std::make_shared<const policy::Source>("c.json", Snapshot()), diags));
+  policy::host::Decisions decisions(policy::engine::Engine::Create(policy::rt::DefaultProfile(), {}, {}, diags));
+  std::vector<std::string> names = {"n0", "n1", "n2", "n3", "n4"};
+
+  // The totals, as check has them.
+  std::optional<policy::k8s::Pod> pod = policy::k8s::ReadPod(policy::Source("pod.json", kPod), diags);
+  REQUIRE(pod);
+  std::map<std::string, int64_t> totals;
+  {
+    policy::host::ClusterState::View view = state.Read();
+    policy::host::Answer answer = decisions.Decide(*pod, view, &names);
+    for (const auto& [name, total] : answer.feasible) totals[name] = total;
+  }
+  REQUIRE(totals.size() == names.size());
+  int64_t best = totals.begin()->second, least = best;
+  for (const auto& [name, total] : totals) {
+    best = std::max(best, total);
+    least = std::min(least, total);
+  }
+  REQUIRE(best > least);
+
+  std::string body = fmt::format(R"({{"Pod": {}, "NodeNames": ["n0", "n1", "n2", "n3", "n4"], "Nodes": null}})", kPod);
+  policy::server::Reply reply = policy::server::Extender(decisions, state).Prioritize(body);
+  REQUIRE(reply.status == 200);
+  std::map<std::string, int64_t> scores;
+  std::regex entry(R"re(\{"Host": "([^"]+)", "Score": (-?\d+)\})re");
+  for (std::sregex_iterator it(reply.body.begin(), reply.body.end(), entry), end; it != end; ++it) {
+    scores[(*it)[1].str()] = std::stoll((*it)[2].str());
+  }
+  REQUIRE(scores.size() == names.size());
+  for (const auto& [name, total] : totals) {
+    CAPTURE(name);
+    CAPTURE(total);
+    CHECK(scores[name] == ((total - least) * 10 + (best - least) / 2) / (best - least));  // round(10 * (t - least) / range)
+    CHECK(scores[name] >= 0);
+    CHECK(scores[name] <= 10);
+  }
+  // The order survives: a higher total never scores lower, and these five
+  // totals, more than a tenth of their range apart, get five levels (the
+  // profile's possible maximum left them one, the best alone two).
+  std::map<int64_t, int> levels;
+  for (const auto& [a, ta] : totals) {
+    ++levels[scores[a]];
+    for (const auto& [b, tb] : totals) {
+      if (ta > tb) CHECK(scores[a] >= scores[b]);
+    }
+  }
+  CHECK(levels.size() == 5);
+  CHECK(levels.begin()->first == 0);
+  CHECK(levels.rbegin()->first == 10);
+}
