@@ -6,6 +6,8 @@
 // template's first calls (kernel compilation) are made before measuring.
 //
 //   BM_Serve/<engine>/clients:N   calls_per_s over all clients; p50_ms, p99_ms per call (filter and prioritize)
+//   BM_Serve/jit-changing-prioritize/... prioritize calls alone (its 0-10 over the feasible totals' range),
+//                                 the same 5,000 names, the cluster changing as below
 //   BM_Serve/jit-changing/...     the same with a pod bound or unbound (a watch event, not timed) before
 //                                 every call, as in a busy cluster: nothing kept for the table's last
 //                                 state (the rejected nodes' words) is reused
@@ -58,7 +60,7 @@ void ChurnOn(World& world, int c, int i) {  // a pod of client c's comes and goe
   if (!world.state.Apply(policy::Source("event", event), diags)) std::abort();
 }
 
-void BM_Serve(benchmark::State& state, policy::engine::Backend backend, bool changing) {
+void BM_Serve(benchmark::State& state, policy::engine::Backend backend, bool changing, bool prioritize_only = false) {
   static std::unique_ptr<World> world;
   static policy::engine::Backend made = policy::engine::Backend::kAuto;
   if (!world || made != backend) {
@@ -66,7 +68,9 @@ void BM_Serve(benchmark::State& state, policy::engine::Backend backend, bool cha
     world = std::make_unique<World>(backend);
     made = backend;
   }
-  auto verb = [](int i) { return i % 2 == 0 ? "/policyc/filter" : "/policyc/prioritize"; };  // alternately
+  auto verb = [&](int i) {  // alternately, or prioritize alone
+    return i % 2 == 0 && !prioritize_only ? "/policyc/filter" : "/policyc/prioritize";
+  };
   {  // the template's first calls compile its kernels: measured apart (BM_TemplateKernels), not here
     httplib::Client warm("127.0.0.1", world->server.Port());
     for (int i = 0; i < 10; ++i) warm.Post(verb(i), world->body, "application/json");
@@ -164,5 +168,7 @@ BENCHMARK_CAPTURE(BM_Serve, jit, policy::engine::Backend::kJit, false)
     ->Name("BM_Serve/jit")->ArgName("clients")->Arg(1)->Arg(4)->Iterations(2)->UseRealTime()->Unit(benchmark::kSecond);
 BENCHMARK_CAPTURE(BM_Serve, jit_changing, policy::engine::Backend::kJit, true)
     ->Name("BM_Serve/jit-changing")->ArgName("clients")->Arg(1)->Arg(4)->Iterations(2)->UseRealTime()->Unit(benchmark::kSecond);
+BENCHMARK_CAPTURE(BM_Serve, jit_prioritize, policy::engine::Backend::kJit, true, true)
+    ->Name("BM_Serve/jit-changing-prioritize")->ArgName("clients")->Arg(1)->Arg(4)->Iterations(2)->UseRealTime()->Unit(benchmark::kSecond);
 
 BENCHMARK_MAIN();

@@ -72,7 +72,9 @@ TEST_CASE("prioritize ranks the nodes sent as their totals rank them - the best 
     scores[(*it)[1].str()] = std::stoll((*it)[2].str());
   }
   REQUIRE(scores.size() == names.size());
-  for (const auto& [name, total] : totals) {
+  for (const auto& entry : totals) {  // no structured binding: clang-14's CAPTURE lambda refuses one
+    const std::string& name = entry.first;
+    int64_t total = entry.second;
     CAPTURE(name);
     CAPTURE(total);
     CHECK(scores[name] == ((total - least) * 10 + (best - least) / 2) / (best - least));  // round(10 * (t - least) / range)
