@@ -337,6 +337,7 @@ class NodeTable {
     int64_t nonzero_cpu = 0, nonzero_memory = 0;
     std::string namespace_name;
     k8s::StringMap labels;
+    std::vector<uint32_t> label_at;  // per label: where pods_by_label_ lists this pod under it
     std::vector<uint32_t> groups;  // term_groups_ of its affinity terms
     std::vector<k8s::HostPort> host_ports;  // its containers' host ports (NodeInfo.UsedPorts)
     std::vector<k8s::Volume> volumes;       // its claims and inline disks
@@ -420,6 +421,12 @@ class NodeTable {
   std::vector<BoundPod> pods_;
   std::vector<uint32_t> free_pod_slots_;
   std::unordered_map<std::string, uint32_t> pod_index_;        // namespace/name -> slot
+  // "key\0value" -> the slots of the pods with that label (bound, waiting
+  // or aside): a new pod set counts the pods of one of its labels, not all.
+  std::unordered_map<std::string, std::vector<uint32_t>> pods_by_label_;
+  void IndexLabels(uint32_t slot);
+  void UnindexLabels(uint32_t slot);
+  const std::vector<uint32_t>* SlotsWithLabel(std::string_view key, std::string_view value) const;  // null: none
   std::unordered_map<uint32_t, uint32_t> waiting_;             // node name id -> first slot
   size_t bound_pods_ = 0;
   size_t aside_pods_ = 0;  // bound, but set aside (SetPodAside)

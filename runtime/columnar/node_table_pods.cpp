@@ -130,6 +130,55 @@ void NodeTable::Apply(uint32_t slot, RowId row, int sign) {
   ApplyTopology(pod, row, sign);
 }
 
+namespace {
+
+std::string LabelKey(std::string_view key, std::string_view value) {
+  std::string out(key);
+  out += '\0';
+  out += value;
+  return out;
+}
+
+}  // namespace
+
+void NodeTable::IndexLabels(uint32_t slot) {
+  BoundPod& pod = pods_[slot];
+  pod.label_at.clear();
+  for (const auto& [key, value] : pod.labels) {
+    std::vector<uint32_t>& list = pods_by_label_[LabelKey(key, value)];
+    pod.label_at.push_back(static_cast<uint32_t>(list.size()));
+    list.push_back(slot);
+  }
+}
+
+const std::vector<uint32_t>* NodeTable::SlotsWithLabel(std::string_view key, std::string_view value) const {
+  auto it = pods_by_label_.find(LabelKey(key, value));
+  return it == pods_by_label_.end() ? nullptr : &it->second;
+}
+
+// Each of the pod's entries is replaced by the list's last one (whose
+// position is then updated), so an unbind costs its labels, not the pods
+// that share them.
+void NodeTable::UnindexLabels(uint32_t slot) {
+  BoundPod& pod = pods_[slot];
+  for (size_t i = 0; i < pod.labels.size(); ++i) {
+    auto it = pods_by_label_.find(LabelKey(pod.labels[i].first, pod.labels[i].second));
+    std::vector<uint32_t>& list = it->second;
+    uint32_t at = pod.label_at[i], end = static_cast<uint32_t>(list.size() - 1), last = list[end];
+    list[at] = last;
+    BoundPod& moved = pods_[last];  // its entry that was at the end (a label twice is two entries)
+    for (size_t j = 0; j < moved.labels.size(); ++j) {
+      if (moved.label_at[j] == end && moved.labels[j] == pod.labels[i]) {
+        moved.label_at[j] = at;
+        break;
+      }
+    }
+    list.pop_back();
+    if (list.empty()) pods_by_label_.erase(it);
+  }
+  pod.label_at.clear();
+}
+
 BindResult NodeTable::BindPod(const k8s::Pod& pod) {
   if (pod.node_name.empty()) return BindResult::kNotBound;
   if (pod.phase == k8s::PodPhase::kSucceeded || pod.phase == k8s::PodPhase::kFailed) return BindResult::kFinished;
@@ -164,6 +213,7 @@ BindResult NodeTable::BindPod(const k8s::Pod& pod) {
   }
   InternTermGroups(pod, bound);
   pod_index_.emplace(std::move(key), slot);
+  IndexLabels(slot);
 
   bound.row = RowOfName(bound.node_name);
   Link(slot, HeadFor(bound));
@@ -193,6 +243,7 @@ bool NodeTable::UnbindPod(std::string_view namespace_name, std::string_view name
     Unlink(slot, head);
     if (*head == UINT32_MAX) waiting_.erase(pod.node_name);
   }
+  UnindexLabels(slot);
   pod = BoundPod{};
   free_pod_slots_.push_back(slot);
   return true;

@@ -135,9 +135,29 @@ uint32_t NodeTable::PodSet(const PodSelector& selector) const {
   set.used = ++pod_set_clock_;
   set.version = ++pod_set_versions_;
   set.per_row.assign(RowCount(), 0);
-  for (RowId row = 0; row < RowCount(); ++row) {
-    for (uint32_t pod = pod_head_[row]; pod != UINT32_MAX; pod = pods_[pod].next) {
-      set.per_row[row] += selector.Matches(pods_[pod].namespace_name, pods_[pod].labels);
+  // A clause with matchLabels: only the pods with its first label can
+  // match (a new selector of a Deployment's own is counted over its pods,
+  // not over every bound pod). Those on a row's list count, as below.
+  const std::vector<uint32_t>* some = nullptr;
+  bool indexed = false;
+  for (const PodSelector::Clause& c : selector.clauses) {
+    if (!c.labels || c.labels->match_labels.empty()) continue;
+    const auto& [key, value] = c.labels->match_labels.front();
+    some = SlotsWithLabel(key, value);
+    indexed = true;
+    break;
+  }
+  if (indexed) {
+    for (uint32_t slot = 0; some != nullptr && slot < some->size(); ++slot) {
+      const BoundPod& pod = pods_[(*some)[slot]];
+      if (pod.aside || pod.row == kNoRow) continue;
+      set.per_row[pod.row] += selector.Matches(pod.namespace_name, pod.labels);
+    }
+  } else {
+    for (RowId row = 0; row < RowCount(); ++row) {
+      for (uint32_t pod = pod_head_[row]; pod != UINT32_MAX; pod = pods_[pod].next) {
+        set.per_row[row] += selector.Matches(pods_[pod].namespace_name, pods_[pod].labels);
+      }
     }
   }
   if (slot == pod_sets_.size()) {
