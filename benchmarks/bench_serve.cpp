@@ -161,7 +161,7 @@ BENCHMARK_CAPTURE(BM_ServeRealistic, jit, policy::engine::Backend::kJit)
 BENCHMARK_CAPTURE(BM_ServeShapes, interp, policy::engine::Backend::kInterp)
     ->Name("BM_ServeShapes/interp")->ArgNames({"calls", "nodes"})->Args({20000, 500})->Iterations(1)->UseRealTime()->Unit(benchmark::kSecond);
 BENCHMARK_CAPTURE(BM_ServeShapes, jit, policy::engine::Backend::kJit)
-    ->Name("BM_ServeShapes/jit")->ArgNames({"calls", "nodes"})->Args({2000, 5000})->Iterations(1)->UseRealTime()->Unit(benchmark::kSecond);
+    ->Name("BM_ServeShapes/jit")->ArgNames({"calls", "nodes"})->Args({6000, 5000})->Iterations(1)->UseRealTime()->Unit(benchmark::kSecond);
 BENCHMARK_CAPTURE(BM_Serve, interp, policy::engine::Backend::kInterp, false)
     ->Name("BM_Serve/interp")->ArgName("clients")->Arg(1)->Arg(4)->Iterations(2)->UseRealTime()->Unit(benchmark::kSecond);
 BENCHMARK_CAPTURE(BM_Serve, jit, policy::engine::Backend::kJit, false)
