@@ -16,7 +16,11 @@
    dropped mid-body (others answered), too many header fields (431), more
    connections than --max-connections (503, then served once one closes),
    /healthz, /readyz, /metrics, and SIGTERM (exit 0).
-3. TLS: with --tls-cert and --tls-key it answers HTTPS and refuses plain
+3. As kube-scheduler's client sends and reads: `null` for the unused form,
+   an empty list of names, preempt with NodeNameToMetaVictims and with
+   NodeNameToVictims (kube's candidates kept with their victims, less a
+   node no eviction helps), a malformed call answered other than 200.
+4. TLS: with --tls-cert and --tls-key it answers HTTPS and refuses plain
    HTTP; with --client-ca it refuses a client without a certificate and
    answers one with a certificate that CA signed.
 
@@ -264,6 +268,47 @@ def all_reasons(policyc):
     return problems
 
 
+def as_kube_sends(policyc):
+    """Requests shaped as kube-scheduler's Go client marshals them, answers read as HTTPExtender reads
+    them (host-reference.md 1.3-1.6): `null` for the form not used, an empty list of names, preempt's
+    NodeNameToMetaVictims (nodeCacheCapable) and NodeNameToVictims (whole pods) alike."""
+    problems = []
+    with open("examples/pods/web.yaml") as f:
+        pod = yaml.safe_load(f)
+    fits, tainted = "ip-10-0-1-17.ec2.internal", "ip-10-0-2-91.ec2.internal"  # the GPU taint: no eviction helps
+    serve = Serve(policyc, ["--cluster", "examples/cluster.yaml"])
+    try:
+        status, body = serve.call("POST", "/policyc/filter", {"Pod": pod, "Nodes": None, "NodeNames": []})
+        got = json.loads(body)
+        if status != 200 or got.get("Error") or (got.get("NodeNames") or []) != []:
+            problems.append(f"filter with no names: {status} {body[:200]}")
+        victims = {"Pods": [{"UID": "uid-1"}, {"UID": "uid-2"}], "NumPDBViolations": 1}
+        status, body = serve.call("POST", "/policyc/preempt", {
+            "Pod": pod, "NodeNameToVictims": None, "NodeNameToMetaVictims": {fits: victims, tainted: victims}})
+        got = json.loads(body) if status == 200 else {}
+        meta = got.get("NodeNameToMetaVictims") or {}
+        if status != 200 or got.get("Error"):
+            problems.append(f"preempt (meta victims): {status} {body[:200]}")
+        elif set(meta) != {fits} or meta[fits] != victims:
+            problems.append(f"preempt (meta victims): kept {meta}, want {fits} with its victims as sent")
+        whole = {"Pods": [{"metadata": {"name": "batch-1", "namespace": "default", "uid": "uid-3"}}],
+                 "NumPDBViolations": 0}
+        status, body = serve.call("POST", "/policyc/preempt", {
+            "Pod": pod, "NodeNameToVictims": {fits: whole, tainted: whole}, "NodeNameToMetaVictims": None})
+        got = json.loads(body) if status == 200 else {}
+        meta = got.get("NodeNameToMetaVictims") or {}
+        if status != 200 or set(meta) != {fits} or meta[fits] != {"Pods": [{"UID": "uid-3"}], "NumPDBViolations": 0}:
+            problems.append(f"preempt (whole pods): {status} {body[:200]}")
+        for verb in ("preempt", "prioritize"):  # what HTTPExtender takes for an error: a status other than 200
+            status, body = serve.call("POST", f"/policyc/{verb}", b'{"Pod": ')
+            if status == 200:
+                problems.append(f"a malformed {verb} was answered 200: {body[:120]}")
+    finally:
+        if serve.stop() != 0:
+            problems.append("serve did not exit 0 on SIGTERM")
+    return problems
+
+
 def tls(policyc):
     problems = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -318,7 +363,7 @@ def main():
                 print(f"  {p}")
         else:
             passed += 1
-    problems = faults(args.policyc) + all_reasons(args.policyc) + tls(args.policyc)
+    problems = faults(args.policyc) + all_reasons(args.policyc) + as_kube_sends(args.policyc) + tls(args.policyc)
     if problems:
         failed += 1
         print("FAIL faults:")
