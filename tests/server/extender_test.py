@@ -27,6 +27,7 @@
   python3 tests/server/extender_test.py --policyc build/policyc --policies policies DIRS...
 """
 import argparse
+import contextlib
 import http.client
 import json
 import os
@@ -84,6 +85,22 @@ class Serve:
         except subprocess.TimeoutExpired:
             self.proc.kill()
             return None
+
+
+@contextlib.contextmanager
+def serving(policyc, flags, problems):
+    """A Serve for the block; its exit on SIGTERM other than 0 is a problem."""
+    serve = Serve(policyc, flags)
+    try:
+        yield serve
+    finally:
+        if serve.stop() != 0:
+            problems.append("serve did not exit 0 on SIGTERM")
+
+
+def example_pod():
+    with open("examples/pods/web.yaml") as f:
+        return yaml.safe_load(f)
 
 
 def check_case(policyc, path, case, policies_dir):
@@ -157,8 +174,7 @@ def faults(policyc):
         serve = Serve(policyc, ["--cluster", "examples/cluster.yaml", "--events", events, "--max-body-bytes", "65536",
                                 "--read-timeout", "1", "--threads", "3", "--max-connections", "3"])
         try:
-            with open("examples/pods/web.yaml") as f:
-                pod = yaml.safe_load(f)
+            pod = example_pod()
             deadline = time.time() + 10
             while time.time() < deadline:  # the events are read beside serving
                 status, body = serve.call("GET", "/metrics")
@@ -240,8 +256,7 @@ def faults(policyc):
 def all_reasons(policyc):
     """A node failing two plugins: its first reason by default, both with --all-reasons, as check has them."""
     problems = []
-    with open("examples/pods/web.yaml") as f:
-        pod = yaml.safe_load(f)
+    pod = example_pod()
     pod["spec"]["nodeSelector"] = {"kubernetes.io/hostname": "ip-10-0-1-17.ec2.internal"}
     with tempfile.TemporaryDirectory() as tmp:
         pod_file = os.path.join(tmp, "pod.json")
@@ -254,17 +269,13 @@ def all_reasons(policyc):
     if not two:
         return [f"the test's pod fails no node for two reasons: {want}"]
     for flags, words in (([], lambda r: r[0]), (["--all-reasons"], lambda r: ", ".join(dict.fromkeys(r)))):
-        serve = Serve(policyc, ["--cluster", "examples/cluster.yaml"] + flags)
-        try:
+        with serving(policyc, ["--cluster", "examples/cluster.yaml"] + flags, problems) as serve:
             status, body = serve.call("POST", "/policyc/filter", {"Pod": pod, "NodeNames": sorted(want), "Nodes": None})
             got = json.loads(body)
             failed = {**(got["FailedNodes"] or {}), **(got["FailedAndUnresolvableNodes"] or {})}
             for name in two:
                 if failed.get(name) != words(want[name]):
                     problems.append(f"{flags}: {name} is `{failed.get(name)}`, check has {want[name]}")
-        finally:
-            if serve.stop() != 0:
-                problems.append("serve did not exit 0 on SIGTERM")
     return problems
 
 
@@ -273,11 +284,9 @@ def as_kube_sends(policyc):
     them (host-reference.md 1.3-1.6): `null` for the form not used, an empty list of names, preempt's
     NodeNameToMetaVictims (nodeCacheCapable) and NodeNameToVictims (whole pods) alike."""
     problems = []
-    with open("examples/pods/web.yaml") as f:
-        pod = yaml.safe_load(f)
+    pod = example_pod()
     fits, tainted = "ip-10-0-1-17.ec2.internal", "ip-10-0-2-91.ec2.internal"  # the GPU taint: no eviction helps
-    serve = Serve(policyc, ["--cluster", "examples/cluster.yaml"])
-    try:
+    with serving(policyc, ["--cluster", "examples/cluster.yaml"], problems) as serve:
         status, body = serve.call("POST", "/policyc/filter", {"Pod": pod, "Nodes": None, "NodeNames": []})
         got = json.loads(body)
         if status != 200 or got.get("Error") or (got.get("NodeNames") or []) != []:
@@ -303,9 +312,6 @@ def as_kube_sends(policyc):
             status, body = serve.call("POST", f"/policyc/{verb}", b'{"Pod": ')
             if status == 200:
                 problems.append(f"a malformed {verb} was answered 200: {body[:120]}")
-    finally:
-        if serve.stop() != 0:
-            problems.append("serve did not exit 0 on SIGTERM")
     return problems
 
 
