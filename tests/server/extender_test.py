@@ -20,7 +20,9 @@
    an empty list of names, preempt with NodeNameToMetaVictims and with
    NodeNameToVictims (kube's candidates kept with their victims, less a
    node no eviction helps), a malformed call answered other than 200.
-4. TLS: with --tls-cert and --tls-key it answers HTTPS and refuses plain
+4. The real dumps (../shared/fixtures/real): first reasons as check has
+   them, prioritize's levels in the order of check's totals.
+5. TLS: with --tls-cert and --tls-key it answers HTTPS and refuses plain
    HTTP; with --client-ca it refuses a client without a certificate and
    answers one with a certificate that CA signed.
 
@@ -315,6 +317,47 @@ def as_kube_sends(policyc):
     return problems
 
 
+def real_dumps(policyc):
+    """The real dumps of ../shared/fixtures/real (EKS, tainted arm64 EKS, AKS, DOKS GPU nodes) with a real
+    Pending pod and the example pod: each failed node's first reason as check has it, and prioritize's
+    levels in the order of check's totals, ties only where the totals tie."""
+    problems = []
+    real = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../../shared/fixtures/real")
+    with open(os.path.join(real, "podlist-pending-node-affinity.json")) as f:
+        pending = json.load(f)["items"][0]
+    for nodes, pods in [("nodelist-eks-al2023-cluster-info-dump.json", "podlist-eks-kube-system-cluster-info-dump.json"),
+                        ("nodelist-eks-arm64-tainted-honeycomb.json", "podlist-kubeadm-calico-honeycomb.json"),
+                        ("list-aks-3-nodes-edgexr.json", None), ("nodelist-microk8s-doks-kurl-gpu-t4.json", None)]:
+        flags = ["--cluster", os.path.join(real, nodes)] + (["--cluster", os.path.join(real, pods)] if pods else [])
+        for pod in (pending, example_pod()):
+            with tempfile.TemporaryDirectory() as tmp:
+                pod_file = os.path.join(tmp, "pod.json")
+                with open(pod_file, "w") as f:
+                    json.dump(pod, f)
+                p = subprocess.run([policyc, "check"] + flags + ["--pod", pod_file, "-o", "json"], capture_output=True,
+                                   text=True)
+            want = json.loads(p.stdout)["nodes"]
+            at = f"{nodes}, {pod['metadata']['name']}"
+            with serving(policyc, flags, problems) as serve:
+                status, body = serve.call("POST", "/policyc/filter",
+                                          {"Pod": pod, "NodeNames": [n["name"] for n in want], "Nodes": None})
+                got = json.loads(body)
+                failed = {**(got["FailedNodes"] or {}), **(got["FailedAndUnresolvableNodes"] or {})}
+                for n in want:
+                    if not n["feasible"] and failed.get(n["name"]) != n["reasons"][0]["reason"]:
+                        problems.append(f"{at}: {n['name']} `{failed.get(n['name'])}`, check {n['reasons'][0]['reason']}")
+                totals = {n["name"]: n["score"] for n in want if n["feasible"]}
+                if not totals:
+                    continue
+                status, body = serve.call("POST", "/policyc/prioritize", {"Pod": pod, "NodeNames": sorted(totals)})
+                scores = {h["Host"]: h["Score"] for h in json.loads(body)}
+                for a in totals:
+                    for b in totals:
+                        if (totals[a] > totals[b]) != (scores[a] > scores[b]) and totals[a] != totals[b]:
+                            problems.append(f"{at}: {a} {totals[a]}->{scores[a]}, {b} {totals[b]}->{scores[b]}")
+    return problems
+
+
 def tls(policyc):
     problems = []
     with tempfile.TemporaryDirectory() as tmp:
@@ -369,7 +412,7 @@ def main():
                 print(f"  {p}")
         else:
             passed += 1
-    problems = faults(args.policyc) + all_reasons(args.policyc) + as_kube_sends(args.policyc) + tls(args.policyc)
+    problems = faults(args.policyc) + all_reasons(args.policyc) + as_kube_sends(args.policyc) + real_dumps(args.policyc) + tls(args.policyc)
     if problems:
         failed += 1
         print("FAIL faults:")
