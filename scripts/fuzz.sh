@@ -76,7 +76,7 @@ for q in 0 100m 1 1.5 .5 5. 16Gi 1Ki 7807312Ki 129e6 1E 1e-3 -1 +2 9223372036854
   printf '%s' "$q" > "$work/quantity/seed$i"; i=$((i+1))
 done
 
-# `cache`: payloads of real caches (a cache file less its header), written for
+# `cache`: payloads of real caches (a cache file less its header: table images), written for
 # the example and test snapshots.
 cachedir=$(mktemp -d)
 i=0
@@ -86,12 +86,16 @@ for f in examples/cluster.yaml tests/data/*-cluster.yaml; do
   [ -f "$cachedir/s$i.yaml.policyc-cache" ] && python3 -c '
 import sys
 data = open(sys.argv[1], "rb").read()[12:]
-fields = 0
-at = 0
-while fields < 7:  # the key (5 varints), the length and the checksum
-    while data[at] & 0x80: at += 1
-    at += 1
-    fields += 1
+def varint(at):
+    v, shift = 0, 0
+    while True:
+        v |= (data[at] & 0x7f) << shift
+        shift += 7
+        at += 1
+        if not data[at - 1] & 0x80: return v, at
+files, at = varint(0)
+for _ in range(5 * files + 2):  # each file's key (5 varints), the length and the checksum
+    _, at = varint(at)
 open(sys.argv[2], "wb").write(data[at:])' "$cachedir/s$i.yaml.policyc-cache" "$work/cache/seed$i"
   i=$((i+1))
 done

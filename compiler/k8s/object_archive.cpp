@@ -197,13 +197,15 @@ uint64_t ArchiveReader::U64() {
   return 0;
 }
 
-std::string ArchiveReader::Str() {
+std::string ArchiveReader::Str() { return std::string(View()); }
+
+std::string_view ArchiveReader::View() {
   uint64_t n = U64();
   if (!ok_ || n > in_.size() - at_) {
     ok_ = false;
     return {};
   }
-  std::string s(in_.substr(at_, n));
+  std::string_view s = in_.substr(at_, n);
   at_ += n;
   return s;
 }
@@ -227,6 +229,9 @@ POLICYC_ARCHIVE(PersistentVolume)
 POLICYC_ARCHIVE(StorageClass)
 POLICYC_ARCHIVE(CsiNode)
 POLICYC_ARCHIVE(PriorityClass)
+POLICYC_ARCHIVE(PodAffinityTerm)
+POLICYC_ARCHIVE(HostPort)
+POLICYC_ARCHIVE(Volume)
 #undef POLICYC_ARCHIVE
 
 }  // namespace policy::k8s

@@ -28,6 +28,9 @@ class ArchiveWriter {
   void Put(const StorageClass& v);
   void Put(const CsiNode& v);
   void Put(const PriorityClass& v);
+  void Put(const PodAffinityTerm& v);
+  void Put(const HostPort& v);
+  void Put(const Volume& v);
   const std::string& Bytes() const { return out_; }
   std::string& MutableBytes() { return out_; }
 
@@ -42,8 +45,11 @@ class ArchiveReader {
   bool Ok() const { return ok_; }
   bool AtEnd() const { return at_ == in_.size(); }
   size_t Position() const { return at_; }
+  size_t Remaining() const { return in_.size() - at_; }
   uint64_t U64();
   std::string Str();
+  /// A string as Str reads it, as a view of the archive's bytes (no copy).
+  std::string_view View();
   bool Get(Node& v);
   bool Get(Pod& v);
   bool Get(Namespace& v);
@@ -53,6 +59,9 @@ class ArchiveReader {
   bool Get(StorageClass& v);
   bool Get(CsiNode& v);
   bool Get(PriorityClass& v);
+  bool Get(PodAffinityTerm& v);
+  bool Get(HostPort& v);
+  bool Get(Volume& v);
 
  private:
   std::string_view in_;

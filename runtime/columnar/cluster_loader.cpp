@@ -153,24 +153,27 @@ std::unique_ptr<NodeTable> LoadClusterFiles(const std::vector<SnapshotFile>& fil
                                             std::vector<std::shared_ptr<const Source>>& read) {
   LoadReport local;
   LoadReport& r = report != nullptr ? *report : local;
+  // Cached together, beside the first file: files read by the loader
+  // itself (not standard input), of min_bytes or more in all.
+  std::vector<std::string> paths;
+  bool cacheable = cache.enabled && !files.empty();
+  uint64_t bytes = 0;
+  for (const SnapshotFile& file : files) {
+    std::error_code ec;
+    if (file.source) cacheable = false;
+    if (cacheable) bytes += std::filesystem::file_size(file.path, ec);
+    if (ec) cacheable = false;
+    paths.push_back(file.path);
+  }
+  cacheable = cacheable && bytes >= cache.min_bytes;
+  if (cacheable) {
+    if (std::unique_ptr<NodeTable> table = ReadCache(paths, r)) return table;
+  }
+
   auto table = std::make_unique<NodeTable>();
   TableBuilder builder(*table, diags, r);
   size_t before = diags.All().size();
-  std::vector<std::pair<std::string, std::unique_ptr<RecordingVisitor>>> recordings;  // (path, what it saw)
-  std::vector<k8s::ClusterReadStats> recorded_stats;
   for (const SnapshotFile& file : files) {
-    std::error_code ec;
-    bool cacheable = cache.enabled && !file.source && std::filesystem::file_size(file.path, ec) >= cache.min_bytes && !ec;
-    if (cacheable) {
-      CacheLoad loaded = ReplayCache(file.path, builder, r.read);
-      if (loaded == CacheLoad::kLoaded) continue;
-      if (loaded == CacheLoad::kDamaged) {
-        Diagnostic& d = diags.Report({DiagCode::kIoError, Severity::kError,
-                                      fmt::format("the snapshot cache `{}` is damaged", CachePath(file.path)), {}, {}, {}, {}});
-        d.help = "remove it (the next run writes it again), or run with --no-cache";
-        return nullptr;
-      }
-    }
     std::shared_ptr<const Source> source = file.source;
     if (!source) {
       std::string error;
@@ -183,24 +186,13 @@ std::unique_ptr<NodeTable> LoadClusterFiles(const std::vector<SnapshotFile>& fil
     }
     read.push_back(source);
     k8s::ClusterReadStats stats;
-    bool ok;
-    if (cacheable) {
-      auto recording = std::make_unique<RecordingVisitor>(builder);
-      ok = k8s::ReadCluster(*source, *recording, diags, &stats);
-      recordings.emplace_back(file.path, std::move(recording));
-      recorded_stats.push_back(stats);
-    } else {
-      ok = k8s::ReadCluster(*source, builder, diags, &stats);
-    }
-    if (!ok) return nullptr;
+    if (!k8s::ReadCluster(*source, builder, diags, &stats)) return nullptr;
     r.read.Add(stats);
   }
   builder.Finish();
   if (diags.HasErrors()) return nullptr;
   // Only a load that said nothing is cached: a cached load then says the same.
-  if (diags.All().size() == before) {
-    for (size_t i = 0; i < recordings.size(); ++i) WriteCache(recordings[i].first, *recordings[i].second, recorded_stats[i]);
-  }
+  if (cacheable && diags.All().size() == before) WriteCache(paths, *table, r);
   return table;
 }
 

@@ -10,14 +10,6 @@
 namespace policy::rt {
 namespace {
 
-// strconv.ParseInt(text, 10, 64): what NodeAffinity's Gt/Lt read.
-std::string Pack(std::initializer_list<uint32_t> ids) {
-  std::string out(ids.size() * 4, '\0');
-  size_t i = 0;
-  for (uint32_t id : ids) std::memcpy(out.data() + 4 * i++, &id, 4);
-  return out;
-}
-
 template <typename T>
 void Append(std::vector<T>& v, T value) {
   v.push_back(value);
@@ -26,6 +18,13 @@ void Append(std::vector<T>& v, T value) {
 }  // namespace
 
 NodeTable::NodeTable() { taint_lists_.emplace_back(); }
+
+std::string NodeTable::TaintKey(const TaintEntry& t) {
+  std::string out(12, '\0');
+  uint32_t ids[3] = {t.key, t.value, static_cast<uint32_t>(t.effect)};
+  std::memcpy(out.data(), ids, sizeof ids);
+  return out;
+}
 
 std::optional<RowId> NodeTable::FindNode(std::string_view name) const {
   std::optional<uint32_t> id = pool_.Lookup(name);
@@ -115,7 +114,7 @@ uint32_t NodeTable::TaintListFor(const std::vector<k8s::Taint>& taints) {
   std::vector<uint32_t> ids;
   for (const k8s::Taint& t : taints) {
     TaintEntry entry{pool_.Intern(t.key), pool_.Intern(t.value), t.effect};
-    auto [it, added] = taint_ids_.emplace(Pack({entry.key, entry.value, static_cast<uint32_t>(entry.effect)}),
+    auto [it, added] = taint_ids_.emplace(TaintKey(entry),
                                           static_cast<uint32_t>(taints_.size()));
     if (added) {
       taints_.push_back(entry);
@@ -347,16 +346,18 @@ int64_t NodeTable::NodesWithImage(std::string_view name) const {
   return it == image_nodes_.end() ? 0 : it->second;
 }
 
+// What the data takes, by element counts: a table read from an image holds
+// the same bytes as the one that wrote it, whatever spare room either grew.
 size_t NodeTable::RowMemoryBytes() const {
-  size_t bytes = live_.capacity() + name_.capacity() * 4 + unschedulable_.capacity() + pod_count_.capacity() * 4 +
-                 nonzero_cpu_.capacity() * 8 + nonzero_memory_.capacity() * 8 + nonzero_memory_milli_.capacity() * 8 + taint_list_.capacity() * 4 +
-                 taint_bits_.capacity() * 8 + pod_head_.capacity() * 4 + zeros_.capacity() * 8;
+  size_t bytes = live_.size() + name_.size() * 4 + unschedulable_.size() + pod_count_.size() * 4 +
+                 nonzero_cpu_.size() * 8 + nonzero_memory_.size() * 8 + nonzero_memory_milli_.size() * 8 +
+                 taint_list_.size() * 4 + taint_bits_.size() * 8 + pod_head_.size() * 4 + zeros_.size() * 8;
   // The name index is per row too.
-  bytes += row_of_name_.capacity() * sizeof(RowId);
-  for (const LabelColumn& column : labels_) bytes += column.domain.capacity() * 4;
+  bytes += row_of_name_.size() * sizeof(RowId);
+  for (const LabelColumn& column : labels_) bytes += column.domain.size() * 4;
   for (const ResourceColumn& column : resources_) {
-    bytes += (column.allocatable.capacity() + column.requested.capacity() + column.allocatable_milli.capacity() +
-              column.requested_milli.capacity()) * 8;
+    bytes += (column.allocatable.size() + column.requested.size() + column.allocatable_milli.size() +
+              column.requested_milli.size()) * 8;
   }
   return bytes;
 }
@@ -364,10 +365,9 @@ size_t NodeTable::RowMemoryBytes() const {
 size_t NodeTable::DictionaryMemoryBytes() const {
   size_t bytes = pool_.MemoryBytes();
   for (const LabelColumn& column : labels_) {
-    bytes += column.value.capacity() * 4 + column.int_value.capacity() * 8 + column.is_int.capacity() +
-             column.quantity_milli.capacity() * 8 + column.is_quantity.capacity() +
-             column.live_nodes.capacity() * 4 + column.domain_of.size() * (8 + 2 * sizeof(void*)) +
-             column.domain_of.bucket_count() * sizeof(void*);
+    bytes += column.value.size() * 4 + column.int_value.size() * 8 + column.is_int.size() +
+             column.quantity_milli.size() * 8 + column.is_quantity.size() + column.live_nodes.size() * 4 +
+             column.domain_of.size() * (8 + 2 * sizeof(void*));
   }
   return bytes;
 }

@@ -18,6 +18,8 @@
 /// INVARIANT: every per-row vector has RowCount() elements.
 
 #include <cstdint>
+#include <memory>
+#include <mutex>
 #include <optional>
 #include <span>
 #include <string>
@@ -28,6 +30,11 @@
 #include "compiler/k8s/objects.h"
 #include "runtime/columnar/storage_objects.h"
 #include "runtime/columnar/string_pool.h"
+
+namespace policy::k8s {
+class ArchiveWriter;
+class ArchiveReader;
+}  // namespace policy::k8s
 
 namespace policy::rt {
 
@@ -320,6 +327,18 @@ class NodeTable {
   /// Every namespace the snapshot has an object for, with its labels.
   const std::unordered_map<std::string, k8s::StringMap>& Namespaces() const { return namespaces_; }
 
+  // --- image (node_table_image.cpp) --------------------------------------
+  /// Writes the table as the snapshot cache keeps it (docs/cache.md): the
+  /// dictionaries and node columns as arrays, each bound pod as the table
+  /// holds it (resolved requests, term groups, its place on its row's
+  /// list). False, with nothing to use written, when the table holds what
+  /// an image does not: pods waiting for a node or set aside.
+  bool WriteImage(k8s::ArchiveWriter& out) const;
+  /// The table WriteImage wrote, answering every query as the table did;
+  /// null when the bytes are damaged (every id, index and count is checked:
+  /// damage past the cache's checksum is refused, never read past).
+  static std::unique_ptr<NodeTable> ReadImage(k8s::ArchiveReader& in);
+
   const StringPool& pool() const { return pool_; }
   /// Bytes of per-row data (columns, bitsets, indexes), without interned
   /// strings and per-domain dictionaries.
@@ -379,6 +398,10 @@ class NodeTable {
   uint32_t* HeadFor(const BoundPod& pod);
   void Compact();
   void InternTermGroups(const k8s::Pod& pod, BoundPod& bound);
+  /// Equal for terms a group holds together (term_group_ids_'s key).
+  bool ReadImageInto(k8s::ArchiveReader& in);
+  static std::string TaintKey(const TaintEntry& t);  // taint_ids_'s key
+  static std::string TermGroupKey(TermKind kind, int32_t weight, const k8s::PodAffinityTerm& term, std::string_view owner);
   void ApplyTopology(const BoundPod& pod, RowId row, int sign);
   const DomainCounts& Domains(const std::vector<int32_t>& per_row, uint32_t key, DomainCounts& cache) const;
   void CompactTopology(const std::vector<RowId>& new_row);

@@ -44,7 +44,9 @@ void Grow(std::vector<int32_t>& per_row, size_t rows) {
 
 int32_t At(const std::vector<int32_t>& per_row, RowId row) { return row < per_row.size() ? per_row[row] : 0; }
 
-std::string TermKey(TermKind kind, int32_t weight, const k8s::PodAffinityTerm& t, std::string_view owner) {
+}  // namespace
+
+std::string NodeTable::TermGroupKey(TermKind kind, int32_t weight, const k8s::PodAffinityTerm& t, std::string_view owner) {
   std::vector<std::string> namespaces;
   for (const std::string& n : t.namespaces) namespaces.push_back(JsonQuote(n));
   std::sort(namespaces.begin(), namespaces.end());
@@ -53,11 +55,9 @@ std::string TermKey(TermKind kind, int32_t weight, const k8s::PodAffinityTerm& t
                      t.namespace_selector ? k8s::CanonicalText(t.namespace_selector) : "-", JsonQuote(owner));
 }
 
-}  // namespace
-
 void NodeTable::InternTermGroups(const k8s::Pod& pod, BoundPod& bound) {
   auto add = [&](TermKind kind, int32_t weight, const k8s::PodAffinityTerm& term) {
-    auto [it, added] = term_group_ids_.emplace(TermKey(kind, weight, term, pod.namespace_name),
+    auto [it, added] = term_group_ids_.emplace(TermGroupKey(kind, weight, term, pod.namespace_name),
                                                static_cast<uint32_t>(term_groups_.size()));
     if (added) {
       term_groups_.push_back(TermGroup{kind, weight, term, pod.namespace_name, {}});

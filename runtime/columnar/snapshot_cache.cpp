@@ -1,9 +1,11 @@
 // The snapshot cache (snapshot_cache.h). Layout of a cache file:
 //
-//   "PLCYSNAP"  u32 format  then varints: input size, input mtime (ns),
-//   head+tail hash, policyc binary size, its mtime (ns), payload length,
-//   payload checksum; then the payload: records `tag object` (tag 0 ends
-//   them), the read statistics (objects, then each skipped kind and count).
+//   "PLCYSNAP"  u32 format  then varints: the number of snapshot files, per
+//   file its size, mtime (ns), head+tail hash, the policyc binary's size and
+//   mtime (ns); the payload length, the payload checksum; then the payload:
+//   the table's image (NodeTable::WriteImage), then the load's report — the
+//   read statistics (objects, each skipped kind and count), its counts, and
+//   the Pending pods (objects, as the archive writes them).
 
 #include "runtime/columnar/snapshot_cache.h"
 
@@ -16,15 +18,16 @@
 #include <cstring>
 #include <string_view>
 
+#include "compiler/k8s/object_archive.h"
+#include "runtime/columnar/cluster_loader.h"
+
 namespace policy::rt {
 namespace {
 
 constexpr char kMagic[8] = {'P', 'L', 'C', 'Y', 'S', 'N', 'A', 'P'};
 // Bump when the payload's layout or what the decoders make of a file changes.
-constexpr uint32_t kFormat = 1;
+constexpr uint32_t kFormat = 2;
 constexpr size_t kEdge = 64 * 1024;  // the head and the tail hashed
-
-enum Tag : uint64_t { kEnd = 0, kNode, kPod, kNamespace, kOwner, kClaim, kVolume, kClass, kCsiNode, kPriorityClass };
 
 // 64-bit hash, eight bytes at a time (a damaged cache, not an adversary).
 uint64_t Hash(std::string_view bytes, uint64_t h = 0x9e3779b97f4a7c15ULL) {
@@ -79,7 +82,7 @@ std::optional<Key> KeyOf(const std::string& path) {
 }
 
 // The cache file mapped read-only (no copy, no zeroed buffer: the pages
-// come from the page cache as the replay reads them); empty when it cannot
+// come from the page cache as the image is read); empty when it cannot
 // be opened or mapped. A cache is only ever replaced by a rename
 // (WriteCache), never rewritten in place, so the mapped pages stay as the
 // checksum found them; nothing decoded keeps a view into them.
@@ -109,27 +112,25 @@ class Mapped {
   std::string_view bytes_;
 };
 
-template <class T, class Call>
-bool Next(k8s::ArchiveReader& in, Call call) {
-  T object;
-  if (!in.Get(object)) return false;
-  call(std::move(object));
-  return true;
+// The keys of `paths` as they are now, written as a cache's header holds
+// them; nullopt when one cannot be read.
+std::optional<std::vector<Key>> KeysOf(const std::vector<std::string>& paths) {
+  std::vector<Key> keys;
+  for (const std::string& path : paths) {
+    std::optional<Key> key = KeyOf(path);
+    if (!key) return std::nullopt;
+    keys.push_back(*key);
+  }
+  return keys;
 }
 
-// One record decoded and handed to the visitor; false on damage or an unknown tag.
-bool ReplayRecord(k8s::ArchiveReader& in, uint64_t tag, k8s::ClusterVisitor& v) {
-  switch (tag) {
-    case kNode: return Next<k8s::Node>(in, [&](auto&& o) { v.OnNode(std::move(o), {}); });
-    case kPod: return Next<k8s::Pod>(in, [&](auto&& o) { v.OnPod(std::move(o), {}); });
-    case kNamespace: return Next<k8s::Namespace>(in, [&](auto&& o) { v.OnNamespace(std::move(o), {}); });
-    case kOwner: return Next<k8s::SelectorOwner>(in, [&](auto&& o) { v.OnSelectorOwner(std::move(o), {}); });
-    case kClaim: return Next<k8s::PersistentVolumeClaim>(in, [&](auto&& o) { v.OnClaim(std::move(o), {}); });
-    case kVolume: return Next<k8s::PersistentVolume>(in, [&](auto&& o) { v.OnVolume(std::move(o), {}); });
-    case kClass: return Next<k8s::StorageClass>(in, [&](auto&& o) { v.OnStorageClass(std::move(o), {}); });
-    case kCsiNode: return Next<k8s::CsiNode>(in, [&](auto&& o) { v.OnCsiNode(std::move(o), {}); });
-    case kPriorityClass: return Next<k8s::PriorityClass>(in, [&](auto&& o) { v.OnPriorityClass(std::move(o), {}); });
-    default: return false;
+// The report's counts, in one place for writing and reading.
+template <class R, class F>
+void Counts(R& r, F f) {
+  for (auto* n : {&r.nodes, &r.pods_bound, &r.pods_not_bound, &r.pods_finished, &r.pods_unknown_node, &r.namespaces,
+                    &r.selector_owners, &r.claims, &r.volumes, &r.storage_classes, &r.csi_nodes, &r.priority_classes,
+                    &r.pods_with_pod_affinity}) {
+    f(*n);
   }
 }
 
@@ -137,97 +138,73 @@ bool ReplayRecord(k8s::ArchiveReader& in, uint64_t tag, k8s::ClusterVisitor& v) 
 
 std::string CachePath(const std::string& path) { return path + ".policyc-cache"; }
 
-CacheLoad ReplayCache(const std::string& path, k8s::ClusterVisitor& visitor, k8s::ClusterReadStats& stats) {
-  std::optional<Key> now = KeyOf(path);
-  if (!now) return CacheLoad::kMiss;
-  Mapped file(CachePath(path));
+std::unique_ptr<NodeTable> ReadCache(const std::vector<std::string>& paths, LoadReport& report) {
+  std::optional<std::vector<Key>> now = KeysOf(paths);
+  if (!now || paths.empty()) return nullptr;
+  Mapped file(CachePath(paths.front()));
   std::string_view rest = file.Bytes();
-  if (rest.size() < sizeof kMagic + 4 || std::memcmp(rest.data(), kMagic, sizeof kMagic) != 0) return CacheLoad::kMiss;
+  if (rest.size() < sizeof kMagic + 4 || std::memcmp(rest.data(), kMagic, sizeof kMagic) != 0) return nullptr;
   uint32_t format;
   std::memcpy(&format, rest.data() + sizeof kMagic, 4);
-  if (format != kFormat) return CacheLoad::kMiss;
+  if (format != kFormat) return nullptr;
   rest.remove_prefix(sizeof kMagic + 4);
   k8s::ArchiveReader header(rest);
-  Key key{header.U64(), header.U64(), header.U64(), header.U64(), header.U64()};
+  if (header.U64() != now->size()) return nullptr;
+  for (const Key& key : *now) {
+    Key was{header.U64(), header.U64(), header.U64(), header.U64(), header.U64()};
+    if (!(was == key)) return nullptr;
+  }
   uint64_t length = header.U64(), checksum = header.U64();
-  if (!header.Ok() || !(key == *now) || rest.size() - header.Position() != length) return CacheLoad::kMiss;
+  if (!header.Ok() || rest.size() - header.Position() != length) return nullptr;
   std::string_view payload = rest.substr(header.Position());
-  if (Hash(payload) != checksum) return CacheLoad::kMiss;
-
-  return ReplayPayload(payload, visitor, stats);
+  if (Hash(payload) != checksum) return nullptr;
+  return ReadPayload(payload, report);
 }
 
-CacheLoad ReplayPayload(std::string_view payload, k8s::ClusterVisitor& visitor, k8s::ClusterReadStats& stats) {
-  // Replayed record by record. A record that cannot be decoded past a good
-  // checksum means a damaged build, not a damaged file: the visitor has seen
-  // part of the snapshot, so the load must fail.
+std::unique_ptr<NodeTable> ReadPayload(std::string_view payload, LoadReport& report) {
   k8s::ArchiveReader in(payload);
-  bool any = false;
-  for (uint64_t tag = in.U64(); tag != kEnd; tag = in.U64()) {
-    if (!in.Ok() || !ReplayRecord(in, tag, visitor)) return any ? CacheLoad::kDamaged : CacheLoad::kMiss;
-    any = true;
-  }
-  k8s::ClusterReadStats read;
-  read.objects = in.U64();
-  for (uint64_t kinds = in.U64(); in.Ok() && kinds > 0; --kinds) {
+  std::unique_ptr<NodeTable> table = NodeTable::ReadImage(in);
+  if (!table) return nullptr;
+  LoadReport r;
+  r.read.objects = in.U64();
+  for (uint64_t kinds = in.U64(); in.Ok() && kinds > 0 && kinds <= in.Remaining(); --kinds) {
     std::string kind = in.Str();
-    read.skipped_kinds[kind] += in.U64();
+    r.read.skipped_kinds[kind] += in.U64();
   }
-  if (!in.Ok() || !in.AtEnd()) return any ? CacheLoad::kDamaged : CacheLoad::kMiss;
-  stats.Add(read);
-  return CacheLoad::kLoaded;
+  Counts(r, [&](size_t& n) { n = in.U64(); });
+  for (uint64_t pending = in.U64(); in.Ok() && pending > 0 && pending <= in.Remaining(); --pending) {
+    k8s::Pod pod;
+    if (!in.Get(pod)) return nullptr;
+    r.pending.push_back(std::move(pod));
+  }
+  if (!in.Ok() || !in.AtEnd() || r.pending.size() != r.pods_not_bound) return nullptr;
+  report = std::move(r);
+  return table;
 }
 
-// Each call: the object written after its tag, then handed on.
-template <class T>
-void Record(k8s::ArchiveWriter& archive, uint64_t tag, T&& v, Span where, k8s::ClusterVisitor& next,
-            void (k8s::ClusterVisitor::*on)(T&&, Span)) {
-  archive.U64(tag);
-  archive.Put(v);
-  (next.*on)(std::move(v), where);
-}
-
-void RecordingVisitor::OnNode(k8s::Node&& v, Span w) { Record(archive_, kNode, std::move(v), w, next_, &ClusterVisitor::OnNode); }
-void RecordingVisitor::OnPod(k8s::Pod&& v, Span w) { Record(archive_, kPod, std::move(v), w, next_, &ClusterVisitor::OnPod); }
-void RecordingVisitor::OnNamespace(k8s::Namespace&& v, Span w) {
-  Record(archive_, kNamespace, std::move(v), w, next_, &ClusterVisitor::OnNamespace);
-}
-void RecordingVisitor::OnSelectorOwner(k8s::SelectorOwner&& v, Span w) {
-  Record(archive_, kOwner, std::move(v), w, next_, &ClusterVisitor::OnSelectorOwner);
-}
-void RecordingVisitor::OnClaim(k8s::PersistentVolumeClaim&& v, Span w) {
-  Record(archive_, kClaim, std::move(v), w, next_, &ClusterVisitor::OnClaim);
-}
-void RecordingVisitor::OnVolume(k8s::PersistentVolume&& v, Span w) {
-  Record(archive_, kVolume, std::move(v), w, next_, &ClusterVisitor::OnVolume);
-}
-void RecordingVisitor::OnStorageClass(k8s::StorageClass&& v, Span w) {
-  Record(archive_, kClass, std::move(v), w, next_, &ClusterVisitor::OnStorageClass);
-}
-void RecordingVisitor::OnCsiNode(k8s::CsiNode&& v, Span w) {
-  Record(archive_, kCsiNode, std::move(v), w, next_, &ClusterVisitor::OnCsiNode);
-}
-void RecordingVisitor::OnPriorityClass(k8s::PriorityClass&& v, Span w) {
-  Record(archive_, kPriorityClass, std::move(v), w, next_, &ClusterVisitor::OnPriorityClass);
-}
-
-bool WriteCache(const std::string& path, RecordingVisitor& recording, const k8s::ClusterReadStats& stats) {
-  std::optional<Key> key = KeyOf(path);
-  if (!key) return false;
-  k8s::ArchiveWriter& payload = recording.Archive();
-  payload.U64(kEnd);
-  payload.U64(stats.objects);
-  payload.U64(stats.skipped_kinds.size());
-  for (const auto& [kind, count] : stats.skipped_kinds) {
+bool WriteCache(const std::vector<std::string>& paths, const NodeTable& table, const LoadReport& report) {
+  std::optional<std::vector<Key>> keys = KeysOf(paths);
+  if (!keys || paths.empty()) return false;
+  k8s::ArchiveWriter payload;
+  if (!table.WriteImage(payload)) return false;
+  payload.U64(report.read.objects);
+  payload.U64(report.read.skipped_kinds.size());
+  for (const auto& [kind, count] : report.read.skipped_kinds) {
     payload.Str(kind);
     payload.U64(count);
   }
+  Counts(report, [&](size_t n) { payload.U64(n); });
+  payload.U64(report.pending.size());
+  for (const k8s::Pod& pod : report.pending) payload.Put(pod);
+
   k8s::ArchiveWriter header;
-  for (uint64_t v : {key->size, key->mtime, key->edges, key->exe_size, key->exe_mtime,
-                     static_cast<uint64_t>(payload.Bytes().size()), Hash(payload.Bytes())}) {
-    header.U64(v);
+  header.U64(keys->size());
+  for (const Key& key : *keys) {
+    for (uint64_t v : {key.size, key.mtime, key.edges, key.exe_size, key.exe_mtime}) header.U64(v);
   }
-  std::string tmp = CachePath(path) + ".tmp" + std::to_string(::getpid());
+  header.U64(payload.Bytes().size());
+  header.U64(Hash(payload.Bytes()));
+  std::string tmp = CachePath(paths.front()) + ".tmp" + std::to_string(::getpid());
   FILE* f = std::fopen(tmp.c_str(), "wb");
   if (!f) return false;
   uint32_t format = kFormat;
@@ -235,9 +212,9 @@ bool WriteCache(const std::string& path, RecordingVisitor& recording, const k8s:
             std::fwrite(header.Bytes().data(), 1, header.Bytes().size(), f) == header.Bytes().size() &&
             std::fwrite(payload.Bytes().data(), 1, payload.Bytes().size(), f) == payload.Bytes().size();
   ok = std::fclose(f) == 0 && ok;
-  // The file may have changed while it was read: then this cache is not of it.
-  std::optional<Key> after = KeyOf(path);
-  if (!ok || !after || !(*after == *key) || std::rename(tmp.c_str(), CachePath(path).c_str()) != 0) {
+  // A file may have changed while it was read: then this cache is not of it.
+  std::optional<std::vector<Key>> after = KeysOf(paths);
+  if (!ok || !after || *after != *keys || std::rename(tmp.c_str(), CachePath(paths.front()).c_str()) != 0) {
     std::remove(tmp.c_str());
     return false;
   }

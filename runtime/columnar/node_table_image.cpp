@@ -1,0 +1,392 @@
+// NodeTable: the image the snapshot cache keeps (node_table.h, docs/cache.md).
+//
+// Layout, in order (varints and length-prefixed byte arrays, object_archive.h):
+//   the string pool (every string, in id order);
+//   taints (key, value, effect) and taint lists;
+//   rows: live, name, unschedulable and taint-list columns as arrays, then
+//     each row's images;
+//   label columns: key, then the per-domain arrays and the per-row domain
+//     ids as arrays;
+//   resource columns: name, cpu flag, allocatable arrays;
+//   namespaces, selector owners, storage objects (as the archive writes them);
+//   term groups (kind, weight, term, owner namespace);
+//   bound pods, row by row in the order of the row's list: key, namespace,
+//     requests by resource column, non-zero requests, labels, term groups,
+//     host ports, volumes.
+// Everything derived — indexes by name, value and key, requested and
+// non-zero sums, pod counts, claim users, term-group counts, taint bitsets,
+// live nodes per domain — is rebuilt from those as the table's own updates
+// build it, so an image cannot hold an index that disagrees with its data.
+// Pod sets and per-domain sums are not kept: they are counted at their
+// first use, as in any table.
+
+#include <algorithm>
+#include <cstring>
+
+#include "compiler/k8s/object_archive.h"
+#include "runtime/columnar/node_table.h"
+
+namespace policy::rt {
+namespace {
+
+template <class T>
+void PutArray(k8s::ArchiveWriter& out, const std::vector<T>& v) {
+  static_assert(std::is_arithmetic_v<T>, "arrays of plain numbers only (no padding)");
+  out.Str(std::string_view(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T)));
+}
+
+// An array of exactly `size` elements (any size when `size` is SIZE_MAX).
+template <class T>
+bool GetArray(k8s::ArchiveReader& in, std::vector<T>& v, size_t size = SIZE_MAX) {
+  std::string_view bytes = in.View();
+  if (!in.Ok() || bytes.size() % sizeof(T) != 0) return false;
+  if (size != SIZE_MAX && bytes.size() / sizeof(T) != size) return false;
+  v.resize(bytes.size() / sizeof(T));
+  if (!bytes.empty()) std::memcpy(v.data(), bytes.data(), bytes.size());
+  return true;
+}
+
+void PutInt(k8s::ArchiveWriter& out, int64_t v) {
+  out.U64((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63));  // zigzag
+}
+int64_t GetInt(k8s::ArchiveReader& in) {
+  uint64_t u = in.U64();
+  return static_cast<int64_t>((u >> 1) ^ (~(u & 1) + 1));
+}
+
+// A count of things each at least a byte long: more than the bytes left is damage.
+bool GetCount(k8s::ArchiveReader& in, uint64_t& n) {
+  n = in.U64();
+  return in.Ok() && n <= in.Remaining();
+}
+
+template <class T>
+void PutObjects(k8s::ArchiveWriter& out, const std::unordered_map<std::string, T>& map) {
+  out.U64(map.size());
+  for (const auto& [key, object] : map) out.Put(object);
+}
+
+template <class T, class KeyOf>
+bool GetObjects(k8s::ArchiveReader& in, std::unordered_map<std::string, T>& map, KeyOf key_of) {
+  uint64_t n;
+  if (!GetCount(in, n)) return false;
+  for (uint64_t i = 0; i < n; ++i) {
+    T object;
+    if (!in.Get(object)) return false;
+    std::string key = key_of(object);
+    if (!map.try_emplace(std::move(key), std::move(object)).second) return false;
+  }
+  return true;
+}
+
+}  // namespace
+
+bool NodeTable::WriteImage(k8s::ArchiveWriter& out) const {
+  if (aside_pods_ != 0 || WaitingPodCount() != 0) return false;
+  out.U64(pool_.size() - 1);
+  for (uint32_t id = 1; id < pool_.size(); ++id) out.Str(pool_.Get(id));
+
+  out.U64(taints_.size());
+  for (const TaintEntry& t : taints_) {
+    out.U64(t.key);
+    out.U64(t.value);
+    out.U64(static_cast<uint64_t>(t.effect));
+  }
+  out.U64(taint_lists_.size());
+  for (const std::vector<uint32_t>& list : taint_lists_) PutArray(out, list);
+
+  out.U64(RowCount());
+  PutArray(out, live_);
+  PutArray(out, name_);
+  PutArray(out, unschedulable_);
+  PutArray(out, taint_list_);
+  for (const auto& images : images_) {
+    out.U64(images.size());
+    for (const auto& [id, bytes] : images) {
+      out.U64(id);
+      PutInt(out, bytes);
+    }
+  }
+
+  out.U64(labels_.size());
+  for (const LabelColumn& c : labels_) {
+    out.U64(c.key);
+    PutArray(out, c.value);
+    PutArray(out, c.int_value);
+    PutArray(out, c.is_int);
+    PutArray(out, c.quantity_milli);
+    PutArray(out, c.is_quantity);
+    PutArray(out, c.domain);
+  }
+  out.U64(resources_.size());
+  for (const ResourceColumn& c : resources_) {
+    out.U64(c.name);
+    out.U64(c.cpu);
+    PutArray(out, c.allocatable);
+    PutArray(out, c.allocatable_milli);
+  }
+
+  out.U64(namespaces_.size());
+  for (const auto& [name, labels] : namespaces_) out.Put(k8s::Namespace{name, labels});
+  out.U64(owners_.size());
+  for (const k8s::SelectorOwner& o : owners_) out.Put(o);
+  PutObjects(out, storage_.claims);
+  PutObjects(out, storage_.volumes);
+  PutObjects(out, storage_.classes);
+  PutObjects(out, storage_.csi_nodes);
+  PutObjects(out, storage_.priority_classes);
+
+  out.U64(term_groups_.size());
+  for (const TermGroup& g : term_groups_) {
+    out.U64(static_cast<uint64_t>(g.kind));
+    PutInt(out, g.weight);
+    out.Put(g.term);
+    out.Str(g.owner_namespace);
+  }
+
+  for (RowId row = 0; row < RowCount(); ++row) {
+    size_t n = 0;
+    for (uint32_t slot = pod_head_[row]; slot != UINT32_MAX; slot = pods_[slot].next) ++n;
+    out.U64(n);
+    for (uint32_t slot = pod_head_[row]; slot != UINT32_MAX; slot = pods_[slot].next) {
+      const BoundPod& pod = pods_[slot];
+      out.Str(pod.key);
+      out.Str(pod.namespace_name);
+      out.U64(pod.requests.size());
+      for (const auto& [index, amount] : pod.requests) {
+        out.U64(index);
+        PutInt(out, amount);
+      }
+      PutInt(out, pod.nonzero_cpu);
+      PutInt(out, pod.nonzero_memory);
+      out.U64(pod.labels.size());
+      for (const auto& [key, value] : pod.labels) {
+        out.Str(key);
+        out.Str(value);
+      }
+      PutArray(out, pod.groups);
+      out.U64(pod.host_ports.size());
+      for (const k8s::HostPort& p : pod.host_ports) out.Put(p);
+      out.U64(pod.volumes.size());
+      for (const k8s::Volume& v : pod.volumes) out.Put(v);
+    }
+  }
+  return true;
+}
+
+std::unique_ptr<NodeTable> NodeTable::ReadImage(k8s::ArchiveReader& in) {
+  auto table = std::make_unique<NodeTable>();
+  if (!table->ReadImageInto(in)) return nullptr;
+  return table;
+}
+
+// Each part is read and checked, then what is derived from it rebuilt
+// through the table's own bookkeeping; false at the first damage.
+bool NodeTable::ReadImageInto(k8s::ArchiveReader& in) {
+  uint64_t n;
+  if (!GetCount(in, n)) return false;
+  for (uint64_t id = 1; id <= n; ++id) {
+    std::string_view s = in.View();
+    if (!in.Ok() || pool_.Intern(s) != id) return false;  // a string twice is damage
+  }
+  auto valid_id = [&](uint64_t id) { return id < pool_.size(); };
+
+  if (!GetCount(in, n)) return false;
+  for (uint64_t i = 0; i < n; ++i) {
+    TaintEntry e{static_cast<uint32_t>(in.U64()), static_cast<uint32_t>(in.U64()), k8s::TaintEffect::kNoSchedule};
+    uint64_t effect = in.U64();
+    if (!in.Ok() || !valid_id(e.key) || !valid_id(e.value) || effect > 2) return false;
+    e.effect = static_cast<k8s::TaintEffect>(effect);
+    if (!taint_ids_.emplace(TaintKey(e), static_cast<uint32_t>(taints_.size())).second) {
+      return false;
+    }
+    taints_.push_back(e);
+    if (taints_.size() > taint_words_ * 64) taint_words_ *= 2;
+  }
+  if (!GetCount(in, n) || n == 0) return false;
+  taint_lists_.clear();
+  for (uint64_t i = 0; i < n; ++i) {
+    std::vector<uint32_t> list;
+    if (!GetArray(in, list) || (i == 0) != list.empty()) return false;  // list 0, and only it, is no taints
+    for (uint32_t id : list) {
+      if (id >= taints_.size()) return false;
+    }
+    std::string packed(list.size() * 4, '\0');
+    if (!list.empty()) std::memcpy(packed.data(), list.data(), packed.size());
+    if (i > 0 && !taint_list_ids_.emplace(std::move(packed), static_cast<uint32_t>(i)).second) return false;
+    taint_lists_.push_back(std::move(list));
+  }
+
+  uint64_t rows;
+  if (!GetCount(in, rows)) return false;
+  if (!GetArray(in, live_, rows) || !GetArray(in, name_, rows) || !GetArray(in, unschedulable_, rows) ||
+      !GetArray(in, taint_list_, rows)) {
+    return false;
+  }
+  images_.resize(rows);
+  for (RowId row = 0; row < rows; ++row) {
+    if (live_[row] > 1 || unschedulable_[row] > 1 || !valid_id(name_[row]) || taint_list_[row] >= taint_lists_.size()) {
+      return false;
+    }
+    if (!GetCount(in, n)) return false;
+    for (uint64_t i = 0; i < n; ++i) {
+      uint64_t id = in.U64();
+      int64_t bytes = GetInt(in);
+      if (!in.Ok() || !valid_id(id)) return false;
+      images_[row].emplace_back(static_cast<uint32_t>(id), bytes);
+      if (live_[row]) ++image_nodes_[static_cast<uint32_t>(id)];
+    }
+  }
+  pod_count_.assign(rows, 0);
+  nonzero_cpu_.assign(rows, 0);
+  nonzero_memory_.assign(rows, 0);
+  nonzero_memory_milli_.assign(rows, 0);
+  zeros_.assign(rows + 1, 0);
+  pod_head_.assign(rows, UINT32_MAX);
+  taint_bits_.assign(rows * taint_words_, 0);
+  for (RowId row = 0; row < rows; ++row) {
+    for (uint32_t id : taint_lists_[taint_list_[row]]) taint_bits_[row * taint_words_ + id / 64] |= uint64_t{1} << (id % 64);
+    if (!live_[row]) continue;
+    uint32_t name = name_[row];  // the index grown as AddNode grows it
+    if (row_of_name_.size() <= name) row_of_name_.resize(std::max<size_t>(name + 1, row_of_name_.size() * 2), kNoRow);
+    if (row_of_name_[name] != kNoRow) return false;  // two live rows of one name
+    row_of_name_[name_[row]] = row;
+    live_rows_.push_back(row);
+    ++live_count_;
+  }
+
+  if (!GetCount(in, n)) return false;
+  for (uint64_t i = 0; i < n; ++i) {
+    LabelColumn c;
+    uint64_t key = in.U64();
+    if (!in.Ok() || !valid_id(key) || !label_index_.emplace(static_cast<uint32_t>(key), static_cast<uint32_t>(labels_.size())).second) {
+      return false;
+    }
+    c.key = static_cast<uint32_t>(key);
+    if (!GetArray(in, c.value) || c.value.empty() || c.value[0] != 0) return false;
+    size_t domains = c.value.size();
+    if (!GetArray(in, c.int_value, domains) || !GetArray(in, c.is_int, domains) || !GetArray(in, c.quantity_milli, domains) ||
+        !GetArray(in, c.is_quantity, domains) || !GetArray(in, c.domain, rows)) {
+      return false;
+    }
+    for (uint32_t d = 1; d < domains; ++d) {
+      if (!valid_id(c.value[d]) || !c.domain_of.emplace(c.value[d], d).second) return false;
+    }
+    c.live_nodes.assign(domains, 0);
+    for (RowId row = 0; row < rows; ++row) {
+      if (c.domain[row] >= domains) return false;
+      if (live_[row] && c.domain[row] != 0) ++c.live_nodes[c.domain[row]];
+    }
+    labels_.push_back(std::move(c));
+  }
+  if (!GetCount(in, n)) return false;
+  for (uint64_t i = 0; i < n; ++i) {
+    ResourceColumn c;
+    uint64_t name = in.U64(), cpu = in.U64();
+    if (!in.Ok() || !valid_id(name) || cpu > 1 ||
+        !resource_index_.emplace(static_cast<uint32_t>(name), static_cast<uint32_t>(resources_.size())).second) {
+      return false;
+    }
+    c.name = static_cast<uint32_t>(name);
+    c.cpu = cpu == 1;
+    if (!GetArray(in, c.allocatable, rows) || !GetArray(in, c.allocatable_milli, rows)) return false;
+    c.requested.assign(rows, 0);
+    c.requested_milli.assign(rows, 0);
+    resources_.push_back(std::move(c));
+  }
+
+  if (!GetCount(in, n)) return false;
+  for (uint64_t i = 0; i < n; ++i) {
+    k8s::Namespace ns;
+    if (!in.Get(ns) || !namespaces_.try_emplace(ns.name, std::move(ns.labels)).second) return false;
+  }
+  if (!GetCount(in, n)) return false;
+  for (uint64_t i = 0; i < n; ++i) {
+    k8s::SelectorOwner owner;
+    if (!in.Get(owner)) return false;
+    owners_.push_back(std::move(owner));
+  }
+  if (!GetObjects(in, storage_.claims, [](const auto& c) { return StorageObjects::ClaimKey(c.namespace_name, c.name); }) ||
+      !GetObjects(in, storage_.volumes, [](const auto& v) { return v.name; }) ||
+      !GetObjects(in, storage_.classes, [](const auto& c) { return c.name; }) ||
+      !GetObjects(in, storage_.csi_nodes, [](const auto& c) { return c.name; }) ||
+      !GetObjects(in, storage_.priority_classes, [](const auto& c) { return c.name; })) {
+    return false;
+  }
+
+  if (!GetCount(in, n)) return false;
+  for (uint64_t i = 0; i < n; ++i) {
+    TermGroup g;
+    uint64_t kind = in.U64();
+    g.weight = static_cast<int32_t>(GetInt(in));
+    if (!in.Ok() || kind > static_cast<uint64_t>(TermKind::kPreferredAntiAffinity) || !in.Get(g.term)) return false;
+    g.kind = static_cast<TermKind>(kind);
+    g.owner_namespace = in.Str();
+    if (!in.Ok() || !term_group_ids_.emplace(TermGroupKey(g.kind, g.weight, g.term, g.owner_namespace), i).second) return false;
+    term_groups_.push_back(std::move(g));
+    term_group_domains_.emplace_back();
+  }
+
+  for (RowId row = 0; row < rows; ++row) {
+    if (!GetCount(in, n) || (n > 0 && !live_[row])) return false;
+    uint32_t tail = UINT32_MAX;
+    for (uint64_t i = 0; i < n; ++i) {
+      uint32_t slot = static_cast<uint32_t>(pods_.size());
+      BoundPod& pod = pods_.emplace_back();
+      pod.key = in.Str();
+      pod.namespace_name = in.Str();
+      pod.node_name = name_[row];
+      pod.row = row;
+      uint64_t requests;
+      if (!GetCount(in, requests)) return false;
+      for (uint64_t k = 0; k < requests; ++k) {
+        uint64_t index = in.U64();
+        int64_t amount = GetInt(in);
+        if (!in.Ok() || index >= resources_.size()) return false;
+        pod.requests.emplace_back(static_cast<uint32_t>(index), amount);
+      }
+      pod.nonzero_cpu = GetInt(in);
+      pod.nonzero_memory = GetInt(in);
+      uint64_t labels;
+      if (!GetCount(in, labels)) return false;
+      for (uint64_t k = 0; k < labels && in.Ok(); ++k) {
+        std::string key = in.Str();
+        pod.labels.emplace_back(std::move(key), in.Str());
+      }
+      if (!GetArray(in, pod.groups)) return false;
+      for (uint32_t g : pod.groups) {
+        if (g >= term_groups_.size()) return false;
+      }
+      uint64_t ports;
+      if (!GetCount(in, ports)) return false;
+      pod.host_ports.resize(ports);
+      for (k8s::HostPort& p : pod.host_ports) {
+        if (!in.Get(p)) return false;
+      }
+      uint64_t volumes;
+      if (!GetCount(in, volumes)) return false;
+      pod.volumes.resize(volumes);
+      for (k8s::Volume& v : pod.volumes) {
+        if (!in.Get(v)) return false;
+      }
+      if (!in.Ok() || !pod.key.starts_with(pod.namespace_name + "/") || !pod_index_.emplace(pod.key, slot).second) return false;
+      IndexLabels(slot);
+      // Appended at the list's tail: the row's pods in the order they had.
+      pod.prev = tail;
+      if (tail == UINT32_MAX) {
+        pod_head_[row] = slot;
+      } else {
+        pods_[tail].next = slot;
+      }
+      tail = slot;
+      Apply(slot, row, +1);
+      ++bound_pods_;
+    }
+  }
+  if (!in.Ok()) return false;
+  // Versions start past the ones a fresh table has: nothing was bound to it before.
+  dictionary_version_ = epoch_ = whole_epoch_ = topology_epoch_ = term_groups_version_ = 1;
+  return true;
+}
+
+}  // namespace policy::rt
