@@ -9,22 +9,11 @@
 namespace policy::k8s {
 
 bool Matches(const LabelSelector& selector, const StringMap& labels) {
-  for (const auto& [key, value] : selector.match_labels) {
+  return MatchesWith(selector, [&](std::string_view key) -> std::optional<std::string_view> {
     const std::string* have = Find(labels, key);
-    if (have == nullptr || *have != value) return false;
-  }
-  for (const SelectorRequirement& r : selector.match_expressions) {
-    const std::string* have = Find(labels, r.key);
-    bool in = have != nullptr && std::find(r.values.begin(), r.values.end(), *have) != r.values.end();
-    switch (r.op) {
-      case SelectorOp::kIn: if (!in) return false; break;
-      case SelectorOp::kNotIn: if (in) return false; break;  // an absent label is not in
-      case SelectorOp::kExists: if (have == nullptr) return false; break;
-      case SelectorOp::kDoesNotExist: if (have != nullptr) return false; break;
-      default: return false;  // Gt/Lt are not label selector operators (validation refuses them)
-    }
-  }
-  return true;
+    if (have == nullptr) return std::nullopt;
+    return *have;
+  });
 }
 
 bool Matches(const std::optional<LabelSelector>& selector, const StringMap& labels) {

@@ -17,6 +17,7 @@
 ///
 /// INVARIANT: every per-row vector has RowCount() elements.
 
+#include <algorithm>
 #include <cstdint>
 #include <memory>
 #include <mutex>
@@ -28,6 +29,7 @@
 #include <vector>
 
 #include "compiler/k8s/objects.h"
+#include "compiler/k8s/selectors.h"
 #include "runtime/columnar/storage_objects.h"
 #include "runtime/columnar/string_pool.h"
 
@@ -85,6 +87,16 @@ struct PodSelector {
   };
   std::vector<Clause> clauses;
 
+  /// Whether a pod of `namespace_name` whose labels `find` reads (as
+  /// k8s::MatchesWith's) is selected.
+  template <class Find>
+  bool MatchesWith(std::string_view namespace_name, Find&& find) const {
+    for (const Clause& c : clauses) {
+      bool in_namespace = c.all_namespaces || std::binary_search(c.namespaces.begin(), c.namespaces.end(), namespace_name);
+      if (!in_namespace || !c.labels || !k8s::MatchesWith(*c.labels, find)) return false;
+    }
+    return true;
+  }
   bool Matches(std::string_view namespace_name, const k8s::StringMap& labels) const;
   /// Equal for selectors that select the same pods by the same clauses.
   std::string Key() const;
@@ -290,7 +302,7 @@ class NodeTable {
   int64_t ImageSize(RowId row, uint32_t image) const;
   /// How many live nodes have image `name` (ImageStateSummary.NumNodes).
   int64_t NodesWithImage(std::string_view name) const;
-  size_t WaitingPodCount() const { return pod_index_.size() - bound_pods_ - aside_pods_; }
+  size_t WaitingPodCount() const { return pods_.size() - free_pod_slots_.size() - bound_pods_ - aside_pods_; }
   /// A pod bound to a row, as the table counts it: `namespace/name` and what
   /// it requests (resource column index, amount).
   struct PodOnRow {
@@ -345,22 +357,39 @@ class NodeTable {
   size_t RowMemoryBytes() const;
   /// Bytes of interned strings and dictionaries.
   size_t DictionaryMemoryBytes() const;
+  /// Bytes of the pods' records, strings and lists (what unbinds give back:
+  /// bounded by the pods bound, not by the pods ever bound).
+  size_t PodMemoryBytes() const;
 
  private:
+  // A bound pod, fixed-size and plain (an image holds the array as it is):
+  // its strings are ids in pod_strings_, its lists ranges of the pod
+  // arenas, so binding one allocates nothing of its own and a table of
+  // 100,000 pods is a few arrays.
   struct BoundPod {
-    std::string key;  // namespace/name
-    uint32_t node_name = 0;
+    uint32_t key = 0;        // pod_strings_: namespace/name; 0: a free slot
+    uint32_t ns = 0;         // pod_strings_: its namespace
+    uint32_t node_name = 0;  // pool_
     RowId row = kNoRow;
     uint32_t prev = UINT32_MAX, next = UINT32_MAX;  // siblings on the row (or waiting list)
-    std::vector<std::pair<uint32_t, int64_t>> requests;  // resource column index, amount
     int64_t nonzero_cpu = 0, nonzero_memory = 0;
-    std::string namespace_name;
-    k8s::StringMap labels;
-    std::vector<uint32_t> label_at;  // per label: where pods_by_label_ lists this pod under it
-    std::vector<uint32_t> groups;  // term_groups_ of its affinity terms
-    std::vector<k8s::HostPort> host_ports;  // its containers' host ports (NodeInfo.UsedPorts)
-    std::vector<k8s::Volume> volumes;       // its claims and inline disks
-    bool aside = false;                     // SetPodAside: counted nowhere, off the row's list
+    uint32_t labels = 0, label_count = 0;      // pod_labels_
+    uint32_t requests = 0, request_count = 0;  // pod_requests_: (resource column index, amount)
+    uint32_t groups = 0, group_count = 0;      // pod_groups_: term_groups_ of its affinity terms
+    uint32_t extra = UINT32_MAX;               // pod_extras_, for the few pods with host ports or volumes
+    uint32_t aside = 0;                        // SetPodAside: counted nowhere, off the row's list
+  };
+  static_assert(sizeof(BoundPod) == 72, "BoundPod is padding-free: an image copies its bytes");
+  struct PodLabel {
+    uint32_t key = 0, value = 0;  // pod_strings_
+    uint32_t pair = 0;            // pod_strings_ id of "key\0value": its pods_by_label_ list
+    uint32_t at = 0;              // its place in that list
+  };
+  // What few pods have: their containers' host ports (NodeInfo.UsedPorts),
+  // their claims and inline disks.
+  struct PodExtra {
+    std::vector<k8s::HostPort> host_ports;
+    std::vector<k8s::Volume> volumes;
   };
   /// Per-domain sums of a per-row count for one label key, valid while
   /// `epoch` is the table's topology epoch (node labels unchanged).
@@ -397,9 +426,10 @@ class NodeTable {
   void Unlink(uint32_t slot, uint32_t* head);
   uint32_t* HeadFor(const BoundPod& pod);
   void Compact();
-  void InternTermGroups(const k8s::Pod& pod, BoundPod& bound);
+  void InternTermGroups(const k8s::Pod& pod, BoundPod& bound);  // appends to pod_groups_
   /// Equal for terms a group holds together (term_group_ids_'s key).
   bool ReadImageInto(k8s::ArchiveReader& in);
+  bool ReadPodsInto(k8s::ArchiveReader& in);
   static std::string TaintKey(const TaintEntry& t);  // taint_ids_'s key
   static std::string TermGroupKey(TermKind kind, int32_t weight, const k8s::PodAffinityTerm& term, std::string_view owner);
   void ApplyTopology(const BoundPod& pod, RowId row, int sign);
@@ -443,12 +473,36 @@ class NodeTable {
 
   std::vector<BoundPod> pods_;
   std::vector<uint32_t> free_pod_slots_;
-  std::unordered_map<std::string, uint32_t> pod_index_;        // namespace/name -> slot
-  // "key\0value" -> the slots of the pods with that label (bound, waiting
-  // or aside): a new pod set counts the pods of one of its labels, not all.
-  std::unordered_map<std::string, std::vector<uint32_t>> pods_by_label_;
+  // Bound pods' strings and lists. Unbinding leaves garbage behind;
+  // ReclaimPodStorage rebuilds them from the pods bound once the garbage
+  // outgrows what is live (amortised O(1) a bind), so a table under
+  // endless churn holds what its pods need, not what they ever needed.
+  StringPool pod_strings_;
+  size_t pod_strings_kept_ = 0;  // pod_strings_.size() after the last rebuild
+  std::vector<PodLabel> pod_labels_;
+  std::vector<std::pair<uint32_t, int64_t>> pod_requests_;
+  std::vector<uint32_t> pod_groups_;
+  size_t arena_garbage_ = 0;  // entries of the three arenas no bound pod uses
+  std::vector<PodExtra> pod_extras_;
+  std::vector<uint32_t> free_extras_;
+  std::vector<uint32_t> slot_of_key_;  // by a key's pod_strings_ id; UINT32_MAX: none
+  // By a label pair's pod_strings_ id, the slots of the pods with that
+  // label (bound, waiting or aside): a new pod set counts the pods of one
+  // of its labels, not all.
+  std::vector<std::vector<uint32_t>> pods_by_label_;
+  std::optional<uint32_t> SlotOf(std::string_view key) const;
+  uint32_t InternPodString(std::string_view text);
+  std::string_view PodKey(const BoundPod& pod) const { return pod_strings_.Get(pod.key); }
+  std::string_view PodNamespace(const BoundPod& pod) const { return pod_strings_.Get(pod.ns); }
+  std::span<const std::pair<uint32_t, int64_t>> RequestsOf(const BoundPod& pod) const {
+    return {pod_requests_.data() + pod.requests, pod.request_count};
+  }
+  std::span<const uint32_t> GroupsOf(const BoundPod& pod) const { return {pod_groups_.data() + pod.groups, pod.group_count}; }
+  const PodExtra* ExtraOf(const BoundPod& pod) const { return pod.extra == UINT32_MAX ? nullptr : &pod_extras_[pod.extra]; }
+  bool PodMatches(const PodSelector& selector, const BoundPod& pod) const;
   void IndexLabels(uint32_t slot);
   void UnindexLabels(uint32_t slot);
+  void ReclaimPodStorage();
   const std::vector<uint32_t>* SlotsWithLabel(std::string_view key, std::string_view value) const;  // null: none
   std::unordered_map<uint32_t, uint32_t> waiting_;             // node name id -> first slot
   size_t bound_pods_ = 0;

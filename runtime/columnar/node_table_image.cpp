@@ -10,11 +10,11 @@
 //   resource columns: name, cpu flag, allocatable arrays;
 //   namespaces, selector owners, storage objects (as the archive writes them);
 //   term groups (kind, weight, term, owner namespace);
-//   bound pods, row by row in the order of the row's list: key, namespace,
-//     requests by resource column, non-zero requests, labels, term groups,
-//     host ports, volumes.
-// Everything derived — indexes by name, value and key, requested and
-// non-zero sums, pod counts, claim users, term-group counts, taint bitsets,
+//   bound pods: their string pool, the records (BoundPod, fixed-size) and
+//     each row's first, the label, request and term-group arenas as arrays,
+//     then the host ports and volumes of the few pods with any.
+// Everything derived — indexes by name, value, key and pod label, requested
+// and non-zero sums, pod counts, claim users, term-group counts, taint bitsets,
 // live nodes per domain — is rebuilt from those as the table's own updates
 // build it, so an image cannot hold an index that disagrees with its data.
 // Pod sets and per-domain sums are not kept: they are counted at their
@@ -31,7 +31,7 @@ namespace {
 
 template <class T>
 void PutArray(k8s::ArchiveWriter& out, const std::vector<T>& v) {
-  static_assert(std::is_arithmetic_v<T>, "arrays of plain numbers only (no padding)");
+  static_assert(std::has_unique_object_representations_v<T>, "arrays of plain data without padding only");
   out.Str(std::string_view(reinterpret_cast<const char*>(v.data()), v.size() * sizeof(T)));
 }
 
@@ -144,32 +144,26 @@ bool NodeTable::WriteImage(k8s::ArchiveWriter& out) const {
     out.Str(g.owner_namespace);
   }
 
-  for (RowId row = 0; row < RowCount(); ++row) {
-    size_t n = 0;
-    for (uint32_t slot = pod_head_[row]; slot != UINT32_MAX; slot = pods_[slot].next) ++n;
-    out.U64(n);
-    for (uint32_t slot = pod_head_[row]; slot != UINT32_MAX; slot = pods_[slot].next) {
-      const BoundPod& pod = pods_[slot];
-      out.Str(pod.key);
-      out.Str(pod.namespace_name);
-      out.U64(pod.requests.size());
-      for (const auto& [index, amount] : pod.requests) {
-        out.U64(index);
-        PutInt(out, amount);
-      }
-      PutInt(out, pod.nonzero_cpu);
-      PutInt(out, pod.nonzero_memory);
-      out.U64(pod.labels.size());
-      for (const auto& [key, value] : pod.labels) {
-        out.Str(key);
-        out.Str(value);
-      }
-      PutArray(out, pod.groups);
-      out.U64(pod.host_ports.size());
-      for (const k8s::HostPort& p : pod.host_ports) out.Put(p);
-      out.U64(pod.volumes.size());
-      for (const k8s::Volume& v : pod.volumes) out.Put(v);
-    }
+  out.U64(pod_strings_.size() - 1);
+  for (uint32_t id = 1; id < pod_strings_.size(); ++id) out.Str(pod_strings_.Get(id));
+  PutArray(out, pods_);
+  PutArray(out, pod_head_);
+  PutArray(out, pod_labels_);
+  out.U64(pod_requests_.size());
+  for (const auto& [index, amount] : pod_requests_) {
+    out.U64(index);
+    PutInt(out, amount);
+  }
+  PutArray(out, pod_groups_);
+  out.U64(pod_extras_.size() - free_extras_.size());
+  for (uint32_t slot = 0; slot < pods_.size(); ++slot) {
+    const PodExtra* extra = pods_[slot].key != 0 ? ExtraOf(pods_[slot]) : nullptr;
+    if (extra == nullptr) continue;
+    out.U64(slot);
+    out.U64(extra->host_ports.size());
+    for (const k8s::HostPort& p : extra->host_ports) out.Put(p);
+    out.U64(extra->volumes.size());
+    for (const k8s::Volume& v : extra->volumes) out.Put(v);
   }
   return true;
 }
@@ -327,66 +321,125 @@ bool NodeTable::ReadImageInto(k8s::ArchiveReader& in) {
     term_group_domains_.emplace_back();
   }
 
-  for (RowId row = 0; row < rows; ++row) {
-    if (!GetCount(in, n) || (n > 0 && !live_[row])) return false;
-    uint32_t tail = UINT32_MAX;
-    for (uint64_t i = 0; i < n; ++i) {
-      uint32_t slot = static_cast<uint32_t>(pods_.size());
-      BoundPod& pod = pods_.emplace_back();
-      pod.key = in.Str();
-      pod.namespace_name = in.Str();
-      pod.node_name = name_[row];
-      pod.row = row;
-      uint64_t requests;
-      if (!GetCount(in, requests)) return false;
-      for (uint64_t k = 0; k < requests; ++k) {
-        uint64_t index = in.U64();
-        int64_t amount = GetInt(in);
-        if (!in.Ok() || index >= resources_.size()) return false;
-        pod.requests.emplace_back(static_cast<uint32_t>(index), amount);
+  // Versions start past the ones a fresh table has: nothing was bound to it before.
+  dictionary_version_ = epoch_ = whole_epoch_ = topology_epoch_ = term_groups_version_ = 1;
+  return ReadPodsInto(in) && in.Ok();
+}
+
+// The bound pods: records checked one by one, their lists copied into fresh
+// arenas (so no two pods can share an entry), each row's list walked once;
+// then counted on their rows and indexed as a bind counts and indexes them.
+bool NodeTable::ReadPodsInto(k8s::ArchiveReader& in) {
+  uint64_t n;
+  if (!GetCount(in, n)) return false;
+  for (uint64_t id = 1; id <= n; ++id) {
+    std::string_view s = in.View();
+    if (!in.Ok() || pod_strings_.Intern(s) != id) return false;
+  }
+  std::vector<PodLabel> labels;
+  std::vector<std::pair<uint32_t, int64_t>> requests;
+  std::vector<uint32_t> groups;
+  if (!GetArray(in, pods_) || !GetArray(in, pod_head_, RowCount()) || !GetArray(in, labels) || !GetCount(in, n)) return false;
+  requests.reserve(n);
+  for (uint64_t i = 0; i < n; ++i) {
+    uint64_t index = in.U64();
+    int64_t amount = GetInt(in);
+    if (!in.Ok() || index >= resources_.size()) return false;
+    requests.emplace_back(static_cast<uint32_t>(index), amount);
+  }
+  if (!GetArray(in, groups)) return false;
+
+  slot_of_key_.assign(pod_strings_.size(), UINT32_MAX);
+  pod_labels_.reserve(labels.size());
+  pod_requests_.reserve(requests.size());
+  pod_groups_.reserve(groups.size());
+  size_t used = 0;
+  auto within = [](uint64_t first, uint64_t count, size_t size) { return first <= size && count <= size - first; };
+  for (uint32_t slot = 0; slot < pods_.size(); ++slot) {
+    BoundPod& pod = pods_[slot];
+    if (pod.key == 0) {
+      pod = BoundPod{};
+      free_pod_slots_.push_back(slot);
+      continue;
+    }
+    ++used;
+    if (pod.key >= pod_strings_.size() || pod.ns >= pod_strings_.size() || slot_of_key_[pod.key] != UINT32_MAX ||
+        !PodKey(pod).starts_with(std::string(PodNamespace(pod)) + "/") || pod.row >= RowCount() || !live_[pod.row] ||
+        name_[pod.row] != pod.node_name || pod.aside != 0 || !within(pod.labels, pod.label_count, labels.size()) ||
+        !within(pod.requests, pod.request_count, requests.size()) || !within(pod.groups, pod.group_count, groups.size())) {
+      return false;
+    }
+    slot_of_key_[pod.key] = slot;
+    pod.extra = UINT32_MAX;
+    uint32_t first = static_cast<uint32_t>(pod_labels_.size());
+    for (uint32_t i = pod.labels; i < pod.labels + pod.label_count; ++i) {
+      PodLabel l = labels[i];
+      if (l.key >= pod_strings_.size() || l.value >= pod_strings_.size() || l.pair >= pod_strings_.size()) return false;
+      std::string_view key = pod_strings_.Get(l.key), value = pod_strings_.Get(l.value), pair = pod_strings_.Get(l.pair);
+      if (pair.size() != key.size() + 1 + value.size() || !pair.starts_with(key) || pair[key.size()] != '\0' ||
+          !pair.ends_with(value)) {
+        return false;
       }
-      pod.nonzero_cpu = GetInt(in);
-      pod.nonzero_memory = GetInt(in);
-      uint64_t labels;
-      if (!GetCount(in, labels)) return false;
-      for (uint64_t k = 0; k < labels && in.Ok(); ++k) {
-        std::string key = in.Str();
-        pod.labels.emplace_back(std::move(key), in.Str());
+      pod_labels_.push_back(l);
+    }
+    pod.labels = first;
+    first = static_cast<uint32_t>(pod_requests_.size());
+    pod_requests_.insert(pod_requests_.end(), requests.begin() + pod.requests, requests.begin() + pod.requests + pod.request_count);
+    pod.requests = first;
+    first = static_cast<uint32_t>(pod_groups_.size());
+    for (uint32_t i = pod.groups; i < pod.groups + pod.group_count; ++i) {
+      if (groups[i] >= term_groups_.size()) return false;
+      pod_groups_.push_back(groups[i]);
+    }
+    pod.groups = first;
+  }
+  if (!GetCount(in, n)) return false;
+  for (uint64_t i = 0; i < n; ++i) {
+    uint64_t slot = in.U64();
+    if (!in.Ok() || slot >= pods_.size() || pods_[slot].key == 0 || pods_[slot].extra != UINT32_MAX) return false;
+    PodExtra extra;
+    uint64_t count;
+    if (!GetCount(in, count)) return false;
+    extra.host_ports.resize(count);
+    for (k8s::HostPort& p : extra.host_ports) {
+      if (!in.Get(p)) return false;
+    }
+    if (!GetCount(in, count)) return false;
+    extra.volumes.resize(count);
+    for (k8s::Volume& v : extra.volumes) {
+      if (!in.Get(v)) return false;
+    }
+    pods_[slot].extra = static_cast<uint32_t>(pod_extras_.size());
+    pod_extras_.push_back(std::move(extra));
+  }
+
+  // Every pod on its row's list once, the lists linked both ways.
+  std::vector<uint8_t> seen(pods_.size(), 0);
+  size_t listed = 0;
+  for (RowId row = 0; row < RowCount(); ++row) {
+    uint32_t prev = UINT32_MAX;
+    for (uint32_t slot = pod_head_[row]; slot != UINT32_MAX; slot = pods_[slot].next) {
+      if (slot >= pods_.size() || seen[slot] || pods_[slot].key == 0 || pods_[slot].row != row || pods_[slot].prev != prev) {
+        return false;
       }
-      if (!GetArray(in, pod.groups)) return false;
-      for (uint32_t g : pod.groups) {
-        if (g >= term_groups_.size()) return false;
-      }
-      uint64_t ports;
-      if (!GetCount(in, ports)) return false;
-      pod.host_ports.resize(ports);
-      for (k8s::HostPort& p : pod.host_ports) {
-        if (!in.Get(p)) return false;
-      }
-      uint64_t volumes;
-      if (!GetCount(in, volumes)) return false;
-      pod.volumes.resize(volumes);
-      for (k8s::Volume& v : pod.volumes) {
-        if (!in.Get(v)) return false;
-      }
-      if (!in.Ok() || !pod.key.starts_with(pod.namespace_name + "/") || !pod_index_.emplace(pod.key, slot).second) return false;
-      IndexLabels(slot);
-      // Appended at the list's tail: the row's pods in the order they had.
-      pod.prev = tail;
-      if (tail == UINT32_MAX) {
-        pod_head_[row] = slot;
-      } else {
-        pods_[tail].next = slot;
-      }
-      tail = slot;
+      seen[slot] = 1;
+      ++listed;
+      prev = slot;
+    }
+  }
+  if (listed != used) return false;
+  for (RowId row = 0; row < RowCount(); ++row) {
+    for (uint32_t slot = pod_head_[row]; slot != UINT32_MAX; slot = pods_[slot].next) {
       Apply(slot, row, +1);
       ++bound_pods_;
     }
   }
-  if (!in.Ok()) return false;
-  // Versions start past the ones a fresh table has: nothing was bound to it before.
-  dictionary_version_ = epoch_ = whole_epoch_ = topology_epoch_ = term_groups_version_ = 1;
+  for (uint32_t slot = 0; slot < pods_.size(); ++slot) {
+    if (pods_[slot].key != 0) IndexLabels(slot);
+  }
+  pod_strings_kept_ = pod_strings_.size();
   return true;
 }
+
 
 }  // namespace policy::rt

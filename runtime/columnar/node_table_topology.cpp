@@ -19,11 +19,11 @@
 namespace policy::rt {
 
 bool PodSelector::Matches(std::string_view namespace_name, const k8s::StringMap& labels) const {
-  for (const Clause& c : clauses) {
-    bool in_namespace = c.all_namespaces || std::binary_search(c.namespaces.begin(), c.namespaces.end(), namespace_name);
-    if (!in_namespace || !k8s::Matches(c.labels, labels)) return false;
-  }
-  return true;
+  return MatchesWith(namespace_name, [&](std::string_view key) -> std::optional<std::string_view> {
+    const std::string* have = k8s::Find(labels, key);
+    if (have == nullptr) return std::nullopt;
+    return *have;
+  });
 }
 
 std::string PodSelector::Key() const {
@@ -64,8 +64,9 @@ void NodeTable::InternTermGroups(const k8s::Pod& pod, BoundPod& bound) {
       ++term_groups_version_;
       term_group_domains_.emplace_back();
     }
-    bound.groups.push_back(it->second);
+    pod_groups_.push_back(it->second);
   };
+  bound.groups = static_cast<uint32_t>(pod_groups_.size());
   if (const auto& a = pod.affinity.pod_affinity) {
     for (const k8s::PodAffinityTerm& t : a->required) add(TermKind::kRequiredAffinity, 0, t);
     for (const k8s::WeightedPodAffinityTerm& w : a->preferred) add(TermKind::kPreferredAffinity, w.weight, w.term);
@@ -74,6 +75,7 @@ void NodeTable::InternTermGroups(const k8s::Pod& pod, BoundPod& bound) {
     for (const k8s::PodAffinityTerm& t : a->required) add(TermKind::kRequiredAntiAffinity, 0, t);
     for (const k8s::WeightedPodAffinityTerm& w : a->preferred) add(TermKind::kPreferredAntiAffinity, w.weight, w.term);
   }
+  bound.group_count = static_cast<uint32_t>(pod_groups_.size() - bound.groups);
 }
 
 void NodeTable::ApplyTopology(const BoundPod& pod, RowId row, int sign) {
@@ -88,14 +90,14 @@ void NodeTable::ApplyTopology(const BoundPod& pod, RowId row, int sign) {
   };
   TrimPodSets();
   for (PodSetEntry& set : pod_sets_) {
-    if (set.key.empty() || !set.selector.Matches(pod.namespace_name, pod.labels)) continue;
+    if (set.key.empty() || !PodMatches(set.selector, pod)) continue;
     set.version = ++pod_set_versions_;
     Grow(set.per_row, RowCount());
     set.per_row[row] += sign;
     for (auto& [key, counts] : set.domains) bump(counts, key);
   }
-  if (!pod.groups.empty()) ++term_groups_version_;
-  for (uint32_t g : pod.groups) {
+  if (pod.group_count != 0) ++term_groups_version_;
+  for (uint32_t g : GroupsOf(pod)) {
     TermGroup& group = term_groups_[g];
     Grow(group.per_row, RowCount());
     group.per_row[row] += sign;
@@ -151,12 +153,12 @@ uint32_t NodeTable::PodSet(const PodSelector& selector) const {
     for (uint32_t slot = 0; some != nullptr && slot < some->size(); ++slot) {
       const BoundPod& pod = pods_[(*some)[slot]];
       if (pod.aside || pod.row == kNoRow) continue;
-      set.per_row[pod.row] += selector.Matches(pod.namespace_name, pod.labels);
+      set.per_row[pod.row] += PodMatches(selector, pod);
     }
   } else {
     for (RowId row = 0; row < RowCount(); ++row) {
       for (uint32_t pod = pod_head_[row]; pod != UINT32_MAX; pod = pods_[pod].next) {
-        set.per_row[row] += selector.Matches(pods_[pod].namespace_name, pods_[pod].labels);
+        set.per_row[row] += PodMatches(selector, pods_[pod]);
       }
     }
   }
