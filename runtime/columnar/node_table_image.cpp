@@ -146,15 +146,37 @@ bool NodeTable::WriteImage(k8s::ArchiveWriter& out) const {
 
   out.U64(pod_strings_.size() - 1);
   for (uint32_t id = 1; id < pod_strings_.size(); ++id) out.Str(pod_strings_.Get(id));
-  PutArray(out, pods_);
-  PutArray(out, pod_head_);
-  PutArray(out, pod_labels_);
-  out.U64(pod_requests_.size());
-  for (const auto& [index, amount] : pod_requests_) {
-    out.U64(index);
-    PutInt(out, amount);
+  // The arenas as the pods use them, slot by slot, without what unbinds
+  // left: each pod's ranges start where the previous pod's end.
+  std::vector<BoundPod> pods = pods_;
+  std::vector<PodLabel> labels;
+  std::vector<uint32_t> groups;
+  labels.reserve(pod_labels_.size());
+  groups.reserve(pod_groups_.size());
+  size_t requests = 0;
+  for (BoundPod& pod : pods) {
+    if (pod.key == 0) continue;
+    uint32_t first = static_cast<uint32_t>(labels.size());
+    labels.insert(labels.end(), pod_labels_.begin() + pod.labels, pod_labels_.begin() + pod.labels + pod.label_count);
+    pod.labels = first;
+    first = static_cast<uint32_t>(groups.size());
+    groups.insert(groups.end(), pod_groups_.begin() + pod.groups, pod_groups_.begin() + pod.groups + pod.group_count);
+    pod.groups = first;
+    pod.requests = static_cast<uint32_t>(requests);
+    requests += pod.request_count;
   }
-  PutArray(out, pod_groups_);
+  PutArray(out, pods);
+  PutArray(out, pod_head_);
+  PutArray(out, labels);
+  out.U64(requests);
+  for (const BoundPod& pod : pods_) {
+    if (pod.key == 0) continue;
+    for (const auto& [index, amount] : RequestsOf(pod)) {
+      out.U64(index);
+      PutInt(out, amount);
+    }
+  }
+  PutArray(out, groups);
   out.U64(pod_extras_.size() - free_extras_.size());
   for (uint32_t slot = 0; slot < pods_.size(); ++slot) {
     const PodExtra* extra = pods_[slot].key != 0 ? ExtraOf(pods_[slot]) : nullptr;
@@ -179,6 +201,7 @@ std::unique_ptr<NodeTable> NodeTable::ReadImage(k8s::ArchiveReader& in) {
 bool NodeTable::ReadImageInto(k8s::ArchiveReader& in) {
   uint64_t n;
   if (!GetCount(in, n)) return false;
+  pool_.Reserve(n);
   for (uint64_t id = 1; id <= n; ++id) {
     std::string_view s = in.View();
     if (!in.Ok() || pool_.Intern(s) != id) return false;  // a string twice is damage
@@ -326,12 +349,12 @@ bool NodeTable::ReadImageInto(k8s::ArchiveReader& in) {
   return ReadPodsInto(in) && in.Ok();
 }
 
-// The bound pods: records checked one by one, their lists copied into fresh
-// arenas (so no two pods can share an entry), each row's list walked once;
+// The bound pods: records checked one by one, each row's list walked once;
 // then counted on their rows and indexed as a bind counts and indexes them.
 bool NodeTable::ReadPodsInto(k8s::ArchiveReader& in) {
   uint64_t n;
   if (!GetCount(in, n)) return false;
+  pod_strings_.Reserve(n);
   for (uint64_t id = 1; id <= n; ++id) {
     std::string_view s = in.View();
     if (!in.Ok() || pod_strings_.Intern(s) != id) return false;
@@ -349,12 +372,11 @@ bool NodeTable::ReadPodsInto(k8s::ArchiveReader& in) {
   }
   if (!GetArray(in, groups)) return false;
 
+  // Each pod's ranges start where the previous pod's end (as WriteImage
+  // lays them out): no two pods share an entry, and the arrays are used as read.
   slot_of_key_.assign(pod_strings_.size(), UINT32_MAX);
-  pod_labels_.reserve(labels.size());
-  pod_requests_.reserve(requests.size());
-  pod_groups_.reserve(groups.size());
   size_t used = 0;
-  auto within = [](uint64_t first, uint64_t count, size_t size) { return first <= size && count <= size - first; };
+  uint64_t next_label = 0, next_request = 0, next_group = 0;
   for (uint32_t slot = 0; slot < pods_.size(); ++slot) {
     BoundPod& pod = pods_[slot];
     if (pod.key == 0) {
@@ -365,34 +387,33 @@ bool NodeTable::ReadPodsInto(k8s::ArchiveReader& in) {
     ++used;
     if (pod.key >= pod_strings_.size() || pod.ns >= pod_strings_.size() || slot_of_key_[pod.key] != UINT32_MAX ||
         !PodKey(pod).starts_with(std::string(PodNamespace(pod)) + "/") || pod.row >= RowCount() || !live_[pod.row] ||
-        name_[pod.row] != pod.node_name || pod.aside != 0 || !within(pod.labels, pod.label_count, labels.size()) ||
-        !within(pod.requests, pod.request_count, requests.size()) || !within(pod.groups, pod.group_count, groups.size())) {
+        name_[pod.row] != pod.node_name || pod.aside != 0 || pod.labels != next_label || pod.requests != next_request ||
+        pod.groups != next_group) {
       return false;
     }
+    next_label += pod.label_count;
+    next_request += pod.request_count;
+    next_group += pod.group_count;
+    if (next_label > labels.size() || next_request > requests.size() || next_group > groups.size()) return false;
     slot_of_key_[pod.key] = slot;
     pod.extra = UINT32_MAX;
-    uint32_t first = static_cast<uint32_t>(pod_labels_.size());
     for (uint32_t i = pod.labels; i < pod.labels + pod.label_count; ++i) {
-      PodLabel l = labels[i];
+      const PodLabel& l = labels[i];
       if (l.key >= pod_strings_.size() || l.value >= pod_strings_.size() || l.pair >= pod_strings_.size()) return false;
       std::string_view key = pod_strings_.Get(l.key), value = pod_strings_.Get(l.value), pair = pod_strings_.Get(l.pair);
       if (pair.size() != key.size() + 1 + value.size() || !pair.starts_with(key) || pair[key.size()] != '\0' ||
           !pair.ends_with(value)) {
         return false;
       }
-      pod_labels_.push_back(l);
     }
-    pod.labels = first;
-    first = static_cast<uint32_t>(pod_requests_.size());
-    pod_requests_.insert(pod_requests_.end(), requests.begin() + pod.requests, requests.begin() + pod.requests + pod.request_count);
-    pod.requests = first;
-    first = static_cast<uint32_t>(pod_groups_.size());
     for (uint32_t i = pod.groups; i < pod.groups + pod.group_count; ++i) {
       if (groups[i] >= term_groups_.size()) return false;
-      pod_groups_.push_back(groups[i]);
     }
-    pod.groups = first;
   }
+  if (next_label != labels.size() || next_request != requests.size() || next_group != groups.size()) return false;
+  pod_labels_ = std::move(labels);
+  pod_requests_ = std::move(requests);
+  pod_groups_ = std::move(groups);
   if (!GetCount(in, n)) return false;
   for (uint64_t i = 0; i < n; ++i) {
     uint64_t slot = in.U64();

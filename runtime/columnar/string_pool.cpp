@@ -24,9 +24,17 @@ size_t StringPool::Find(std::string_view text, uint64_t hash) const {
   }
 }
 
-void StringPool::Grow() {
+void StringPool::Reserve(size_t more) {
+  // The slots the interning would grow to (so MemoryBytes is the same either way).
+  size_t want = strings_.size() + more;
+  size_t slots = slots_.size();
+  while (want * 2 > slots) slots *= 2;
+  if (slots != slots_.size()) Grow(slots);
+}
+
+void StringPool::Grow(size_t slots) {
   std::vector<uint64_t> old = std::move(slots_);
-  slots_.assign(old.size() * 2, 0);
+  slots_.assign(slots, 0);
   size_t mask = slots_.size() - 1;
   for (uint64_t slot : old) {
     if (slot == 0) continue;
@@ -57,7 +65,7 @@ uint32_t StringPool::Intern(std::string_view text) {
   uint32_t id = static_cast<uint32_t>(strings_.size());
   strings_.emplace_back(out, text.size());
   slots_[at] = (uint64_t{Tag(hash)} << 32) | id;
-  if (strings_.size() * 2 > slots_.size()) Grow();
+  if (strings_.size() * 2 > slots_.size()) Grow(slots_.size() * 2);
   return id;
 }
 

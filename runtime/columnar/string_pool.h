@@ -15,6 +15,8 @@ class StringPool {
   StringPool();
   /// The id of `text`, adding it when new.
   uint32_t Intern(std::string_view text);
+  /// Room for `more` strings beyond those held, without rehashing on the way.
+  void Reserve(size_t more);
   /// The id of `text` if it was interned.
   std::optional<uint32_t> Lookup(std::string_view text) const;
   std::string_view Get(uint32_t id) const { return strings_[id]; }
@@ -38,7 +40,7 @@ class StringPool {
   // The slot where `text` (with hash `hash`) is, or the empty one where it
   // would go.
   size_t Find(std::string_view text, uint64_t hash) const;
-  void Grow();
+  void Grow(size_t slots);
 };
 
 }  // namespace policy::rt
