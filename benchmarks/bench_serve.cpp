@@ -121,7 +121,7 @@ void BM_ServeShapes(benchmark::State& state, policy::engine::Backend backend) {
   client.set_keep_alive(true);
   client.set_tcp_nodelay(true);
   const int tenth = calls / 10;
-  double first_s = 0, last_s = 0, rss_first = 0, rss_last = 0;
+  double first_s = 0, last_s = 0, rss_first = 0, rss_half = 0, rss_last = 0;
   std::vector<double> took;
   for (auto _ : state) {
     for (int i = 0; i < calls; ++i) {
@@ -141,6 +141,7 @@ void BM_ServeShapes(benchmark::State& state, policy::engine::Backend backend) {
       if (i < tenth) first_s += s;
       if (i >= calls - tenth) last_s += s;
       if (i == tenth - 1) rss_first = RssMb();
+      if (i == calls / 2 - 1) rss_half = RssMb();
     }
     rss_last = RssMb();
   }
@@ -149,6 +150,7 @@ void BM_ServeShapes(benchmark::State& state, policy::engine::Backend backend) {
   state.counters["ms_first"] = first_s * 1e3 / tenth;
   state.counters["ms_last"] = last_s * 1e3 / tenth;
   state.counters["rss_mb_first"] = rss_first;
+  state.counters["rss_mb_half"] = rss_half;
   state.counters["rss_mb_last"] = rss_last;
 }
 

@@ -5,7 +5,8 @@ with it (a miss that writes the cache: it must exist afterwards), then again
 (a hit): stdout, stderr and the exit status must be the same all three
 times; `inspect` likewise. Then the cache must not be trusted when it should
 not be: the file changed in place (same size), the cache damaged, the cache
-of another format — each must give the answer of a fresh parse.
+of another format, an image damaged past its checksum (the checksum made
+again) — each must give the answer of a fresh parse.
 
   python3 tests/cli/cache_same_answers.py --policyc build/policyc
 """
@@ -24,6 +25,53 @@ CASES = [
     ("tests/data/bom-cluster.json", ["examples/pods/web.yaml"]),
     ("tests/data/drain-cluster.yaml", ["tests/data/suggest/web-spread-hostname.yaml"]),
 ]
+
+
+def hash64(data, h=0x9E3779B97F4A7C15):
+    """snapshot_cache.cpp's Hash."""
+    mask = (1 << 64) - 1
+    i = 0
+    while i + 8 <= len(data):
+        h = ((h ^ int.from_bytes(data[i:i + 8], "little")) * 0x100000001B3) & mask
+        h ^= h >> 29
+        i += 8
+    for b in data[i:]:
+        h = ((h ^ b) * 0x100000001B3) & mask
+    return h ^ (h >> 31)
+
+
+def varint(data, at):
+    v = shift = 0
+    while True:
+        v |= (data[at] & 0x7F) << shift
+        shift += 7
+        at += 1
+        if not data[at - 1] & 0x80:
+            return v, at
+
+
+def encode_varint(v):
+    out = bytearray()
+    while v >= 0x80:
+        out.append((v & 0x7F) | 0x80)
+        v >>= 7
+    out.append(v)
+    return bytes(out)
+
+
+def with_checksum(cache_bytes, payload):
+    """The cache with its payload replaced and its checksum made again."""
+    files, at = varint(cache_bytes, 12)
+    for _ in range(5 * files):
+        _, at = varint(cache_bytes, at)
+    return cache_bytes[:at] + encode_varint(len(payload)) + encode_varint(hash64(payload)) + payload
+
+
+def payload_of(cache_bytes):
+    files, at = varint(cache_bytes, 12)
+    for _ in range(5 * files + 2):
+        _, at = varint(cache_bytes, at)
+    return cache_bytes[at:]
 
 
 def run(policyc, args, cache=True):
@@ -102,7 +150,26 @@ def main():
         data = open(cache, "rb").read()
         open(cache, "wb").write(data[: len(data) - 10])
         expect(run(policyc, args) == run(policyc, args, cache=False), "a truncated cache was used")
-        # 5. --no-cache writes none.
+        # 5. Damaged past its checksum (the checksum made again, as no
+        # accident would): the image is checked as it is read, and refused.
+        os.remove(cache)
+        run(policyc, args)
+        good = open(cache, "rb").read()
+        payload = payload_of(good)
+        parsed = run(policyc, args, cache=False)
+        for at in range(0, len(payload), max(1, len(payload) // 40)):
+            damaged = bytearray(payload)
+            damaged[at] ^= 0x5A
+            open(cache, "wb").write(with_checksum(good, bytes(damaged)))
+            answer = run(policyc, args)
+            # A byte that only changes a value (a name, a count the image
+            # does not check) may be read; the rest must be refused: either
+            # way no crash, and a refused image leaves a fresh cache.
+            expect(answer[0] in (0, 1) and "Sanitizer" not in answer[2], f"an image damaged at byte {at} crashed policyc")
+        open(cache, "wb").write(with_checksum(good, payload[: len(payload) // 2]))
+        expect(run(policyc, args) == parsed, "an image cut in half (checksum made again) was used")
+        expect(open(cache, "rb").read() == good, "a refused image was not written again")
+        # 6. --no-cache writes none.
         os.remove(cache)
         run(policyc, args, cache=False)
         expect(not os.path.exists(cache), "--no-cache wrote a cache")
