@@ -26,6 +26,7 @@
 #include <benchmark/benchmark.h>
 #include <httplib.h>
 
+#include <malloc.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -105,6 +106,10 @@ void BM_ServeRealistic(benchmark::State& state, policy::engine::Backend backend)
                             [&](int c, int i) { ChurnOn(*world, c, i); });
 }
 
+// Bytes malloc has handed out and not had back (RSS less what the
+// allocator holds free): flat while nothing kept grows.
+double HeapMb() { return static_cast<double>(mallinfo2().uordblks) / (1 << 20); }
+
 double RssMb() {
   long pages = 0, resident = 0;
   if (FILE* f = std::fopen("/proc/self/statm", "r")) {
@@ -121,7 +126,7 @@ void BM_ServeShapes(benchmark::State& state, policy::engine::Backend backend) {
   client.set_keep_alive(true);
   client.set_tcp_nodelay(true);
   const int tenth = calls / 10;
-  double first_s = 0, last_s = 0, rss_first = 0, rss_half = 0, rss_last = 0;
+  double first_s = 0, last_s = 0, rss_first = 0, rss_half = 0, rss_last = 0, heap_first = 0, heap_half = 0, heap_last = 0;
   std::vector<double> took;
   for (auto _ : state) {
     for (int i = 0; i < calls; ++i) {
@@ -140,10 +145,11 @@ void BM_ServeShapes(benchmark::State& state, policy::engine::Backend backend) {
       took.push_back(s);
       if (i < tenth) first_s += s;
       if (i >= calls - tenth) last_s += s;
-      if (i == tenth - 1) rss_first = RssMb();
-      if (i == calls / 2 - 1) rss_half = RssMb();
+      if (i == tenth - 1) rss_first = RssMb(), heap_first = HeapMb();
+      if (i == calls / 2 - 1) rss_half = RssMb(), heap_half = HeapMb();
     }
     rss_last = RssMb();
+    heap_last = HeapMb();
   }
   std::sort(took.begin(), took.end());
   state.counters["p50_ms"] = took[took.size() / 2] * 1e3;
@@ -152,6 +158,9 @@ void BM_ServeShapes(benchmark::State& state, policy::engine::Backend backend) {
   state.counters["rss_mb_first"] = rss_first;
   state.counters["rss_mb_half"] = rss_half;
   state.counters["rss_mb_last"] = rss_last;
+  state.counters["heap_mb_first"] = heap_first;
+  state.counters["heap_mb_half"] = heap_half;
+  state.counters["heap_mb_last"] = heap_last;
 }
 
 }  // namespace
