@@ -170,7 +170,7 @@ BENCHMARK_CAPTURE(BM_ServeRealistic, interp, policy::engine::Backend::kInterp)
 BENCHMARK_CAPTURE(BM_ServeRealistic, jit, policy::engine::Backend::kJit)
     ->Name("BM_ServeRealistic/jit")->ArgName("clients")->Arg(1)->Arg(2)->Iterations(1)->UseRealTime()->Unit(benchmark::kSecond);
 BENCHMARK_CAPTURE(BM_ServeShapes, interp, policy::engine::Backend::kInterp)
-    ->Name("BM_ServeShapes/interp")->ArgNames({"calls", "nodes"})->Args({20000, 500})->Iterations(1)->UseRealTime()->Unit(benchmark::kSecond);
+    ->Name("BM_ServeShapes/interp")->ArgNames({"calls", "nodes"})->Args({20000, 500})->Args({100000, 100})->Iterations(1)->UseRealTime()->Unit(benchmark::kSecond);
 BENCHMARK_CAPTURE(BM_ServeShapes, jit, policy::engine::Backend::kJit)
     ->Name("BM_ServeShapes/jit")->ArgNames({"calls", "nodes"})->Args({6000, 5000})->Iterations(1)->UseRealTime()->Unit(benchmark::kSecond);
 BENCHMARK_CAPTURE(BM_Serve, interp, policy::engine::Backend::kInterp, false)
