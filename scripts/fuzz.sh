@@ -94,7 +94,7 @@ def varint(at):
         at += 1
         if not data[at - 1] & 0x80: return v, at
 files, at = varint(0)
-for _ in range(5 * files + 2):  # each file's key (5 varints), the length and the checksum
+for _ in range(5 * files + 2):  # per file a key of 5 varints, then the length and the checksum
     _, at = varint(at)
 open(sys.argv[2], "wb").write(data[at:])' "$cachedir/s$i.yaml.policyc-cache" "$work/cache/seed$i"
   i=$((i+1))
