@@ -279,12 +279,42 @@ std::vector<RowVerdicts::Rejected> Decisions::Words(engine::PodPlan& plan, KeptP
       own = engine_->Explain(plan, cluster, d, unknown, /*details=*/false);
       for (const rt::NodeResult& n : own.nodes) nodes.push_back(&n);
     }
+    // Rows that fail alike (the same plugins' same reasons, in order) share
+    // their texts: most of a call's rejected rows fall into a few verdicts,
+    // so each verdict is joined and looked up once, not once a row.
+    struct Verdict {
+      const std::vector<rt::NodeReason>* reasons;
+      RowVerdicts::Rejected texts;
+    };
+    std::vector<Verdict> verdicts;  // the first kVerdictsCompared distinct ones
+    constexpr size_t kVerdictsCompared = 16;
+    auto alike = [](const std::vector<rt::NodeReason>& a, const std::vector<rt::NodeReason>& b) {
+      if (a.size() != b.size()) return false;
+      for (size_t i = 0; i < a.size(); ++i) {
+        if (a[i].plugin != b[i].plugin || a[i].reason != b[i].reason) return false;
+      }
+      return true;
+    };
     Texts texts;
     for (const rt::NodeResult* node : nodes) {
       const rt::NodeResult& n = *node;
-      auto [all, unresolvable] = Joined(n);
-      std::string first = n.reasons.empty() ? std::string() : n.reasons.front().reason;
-      RowVerdicts::Rejected r{n.row, Shared(texts, std::move(first)), Shared(texts, std::move(all)), unresolvable};
+      const Verdict* seen = nullptr;
+      for (const Verdict& v : verdicts) {
+        if (alike(*v.reasons, n.reasons)) {
+          seen = &v;
+          break;
+        }
+      }
+      RowVerdicts::Rejected r;
+      if (seen != nullptr) {
+        r = seen->texts;
+      } else {
+        auto [all, unresolvable] = Joined(n);
+        std::string first = n.reasons.empty() ? std::string() : n.reasons.front().reason;
+        r = {n.row, Shared(texts, std::move(first)), Shared(texts, std::move(all)), unresolvable};
+        if (verdicts.size() < kVerdictsCompared) verdicts.push_back({&n.reasons, r});
+      }
+      r.row = n.row;
       if (keep) {
         kept->words.emplace(n.row, std::move(r));
       } else {
