@@ -87,8 +87,7 @@ struct ArchiveIo {
       if constexpr (std::is_enum_v<T>) {
         w.U64(static_cast<uint64_t>(v));
       } else if constexpr (std::is_signed_v<T>) {
-        int64_t s = v;
-        w.U64((static_cast<uint64_t>(s) << 1) ^ static_cast<uint64_t>(s >> 63));  // zigzag
+        w.I64(v);
       } else {
         w.U64(static_cast<uint64_t>(v));
       }
@@ -120,15 +119,15 @@ struct ArchiveIo {
     void Do(std::string& s) { s = r.Str(); }
     template <class T> requires std::is_integral_v<T> || std::is_enum_v<T>
     void Do(T& v) {
-      uint64_t u = r.U64();
       if constexpr (std::is_enum_v<T>) {
         static_assert(kValues<T> > 0, "an enum of an object without kValues");
+        uint64_t u = r.U64();
         if (u >= kValues<T>) r.ok_ = false;
         v = static_cast<T>(u < kValues<T> ? u : 0);
       } else if constexpr (std::is_signed_v<T>) {
-        v = static_cast<T>(static_cast<int64_t>((u >> 1) ^ (~(u & 1) + 1)));
+        v = static_cast<T>(r.I64());
       } else {
-        v = static_cast<T>(u);
+        v = static_cast<T>(r.U64());
       }
     }
     void Do(Quantity& q) {
@@ -180,6 +179,8 @@ void ArchiveWriter::U64(uint64_t v) {
   out_.push_back(static_cast<char>(v));
 }
 
+void ArchiveWriter::I64(int64_t v) { U64((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63)); }
+
 void ArchiveWriter::Str(std::string_view s) {
   U64(s.size());
   out_.append(s);
@@ -195,6 +196,11 @@ uint64_t ArchiveReader::U64() {
   }
   ok_ = false;
   return 0;
+}
+
+int64_t ArchiveReader::I64() {
+  uint64_t u = U64();
+  return static_cast<int64_t>((u >> 1) ^ (~(u & 1) + 1));
 }
 
 std::string ArchiveReader::Str() { return std::string(View()); }

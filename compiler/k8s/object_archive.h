@@ -18,6 +18,8 @@ namespace policy::k8s {
 class ArchiveWriter {
  public:
   void U64(uint64_t v);
+  /// A signed integer, zigzagged so that small negatives stay short.
+  void I64(int64_t v);
   void Str(std::string_view s);
   void Put(const Node& v);
   void Put(const Pod& v);
@@ -47,6 +49,7 @@ class ArchiveReader {
   size_t Position() const { return at_; }
   size_t Remaining() const { return in_.size() - at_; }
   uint64_t U64();
+  int64_t I64();
   std::string Str();
   /// A string as Str reads it, as a view of the archive's bytes (no copy).
   std::string_view View();

@@ -46,14 +46,6 @@ bool GetArray(k8s::ArchiveReader& in, std::vector<T>& v, size_t size = SIZE_MAX)
   return true;
 }
 
-void PutInt(k8s::ArchiveWriter& out, int64_t v) {
-  out.U64((static_cast<uint64_t>(v) << 1) ^ static_cast<uint64_t>(v >> 63));  // zigzag
-}
-int64_t GetInt(k8s::ArchiveReader& in) {
-  uint64_t u = in.U64();
-  return static_cast<int64_t>((u >> 1) ^ (~(u & 1) + 1));
-}
-
 // A count of things each at least a byte long: more than the bytes left is damage.
 bool GetCount(k8s::ArchiveReader& in, uint64_t& n) {
   n = in.U64();
@@ -104,7 +96,7 @@ bool NodeTable::WriteImage(k8s::ArchiveWriter& out) const {
     out.U64(images.size());
     for (const auto& [id, bytes] : images) {
       out.U64(id);
-      PutInt(out, bytes);
+      out.I64(bytes);
     }
   }
 
@@ -139,7 +131,7 @@ bool NodeTable::WriteImage(k8s::ArchiveWriter& out) const {
   out.U64(term_groups_.size());
   for (const TermGroup& g : term_groups_) {
     out.U64(static_cast<uint64_t>(g.kind));
-    PutInt(out, g.weight);
+    out.I64(g.weight);
     out.Put(g.term);
     out.Str(g.owner_namespace);
   }
@@ -173,7 +165,7 @@ bool NodeTable::WriteImage(k8s::ArchiveWriter& out) const {
     if (pod.key == 0) continue;
     for (const auto& [index, amount] : RequestsOf(pod)) {
       out.U64(index);
-      PutInt(out, amount);
+      out.I64(amount);
     }
   }
   PutArray(out, groups);
@@ -248,7 +240,7 @@ bool NodeTable::ReadImageInto(k8s::ArchiveReader& in) {
     if (!GetCount(in, n)) return false;
     for (uint64_t i = 0; i < n; ++i) {
       uint64_t id = in.U64();
-      int64_t bytes = GetInt(in);
+      int64_t bytes = in.I64();
       if (!in.Ok() || !valid_id(id)) return false;
       images_[row].emplace_back(static_cast<uint32_t>(id), bytes);
       if (live_[row]) ++image_nodes_[static_cast<uint32_t>(id)];
@@ -335,7 +327,7 @@ bool NodeTable::ReadImageInto(k8s::ArchiveReader& in) {
   for (uint64_t i = 0; i < n; ++i) {
     TermGroup g;
     uint64_t kind = in.U64();
-    g.weight = static_cast<int32_t>(GetInt(in));
+    g.weight = static_cast<int32_t>(in.I64());
     if (!in.Ok() || kind > static_cast<uint64_t>(TermKind::kPreferredAntiAffinity) || !in.Get(g.term)) return false;
     g.kind = static_cast<TermKind>(kind);
     g.owner_namespace = in.Str();
@@ -366,7 +358,7 @@ bool NodeTable::ReadPodsInto(k8s::ArchiveReader& in) {
   requests.reserve(n);
   for (uint64_t i = 0; i < n; ++i) {
     uint64_t index = in.U64();
-    int64_t amount = GetInt(in);
+    int64_t amount = in.I64();
     if (!in.Ok() || index >= resources_.size()) return false;
     requests.emplace_back(static_cast<uint32_t>(index), amount);
   }
