@@ -264,7 +264,7 @@ void Engine::VerifyTemplate(const k8s::Pod& pod, const Cluster& cluster, const r
 }
 
 size_t Engine::ForgetKept(PodPlan& plan, std::string why) {
-  size_t bytes = plan.incremental_.KeptBytes();
+  size_t bytes = plan.KeptBytes();
   plan.incremental_.Reset(std::move(why));
   plan.explainer_.Reset();
   return bytes;

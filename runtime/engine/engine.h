@@ -77,6 +77,11 @@ struct PluginSpec {
 
 class Engine;
 
+/// What the templates' kept decisions and explanations may hold together by
+/// default (`schedule`, `serve`); past it the least recently used template's
+/// are dropped, and its next decision is full.
+inline constexpr size_t kKeptBytesLimit = size_t{512} << 20;
+
 /// The engine's plugins specialized to one pod and bound to a cluster's
 /// dictionaries, with their kernels. Keeps what it points into alive.
 class PodPlan {
@@ -90,8 +95,9 @@ class PodPlan {
   const ir::Program& Program(size_t file) const { return *programs_[file]; }
   /// How many plugins run native kernels.
   size_t NativePlugins() const;
-  /// Bytes its template's kept decision holds (Engine::DecideIncremental).
-  size_t KeptBytes() const { return incremental_.KeptBytes(); }
+  /// Bytes its template's kept decision and explanation hold
+  /// (Engine::DecideIncremental, ExplainIncremental).
+  size_t KeptBytes() const { return incremental_.KeptBytes() + explainer_.KeptBytes(); }
 
  private:
   friend class Engine;

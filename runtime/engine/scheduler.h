@@ -41,7 +41,7 @@ struct ScheduleOptions {
   bool incremental = true;
   /// What the templates' kept decisions may hold together; past it, the
   /// least recently used template's is dropped (its next decision is full).
-  size_t kept_bytes_limit = size_t{512} << 20;
+  size_t kept_bytes_limit = kKeptBytesLimit;
   /// A Pending pod's words carry each reason's detail (the node's values,
   /// a did-you-mean). Off, only reasons are rendered: the summary and the
   /// unresolvable nodes need no more, and details cost per rejected row.

@@ -20,13 +20,6 @@ namespace {
 std::atomic<uint64_t> next_epoch{1};
 
 constexpr size_t kKeptPlans = 256;
-// Rejected rows' words kept over every kept plan (about 100 bytes each):
-// past this, words are made for each call and not kept.
-constexpr size_t kKeptWords = 200000;
-// Templates whose decision and explanation of every node are kept to be
-// brought up to date (Engine::DecideIncremental, ExplainIncremental: some
-// hundred bytes a node each); the least recently used beyond are dropped.
-constexpr size_t kIncrementalPlans = 16;
 
 }  // namespace
 
@@ -130,6 +123,61 @@ ClusterState::View::~View() {
 
 // --- Decisions ---------------------------------------------------------------
 
+namespace {
+
+// A rejected node's reasons in one line, each once, and whether preemption
+// cannot help with any of them.
+std::pair<std::string, bool> Joined(const rt::NodeResult& n) {
+  std::string reason;
+  bool unresolvable = false;
+  for (const rt::NodeReason& r : n.reasons) {
+    if (reason.find(r.reason) == std::string::npos) reason += (reason.empty() ? "" : ", ") + r.reason;
+    unresolvable = unresolvable || engine::Unresolvable(r.plugin, r.reason);
+  }
+  return {std::move(reason), unresolvable};
+}
+
+// Rows that fail alike (the same plugins' same reasons, in order) share
+// their texts: most of a call's rejected rows fall into a few verdicts, so
+// each verdict is joined and looked up once, not once a row. Only the first
+// kCompared distinct verdicts are looked for; a row unlike them all gets
+// its own (rows whose reasons name the node itself).
+class Verdicts {
+ public:
+  // The index (for Text) of `n`'s verdict (`n` outlives this, or Clear()).
+  uint32_t Of(const rt::NodeResult& n) {
+    for (const auto& [reasons, at] : compared_) {
+      if (Alike(*reasons, n.reasons)) return at;
+    }
+    auto [all, unresolvable] = Joined(n);
+    std::string first = n.reasons.empty() ? std::string() : n.reasons.front().reason;
+    auto at = static_cast<uint32_t>(texts_.size());
+    texts_.push_back({0, std::make_shared<const std::string>(std::move(first)),
+                      std::make_shared<const std::string>(std::move(all)), unresolvable});
+    if (compared_.size() < kCompared) compared_.emplace_back(&n.reasons, at);
+    return at;
+  }
+  const RowVerdicts::Rejected& Text(uint32_t at) const { return texts_[at]; }
+  void Clear() {
+    texts_.clear();
+    compared_.clear();
+  }
+
+ private:
+  static constexpr size_t kCompared = 16;
+  static bool Alike(const std::vector<rt::NodeReason>& a, const std::vector<rt::NodeReason>& b) {
+    if (a.size() != b.size()) return false;
+    for (size_t i = 0; i < a.size(); ++i) {
+      if (a[i].plugin != b[i].plugin || a[i].reason != b[i].reason) return false;
+    }
+    return true;
+  }
+  std::vector<RowVerdicts::Rejected> texts_;
+  std::vector<std::pair<const std::vector<rt::NodeReason>*, uint32_t>> compared_;
+};
+
+}  // namespace
+
 // A plan kept for the pods of one template at one cluster epoch; one
 // decision at a time uses it.
 struct Decisions::KeptPlan {
@@ -138,12 +186,25 @@ struct Decisions::KeptPlan {
   std::mutex use;
   std::unique_ptr<engine::PodPlan> plan;
   uint64_t used = 0;
-  // Rejected rows' words while the table does not change (its ChangeEpoch
-  // is `words_epoch`): the same pod template on the same table says the
-  // same. By row.
-  uint64_t words_epoch = UINT64_MAX;
-  std::unordered_map<rt::RowId, RowVerdicts::Rejected> words;
   bool incremental = false;  // the engine keeps its decision and explanation of every node
+  uint32_t calls = 0;        // decisions made with it before it was
+  // The rejected rows' words, from the template's explanation of every node
+  // (`words_of`, brought up to date for the table's ChangeEpoch
+  // `words_epoch`): its rows that fail alike share a verdict, its texts
+  // made once. By row, the verdict (kUnknown: not asked yet). Kept while the
+  // explanation is the same object — a change that alters no row's words
+  // keeps it.
+  static constexpr uint32_t kUnknown = UINT32_MAX;
+  uint64_t words_epoch = UINT64_MAX;
+  std::shared_ptr<const rt::Placement> words_of;
+  std::vector<uint32_t> verdict_of_row;
+  Verdicts verdicts;
+  void ForgetWords() {
+    words_epoch = UINT64_MAX;
+    words_of.reset();
+    verdict_of_row = {};
+    verdicts.Clear();
+  }
 };
 
 Decisions::Decisions(std::unique_ptr<engine::Engine> engine) : engine_(std::move(engine)) {
@@ -173,35 +234,10 @@ std::shared_ptr<Decisions::KeptPlan> Decisions::PlanFor(const k8s::Pod& pod, uin
       if (it->second.use_count() == 1 && (oldest == plans_.end() || it->second->used < oldest->second->used)) oldest = it;
     }
     if (oldest == plans_.end()) break;
-    words_kept_ -= oldest->second->words.size();
     plans_.erase(oldest);
   }
   return found;
 }
-
-namespace {
-
-// A rejected node's reasons in one line, each once, and whether preemption
-// cannot help with any of them.
-std::pair<std::string, bool> Joined(const rt::NodeResult& n) {
-  std::string reason;
-  bool unresolvable = false;
-  for (const rt::NodeReason& r : n.reasons) {
-    if (reason.find(r.reason) == std::string::npos) reason += (reason.empty() ? "" : ", ") + r.reason;
-    unresolvable = unresolvable || engine::Unresolvable(r.plugin, r.reason);
-  }
-  return {std::move(reason), unresolvable};
-}
-
-// One copy of each text among a call's words.
-using Texts = std::unordered_map<std::string, std::shared_ptr<const std::string>>;
-std::shared_ptr<const std::string> Shared(Texts& texts, std::string text) {
-  std::shared_ptr<const std::string>& shared = texts[text];
-  if (!shared) shared = std::make_shared<const std::string>(std::move(text));
-  return shared;
-}
-
-}  // namespace
 
 template <typename F>
 void Decisions::WithPlan(const k8s::Pod& pod, const ClusterState::View& view, F&& use) {
@@ -222,117 +258,88 @@ RowVerdicts Decisions::DecideRows(k8s::Pod pod, const ClusterState::View& view, 
                                   bool words) {
   RowVerdicts out;
   const engine::Cluster& cluster = view.cluster();
+  std::span<const rt::RowId> live = cluster.Table().LiveRows();
+  bool every_row = rows.empty() || rows.size() == live.size();  // rows are live, sorted, unique
   WithPlan(pod, view, [&](engine::PodPlan& plan, KeptPlan* kept, const engine::ClaimNames&) {  // reasons only: no claim named
     out.gated = NotesFor(plan.Pod(), engine_->Profile().scheduler_name).gated;
-    // The thread's own (decisions run at once on many threads), kept for its
-    // buffers and what it learned of the filters' order.
-    thread_local rt::Decider decider;
-    const rt::Decision& d =
-        engine_->Decide(plan, cluster, decider, {.threads = 1, .plugin_scores = false, .verify_kernels = false, .rows = rows});
+    rt::DecideOptions options{.threads = 1, .plugin_scores = false, .verify_kernels = false, .rows = every_row ? std::span<const rt::RowId>() : rows};
+    const rt::Decision* decided = nullptr;
+    // A template asked about again keeps its decision and explanation of
+    // every node, brought up to date on each call (a bind touches a row):
+    // what a decision from scratch gives, bit for bit. Once is not enough:
+    // a pod of a shape never seen before is most often not seen again, and
+    // what is kept is O(nodes x plugins).
+    if (kept != nullptr && !kept->incremental && ++kept->calls >= 2) KeepIncremental(kept);
+    if (kept != nullptr && !kept->incremental) kept = nullptr;  // this call's alone
+    if (kept != nullptr) {
+      decided = &engine_->DecideIncremental(plan, cluster, options, nullptr);
+    } else {
+      // The thread's own (decisions run at once on many threads), kept for
+      // its buffers and what it learned of the filters' order.
+      thread_local rt::Decider decider;
+      decided = &engine_->Decide(plan, cluster, decider, options);
+    }
+    const rt::Decision& d = *decided;
     out.feasible = d.feasible;
     out.score = d.score;
     if (!out.gated) out.selected = d.selected;
     if (!words) return;
     std::vector<rt::RowId> rejected;
-    std::span<const rt::RowId> decided = rows.empty() ? cluster.Table().LiveRows() : rows;
-    std::set_difference(decided.begin(), decided.end(), d.feasible.begin(), d.feasible.end(), std::back_inserter(rejected));
-    if (!rejected.empty()) out.rejected = Words(plan, kept, cluster, d, rejected);
+    std::span<const rt::RowId> decided_rows = every_row ? live : rows;
+    std::set_difference(decided_rows.begin(), decided_rows.end(), d.feasible.begin(), d.feasible.end(),
+                        std::back_inserter(rejected));
+    // `d` is read no more: Words may decide the kept plan again over every row.
+    if (!rejected.empty()) out.rejected = Words(plan, kept, cluster, d, every_row, rejected);
   });
   return out;
 }
 
+void Decisions::KeepIncremental(KeptPlan* kept) {
+  if (kept->incremental) return;
+  kept->incremental = true;
+  TrimIncremental(kept);
+}
+
 std::vector<RowVerdicts::Rejected> Decisions::Words(engine::PodPlan& plan, KeptPlan* kept, const engine::Cluster& cluster,
-                                                    const rt::Decision& d, const std::vector<rt::RowId>& rejected) {
+                                                    const rt::Decision& d, bool every_row,
+                                                    const std::vector<rt::RowId>& rejected) {
   std::vector<RowVerdicts::Rejected> out;
-  uint64_t now = cluster.Table().ChangeEpoch();
-  if (kept != nullptr && kept->words_epoch != now) {
-    words_kept_ -= kept->words.size();
-    kept->words.clear();
+  out.reserve(rejected.size());
+  if (kept == nullptr) {  // a plan of the call's own: its rows explained afresh
+    rt::Placement own = engine_->Explain(plan, cluster, d, rejected, /*details=*/false);
+    Verdicts verdicts;
+    for (const rt::NodeResult& n : own.nodes) {
+      out.push_back(verdicts.Text(verdicts.Of(n)));
+      out.back().row = n.row;
+    }
+    return out;
+  }
+  const rt::NodeTable& table = cluster.Table();
+  uint64_t now = table.ChangeEpoch();
+  if (kept->words_epoch != now || !kept->words_of) {
+    // The template's kept explanation of every node, brought up to date:
+    // only the rows a change may have touched are explained again (a bind
+    // touches one). Words do not depend on the rows asked.
+    const rt::Decision& all = every_row ? d : engine_->DecideIncremental(plan, cluster, {}, nullptr);
+    std::shared_ptr<const rt::Placement> explained =
+        engine_->ExplainIncremental(plan, cluster, all, /*details=*/false);  // Joined reads reasons only
+    if (explained != kept->words_of || kept->verdict_of_row.size() != table.RowCount()) {
+      kept->words_of = std::move(explained);
+      kept->verdict_of_row.assign(table.RowCount(), KeptPlan::kUnknown);
+      kept->verdicts.Clear();
+    }
     kept->words_epoch = now;
   }
-  std::vector<rt::RowId> unknown;  // rows without kept words, in row order
+  const std::vector<rt::NodeResult>& nodes = kept->words_of->nodes;  // every live row, in row order
   for (rt::RowId row : rejected) {
-    if (kept == nullptr || !kept->words.contains(row)) unknown.push_back(row);
-  }
-  bool keep = kept != nullptr && words_kept_ + unknown.size() <= kKeptWords;
-  std::vector<RowVerdicts::Rejected> fresh;  // not kept: this call's alone, in `unknown`'s order
-  if (!unknown.empty()) {
-    std::vector<const rt::NodeResult*> nodes;
-    rt::Placement own;
-    std::shared_ptr<const rt::Placement> incremental;
-    if (kept != nullptr) {
-      // The template's kept explanation of every node, brought up to date:
-      // only the rows a change may have touched are explained again (a
-      // bind touches one). Words do not depend on the rows asked.
-      const rt::Decision& all = engine_->DecideIncremental(plan, cluster, {}, nullptr);
-      incremental = engine_->ExplainIncremental(plan, cluster, all, /*details=*/false);  // Joined reads reasons only
-      if (!kept->incremental) {
-        kept->incremental = true;
-        TrimIncremental(kept);
-      }
-      for (rt::RowId row : unknown) {
-        auto at = std::lower_bound(incremental->nodes.begin(), incremental->nodes.end(), row,
-                                   [](const rt::NodeResult& n, rt::RowId r) { return n.row < r; });
-        nodes.push_back(&*at);  // a rejected row of a live table: there
-      }
-    } else {
-      own = engine_->Explain(plan, cluster, d, unknown, /*details=*/false);
-      for (const rt::NodeResult& n : own.nodes) nodes.push_back(&n);
+    uint32_t& verdict = kept->verdict_of_row[row];
+    if (verdict == KeptPlan::kUnknown) {
+      auto at = std::lower_bound(nodes.begin(), nodes.end(), row,
+                                 [](const rt::NodeResult& n, rt::RowId r) { return n.row < r; });
+      verdict = kept->verdicts.Of(*at);  // a rejected row of a live table: there
     }
-    // Rows that fail alike (the same plugins' same reasons, in order) share
-    // their texts: most of a call's rejected rows fall into a few verdicts,
-    // so each verdict is joined and looked up once, not once a row.
-    struct Verdict {
-      const std::vector<rt::NodeReason>* reasons;
-      RowVerdicts::Rejected texts;
-    };
-    std::vector<Verdict> verdicts;  // the first kVerdictsCompared distinct ones
-    constexpr size_t kVerdictsCompared = 16;
-    auto alike = [](const std::vector<rt::NodeReason>& a, const std::vector<rt::NodeReason>& b) {
-      if (a.size() != b.size()) return false;
-      for (size_t i = 0; i < a.size(); ++i) {
-        if (a[i].plugin != b[i].plugin || a[i].reason != b[i].reason) return false;
-      }
-      return true;
-    };
-    Texts texts;
-    for (const rt::NodeResult* node : nodes) {
-      const rt::NodeResult& n = *node;
-      const Verdict* seen = nullptr;
-      for (const Verdict& v : verdicts) {
-        if (alike(*v.reasons, n.reasons)) {
-          seen = &v;
-          break;
-        }
-      }
-      RowVerdicts::Rejected r;
-      if (seen != nullptr) {
-        r = seen->texts;
-      } else {
-        auto [all, unresolvable] = Joined(n);
-        std::string first = n.reasons.empty() ? std::string() : n.reasons.front().reason;
-        r = {n.row, Shared(texts, std::move(first)), Shared(texts, std::move(all)), unresolvable};
-        if (verdicts.size() < kVerdictsCompared) verdicts.push_back({&n.reasons, r});
-      }
-      r.row = n.row;
-      if (keep) {
-        kept->words.emplace(n.row, std::move(r));
-      } else {
-        fresh.push_back(std::move(r));
-      }
-    }
-    if (keep) words_kept_ += nodes.size();
-  }
-  out.reserve(rejected.size());
-  size_t next = 0;
-  for (rt::RowId row : rejected) {
-    if (kept != nullptr) {
-      if (auto it = kept->words.find(row); it != kept->words.end()) {
-        out.push_back(it->second);
-        continue;
-      }
-    }
-    out.push_back(std::move(fresh[next++]));
+    out.push_back(kept->verdicts.Text(verdict));
+    out.back().row = row;
   }
   return out;
 }
@@ -346,14 +353,36 @@ void Decisions::TrimIncremental(const KeptPlan* keep) {
     }
   }
   std::sort(holding.begin(), holding.end(), [](const auto& a, const auto& b) { return a.first > b.first; });
-  size_t kept = 1;  // `keep`
+  // Each template's share is O(nodes x plugins), a few MB at 5,000 nodes:
+  // a count of templates would keep too few on a small cluster and too much
+  // on a large one (the realistic queue's 19 templates thrashed 16 kept).
+  size_t total = keep->plan ? keep->plan->KeptBytes() : 0;  // the caller's turn on it is held
   for (auto& [used, plan] : holding) {  // the most recently used first
     std::unique_lock use(plan->use, std::try_to_lock);
     if (!use.owns_lock() || !plan->incremental) continue;  // in use now: left for the next trim
-    if (++kept <= kIncrementalPlans) continue;
-    engine_->ForgetKept(*plan->plan, "more templates than policyc serve keeps");
+    size_t bytes = plan->plan->KeptBytes();
+    if (total + bytes <= kept_bytes_limit_) {
+      total += bytes;
+      continue;
+    }
+    engine_->ForgetKept(*plan->plan, "its kept decision was dropped to bound memory");
     plan->incremental = false;
+    plan->ForgetWords();  // they hold the explanation dropped
   }
+}
+
+size_t Decisions::KeptBytes() {
+  std::vector<std::shared_ptr<KeptPlan>> holding;
+  {
+    std::lock_guard lock(plans_mutex_);
+    for (const auto& [hash, plan] : plans_) holding.push_back(plan);
+  }
+  size_t total = 0;
+  for (const auto& plan : holding) {
+    std::lock_guard use(plan->use);
+    if (plan->plan) total += plan->plan->KeptBytes();
+  }
+  return total;
 }
 
 Answer Decisions::Decide(k8s::Pod pod, const ClusterState::View& view, const std::vector<std::string>* candidates) {

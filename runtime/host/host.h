@@ -139,6 +139,11 @@ class Decisions {
   /// order, no repeats; every live row when empty): feasible rows with
   /// totals, and with `words` the reasons of the rejected ones.
   RowVerdicts DecideRows(k8s::Pod pod, const ClusterState::View& view, std::span<const rt::RowId> rows, bool words);
+  /// What the templates' kept decisions and explanations may hold together
+  /// (engine::kKeptBytesLimit unless set); the least recently used ones'
+  /// are dropped past it. `KeptBytes`: what they hold now.
+  void SetKeptBytesLimit(size_t bytes) { kept_bytes_limit_ = bytes; }
+  size_t KeptBytes();
   /// The largest total score: the scoring plugins' weights x 100.
   int64_t MaxScore() const { return max_score_; }
   const engine::Engine& engine() const { return *engine_; }
@@ -151,14 +156,19 @@ class Decisions {
   // (engine::NameClaims gives the plan's words the pod's names).
   template <typename F>
   void WithPlan(const k8s::Pod& pod, const ClusterState::View& view, F&& use);
-  // The words of `rejected` (rows `d`, made on `plan`, rejected): kept ones
-  // while the table is unchanged, else from the template's kept explanation
-  // brought up to date (`kept` null: a plan of the call's own, explained
-  // afresh).
+  // The words of `rejected` (rows `d`, made on `plan`, rejected; over every
+  // live row when `every_row`): kept ones while the table is unchanged, else
+  // from the template's kept explanation brought up to date (`kept` null: a
+  // plan of the call's own, explained afresh).
   std::vector<RowVerdicts::Rejected> Words(engine::PodPlan& plan, KeptPlan* kept, const engine::Cluster& cluster,
-                                           const rt::Decision& d, const std::vector<rt::RowId>& rejected);
+                                           const rt::Decision& d, bool every_row,
+                                           const std::vector<rt::RowId>& rejected);
+  // From now on `kept`'s template has its decision and explanation of every
+  // node kept (Engine::DecideIncremental); others' dropped past the budget.
+  void KeepIncremental(KeptPlan* kept);
   // Drops the kept decisions and explanations of the least recently used
-  // templates but kIncrementalPlans (host.cpp), `keep` aside.
+  // templates till the rest, `keep` among them, hold no more than
+  // kept_bytes_limit_.
   void TrimIncremental(const KeptPlan* keep);
 
   std::unique_ptr<engine::Engine> engine_;
@@ -166,7 +176,7 @@ class Decisions {
   std::mutex plans_mutex_;
   std::unordered_multimap<size_t, std::shared_ptr<KeptPlan>> plans_;  // by TemplateHash
   uint64_t uses_ = 0;
-  std::atomic<size_t> words_kept_{0};  // rejected rows' words kept, over every kept plan
+  size_t kept_bytes_limit_ = engine::kKeptBytesLimit;
 };
 
 }  // namespace policy::host

@@ -542,6 +542,7 @@ struct IncrementalExplainer::State {
   uint64_t topology_epoch = 0;  // the table's when last explained
   size_t rows = 0;
   bool details = true;  // the words carry details
+  size_t placement_bytes = 0;  // `last`'s, kept current as rows are replaced
 };
 
 IncrementalExplainer::IncrementalExplainer() = default;
@@ -549,6 +550,17 @@ IncrementalExplainer::~IncrementalExplainer() = default;
 IncrementalExplainer::IncrementalExplainer(IncrementalExplainer&&) noexcept = default;
 IncrementalExplainer& IncrementalExplainer::operator=(IncrementalExplainer&&) noexcept = default;
 void IncrementalExplainer::Reset() { state_.reset(); }
+
+size_t IncrementalExplainer::KeptBytes() const {
+  if (!state_) return 0;
+  size_t bytes = state_->placement_bytes;
+  for (const State::PluginState& ps : state_->plugins) {
+    for (const auto* sites : {&ps.filter_sites, &ps.message_sites}) {
+      for (const ClusterSite& site : *sites) bytes += site.values.size() * sizeof(int64_t);
+    }
+  }
+  return bytes;
+}
 
 namespace {
 
@@ -567,6 +579,14 @@ NodeResult WithoutScores(NodeResult node) {
   node.score = 0;
   node.scores.clear();
   return node;
+}
+
+// What a kept row holds, its strings' heap included.
+size_t BytesOf(const NodeResult& node) {
+  auto heap = [](const std::string& s) { return s.capacity() > 15 ? s.capacity() + 1 : 0; };
+  size_t bytes = sizeof(NodeResult) + heap(node.name) + node.reasons.capacity() * sizeof(NodeReason);
+  for (const NodeReason& r : node.reasons) bytes += heap(r.plugin) + heap(r.reason) + heap(r.detail);
+  return bytes;
 }
 
 void Count(std::map<std::string, size_t>& counts, const NodeResult& node, int sign) {
@@ -634,7 +654,10 @@ std::shared_ptr<const Placement> IncrementalExplainer::Explain(const std::vector
     first.selected.reset();
     for (NodeResult& node : first.nodes) node = WithoutScores(std::move(node));
     st.last = std::make_shared<const Placement>(std::move(first));
-    for (const NodeResult& node : st.last->nodes) Count(st.counts, node, +1);
+    for (const NodeResult& node : st.last->nodes) {
+      Count(st.counts, node, +1);
+      st.placement_bytes += BytesOf(node);
+    }
     st.epoch = table.ChangeEpoch();
     st.topology_epoch = table.TopologyEpoch();
     return st.last;
@@ -686,8 +709,10 @@ std::shared_ptr<const Placement> IncrementalExplainer::Explain(const std::vector
     auto next = std::make_shared<Placement>(*st.last);
     for (auto& [k, node] : differ) {
       Count(st.counts, next->nodes[k], -1);
+      st.placement_bytes -= BytesOf(next->nodes[k]);
       next->nodes[k] = std::move(node);
       Count(st.counts, next->nodes[k], +1);
+      st.placement_bytes += BytesOf(next->nodes[k]);
     }
     next->feasible = decision.feasible.size();
     next->summary = decision.feasible.empty() ? SummaryOf(live.size(), st.counts)

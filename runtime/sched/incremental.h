@@ -92,6 +92,9 @@ class IncrementalExplainer {
   std::shared_ptr<const Placement> Explain(const std::vector<Plugin>& plugins, const k8s::Pod& pod,
                                            const NodeTable& table, const Decision& decision, bool details);
   void Reset();
+  /// Bytes the kept explanation holds (the words of every row, the values
+  /// of the call sites watched): O(rows), kept current, O(plugins) to ask.
+  size_t KeptBytes() const;
   /// Rows explained (again) since it was made: the work the guard tests count.
   size_t ExplainedRows() const { return explained_rows_; }
 

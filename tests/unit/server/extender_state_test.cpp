@@ -251,3 +251,32 @@ TEST_CASE("calls for pods of ever new shapes keep what the table counts for them
   CHECK(view.cluster().Table().PodSetsCounted() >= calls);  // each shape's selector was counted
   CHECK(most <= policy::rt::NodeTable::kMaxPodSets);
 }
+
+TEST_CASE("what the templates keep stays within the budget and answers as if nothing were dropped") {
+  constexpr int kNodes = 40;
+  std::string snapshot = R"({"apiVersion": "v1", "kind": "List", "items": [)";
+  for (int i = 0; i < kNodes; ++i) snapshot += (i ? ", " : "") + NodeJson(i, i % 28);
+  snapshot += "]}";
+  Server unbounded(snapshot), tight(snapshot);
+  tight.decisions->SetKeptBytesLimit(1);  // room for none but the template deciding now
+  std::string names;
+  for (int i = 0; i < kNodes; ++i) names += fmt::format("{}\"n{}\"", i ? ", " : "", i);
+  size_t largest_alone = 0;  // one template's share, as a server that only ever saw it keeps
+  for (int step = 0; step < 30; ++step) {
+    int shape = step % 5;
+    std::string bind = R"({"type": "ADDED", "object": )" +
+                       PodJson(shape, "b" + std::to_string(step), "n" + std::to_string(step % kNodes)) + "}";
+    unbounded.Apply(bind);
+    tight.Apply(bind);
+    std::string body = R"({"Pod": )" + PodJson(shape, "incoming", "") + R"(, "NodeNames": [)" + names + "]}";
+    Server alone(snapshot);
+    std::string answer = policy::server::Extender(*unbounded.decisions, unbounded.state).Filter(body).body;
+    CAPTURE(step);
+    REQUIRE(policy::server::Extender(*tight.decisions, tight.state).Filter(body).body == answer);
+    for (int twice = 0; twice < 2; ++twice) policy::server::Extender(*alone.decisions, alone.state).Filter(body);  // kept from the second
+    largest_alone = std::max(largest_alone, alone.decisions->KeptBytes());
+    CHECK(tight.decisions->KeptBytes() <= 2 * largest_alone);
+  }
+  CHECK(tight.decisions->KeptBytes() > 0);
+  CHECK(unbounded.decisions->KeptBytes() > 3 * tight.decisions->KeptBytes());  // five templates kept there
+}
