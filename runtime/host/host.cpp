@@ -271,7 +271,11 @@ RowVerdicts Decisions::DecideRows(k8s::Pod pod, const ClusterState::View& view, 
     // what is kept is O(nodes x plugins).
     if (kept != nullptr && !kept->incremental && ++kept->calls >= 2) KeepIncremental(kept);
     if (kept != nullptr && !kept->incremental) kept = nullptr;  // this call's alone
-    if (kept != nullptr) {
+    // The kept decision is always over every row: its scores' raw values
+    // are kept for the feasible rows of the last call, and some depend on
+    // which rows those are (a spread counted over the feasible nodes), so
+    // a call among some rows decides afresh.
+    if (kept != nullptr && every_row) {
       decided = &engine_->DecideIncremental(plan, cluster, options, nullptr);
     } else {
       // The thread's own (decisions run at once on many threads), kept for
