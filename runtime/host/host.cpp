@@ -187,7 +187,7 @@ struct Decisions::KeptPlan {
   std::unique_ptr<engine::PodPlan> plan;
   uint64_t used = 0;
   bool incremental = false;  // the engine keeps its decision and explanation of every node
-  uint32_t calls = 0;        // decisions made with it before it was
+  uint32_t calls = 0;        // decisions made with it while not incremental
   // The rejected rows' words, from the template's explanation of every node
   // (`words_of`, brought up to date for the table's ChangeEpoch
   // `words_epoch`): its rows that fail alike share a verdict, its texts
@@ -269,7 +269,10 @@ RowVerdicts Decisions::DecideRows(k8s::Pod pod, const ClusterState::View& view, 
     // what a decision from scratch gives, bit for bit. Once is not enough:
     // a pod of a shape never seen before is most often not seen again, and
     // what is kept is O(nodes x plugins).
-    if (kept != nullptr && !kept->incremental && ++kept->calls >= 2) KeepIncremental(kept);
+    if (kept != nullptr && !kept->incremental && ++kept->calls >= 2) {
+      kept->incremental = true;
+      TrimIncremental(kept);
+    }
     if (kept != nullptr && !kept->incremental) kept = nullptr;  // this call's alone
     // The kept decision is always over every row: its scores' raw values
     // are kept for the feasible rows of the last call, and some depend on
@@ -296,12 +299,6 @@ RowVerdicts Decisions::DecideRows(k8s::Pod pod, const ClusterState::View& view, 
     if (!rejected.empty()) out.rejected = Words(plan, kept, cluster, d, every_row, rejected);
   });
   return out;
-}
-
-void Decisions::KeepIncremental(KeptPlan* kept) {
-  if (kept->incremental) return;
-  kept->incremental = true;
-  TrimIncremental(kept);
 }
 
 std::vector<RowVerdicts::Rejected> Decisions::Words(engine::PodPlan& plan, KeptPlan* kept, const engine::Cluster& cluster,
@@ -360,7 +357,9 @@ void Decisions::TrimIncremental(const KeptPlan* keep) {
   // Each template's share is O(nodes x plugins), a few MB at 5,000 nodes:
   // a count of templates would keep too few on a small cluster and too much
   // on a large one (the realistic queue's 19 templates thrashed 16 kept).
-  size_t total = keep->plan ? keep->plan->KeptBytes() : 0;  // the caller's turn on it is held
+  // `keep`'s own share is made after this trim (the caller holds its turn):
+  // the budget may be passed by one template's share until the next trim.
+  size_t total = keep->plan ? keep->plan->KeptBytes() : 0;
   for (auto& [used, plan] : holding) {  // the most recently used first
     std::unique_lock use(plan->use, std::try_to_lock);
     if (!use.owns_lock() || !plan->incremental) continue;  // in use now: left for the next trim

@@ -163,9 +163,6 @@ class Decisions {
   std::vector<RowVerdicts::Rejected> Words(engine::PodPlan& plan, KeptPlan* kept, const engine::Cluster& cluster,
                                            const rt::Decision& d, bool every_row,
                                            const std::vector<rt::RowId>& rejected);
-  // From now on `kept`'s template has its decision and explanation of every
-  // node kept (Engine::DecideIncremental); others' dropped past the budget.
-  void KeepIncremental(KeptPlan* kept);
   // Drops the kept decisions and explanations of the least recently used
   // templates till the rest, `keep` among them, hold no more than
   // kept_bytes_limit_.
