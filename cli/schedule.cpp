@@ -156,7 +156,7 @@ class ScheduleRun {
     if (*percentage >= 0) schedule.percentage_of_nodes_to_score = static_cast<int>(*percentage);
     schedule.incremental = !args_.Has("no-incremental");
     schedule.details = jsonl_;  // only the records show a reason's detail
-    scheduler_.emplace(*engine_, *cluster_, std::move(bound_), std::move(pdbs_), schedule);
+    scheduler_.emplace(*engine_, *cluster_, std::move(bound_), schedule);
     finished_ = scheduler_->Run(std::move(queue_));
     size_t fitted = Fill();
     auto done = Clock::now();
@@ -218,7 +218,6 @@ class ScheduleRun {
     SnapshotObjects objects;
     if (!ReadSnapshotObjects(snapshot, objects, diags_)) return Refuse(), false;
     bound_ = std::move(objects.bound);
-    pdbs_ = std::move(objects.pdbs);
     for (auto& [key, pod] : bound_) rt::ResolvePriority(pod, cluster_->Table());
     snapshot_ = std::move(snapshot);
     std::vector<k8s::Pod> queue;
@@ -442,7 +441,6 @@ class ScheduleRun {
   std::vector<const engine::Outcome*> finished_;  // in the order of their final attempts
   std::vector<std::shared_ptr<const Source>> snapshot_;
   std::unordered_map<std::string, k8s::Pod> bound_;  // every pod bound to a node, by namespace/name
-  std::vector<k8s::PodDisruptionBudget> pdbs_;
 };
 
 }  // namespace

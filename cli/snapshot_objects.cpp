@@ -12,9 +12,7 @@ class Reader final : public k8s::ObjectVisitor {
   void Visit(k8s::NodeRef object, std::string_view default_kind) override {
     if (!object.IsMapping()) return;
     std::string_view kind = k8s::KindOf(object, default_kind);
-    if (kind == "PodDisruptionBudget") {
-      if (auto pdb = k8s::DecodePodDisruptionBudget(object, diags_)) out_.pdbs.push_back(std::move(*pdb));
-    } else if (kind == "Pod" && !object.Get("spec").Get("nodeName").Text().empty()) {
+    if (kind == "Pod" && !object.Get("spec").Get("nodeName").Text().empty()) {
       std::optional<k8s::Pod> pod = k8s::DecodePod(object, diags_);
       if (!pod || pod->phase == k8s::PodPhase::kSucceeded || pod->phase == k8s::PodPhase::kFailed) return;
       std::string key = pod->namespace_name + "/" + pod->name;

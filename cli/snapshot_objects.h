@@ -1,7 +1,7 @@
 #pragma once
 /// What the snapshot holds beyond the cluster state the engine loads, read
 /// whole for the commands that move pods: every bound pod (to evict,
-/// restore or place again), the PodDisruptionBudgets and, when asked, the
+/// restore or place again) and, when asked, the
 /// nodes as objects (to cordon and uncordon).
 
 #include <memory>
@@ -16,7 +16,6 @@ namespace policy::cli {
 
 struct SnapshotObjects {
   std::unordered_map<std::string, k8s::Pod> bound;  ///< pods bound to a node (not finished), by namespace/name
-  std::vector<k8s::PodDisruptionBudget> pdbs;
   std::vector<k8s::Node> nodes;  ///< with `nodes` only, in input order
 };
 

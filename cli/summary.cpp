@@ -131,6 +131,7 @@ std::string RenderText(const ClusterSummary& s, size_t max_label_keys) {
   add(r.csi_nodes, "CSINodes");
   if (!storage.empty()) out += fmt::format("storage     {}\n", fmt::join(storage, ", "));
   if (r.priority_classes > 0) out += fmt::format("priorities  {} PriorityClasses\n", r.priority_classes);
+  if (r.budgets > 0) out += fmt::format("budgets     {} PodDisruptionBudgets\n", r.budgets);
   if (!r.read.skipped_kinds.empty()) {
     std::vector<std::string> kinds;
     for (const auto& [kind, n] : r.read.skipped_kinds) kinds.push_back(fmt::format("{} {}", n, kind));
@@ -188,6 +189,7 @@ std::string RenderJson(const ClusterSummary& s) {
   w.Key("storageClasses").Int(static_cast<int64_t>(r.storage_classes));
   w.Key("csiNodes").Int(static_cast<int64_t>(r.csi_nodes));
   w.Key("priorityClasses").Int(static_cast<int64_t>(r.priority_classes));
+  w.Key("podDisruptionBudgets").Int(static_cast<int64_t>(r.budgets));
   w.Key("skippedKinds").BeginObject();
   for (const auto& [kind, n] : r.read.skipped_kinds) w.Key(kind).Int(static_cast<int64_t>(n));
   w.EndObject();

@@ -17,6 +17,7 @@
 #include "compiler/k8s/document_json.h"
 #include "compiler/k8s/object_reader.h"
 #include "compiler/support/json_writer.h"
+#include "runtime/engine/preemption.h"
 #include "server/extender_args.h"
 #include "server/kube_api.h"
 
@@ -374,29 +375,96 @@ Reply Extender::Preempt(std::string_view body) {
     DiagnosticSink diags;
     std::optional<k8s::Pod> decoded = k8s::DecodePod(pod, diags);
     if (!decoded) return RenderAll(diags);
+    // NodeNameToMetaVictims (nodeCacheCapable) names victims by UID;
+    // NodeNameToVictims gives them whole.
     k8s::NodeRef meta = Field(object, "NodeNameToMetaVictims");
     k8s::NodeRef full = Field(object, "NodeNameToVictims");
     k8s::NodeRef victims = !Null(meta) ? meta : full;
+    if (!Null(victims) && !victims.IsMapping()) return "`NodeNameToMetaVictims` must map node names to victims";
+    struct Proposal {
+      std::vector<std::string> uids;
+      int64_t violations = 0;
+    };
     std::vector<std::string_view> names;
-    for (uint32_t i = 0; victims.IsMapping() && i < victims.Size(); ++i) names.push_back(victims.KeyAt(i).Text());
-    Named n = Decide(std::move(*decoded), names, "preempt", true);
+    std::vector<Proposal> proposed;
+    for (uint32_t i = 0; !Null(victims) && i < victims.Size(); ++i) {
+      names.push_back(victims.KeyAt(i).Text());
+      Proposal& p = proposed.emplace_back();
+      k8s::NodeRef pods = Field(victims.ValueAt(i), "Pods");
+      if (!Null(pods) && !pods.IsSequence()) return fmt::format("the victims of node `{}`: `Pods` must be a list", names.back());
+      for (uint32_t k = 0; !Null(pods) && k < pods.Size(); ++k) {
+        k8s::NodeRef uid = !Null(meta) ? Field(pods.At(k), "UID") : pods.At(k).Get("metadata").Get("uid");
+        if (!uid.IsScalar() || uid.Text().empty()) return fmt::format("a victim on node `{}` without a UID", names.back());
+        p.uids.emplace_back(uid.Text());
+      }
+      k8s::NodeRef violations = Field(victims.ValueAt(i), "NumPDBViolations");
+      if (violations.IsScalar() && !Null(violations)) p.violations = std::strtoll(std::string(violations.Text()).c_str(), nullptr, 10);
+    }
+    // First, the nodes where no eviction resolves what rejects the pod (or
+    // that the cluster does not have): dropped, as kube-scheduler's own
+    // dry run leaves them out.
+    std::vector<bool> candidate(names.size(), false);
+    {
+      Named n = Decide(*decoded, names, "preempt", true);
+      for (size_t i = 0; i < names.size(); ++i) {
+        const host::RowVerdicts::Rejected* rejected = n.Rejected(i);
+        candidate[i] = n.row[i] != rt::kNoRow && (rejected == nullptr || !rejected->unresolvable);
+      }
+    }  // the cluster is no longer held: the trial below changes it
+    // Then each candidate's victims, tried: kube-scheduler takes this
+    // answer in place of its own dry run (victimsMap = the answer), evicts
+    // what it names and nominates the pod. A node is kept only where the
+    // pod passes every filter policyc runs with its victims gone: kube's
+    // victims when they make room (kube counted their PDB violations), else
+    // the ones policyc's own dry run picks on that node
+    // (engine::SelectVictimsOnNode, kube's order and reprieve), else none.
+    std::vector<std::optional<Proposal>> answer(names.size());
+    state_.Try([&](engine::Cluster& cluster) {
+      engine::Engine& engine = decisions_.engine();
+      std::unique_ptr<engine::PodPlan> plan;
+      for (size_t i = 0; i < names.size(); ++i) {
+        if (!candidate[i]) continue;
+        if (!plan) plan = engine.Plan(*decoded, cluster);
+        rt::RowId row = *cluster.Table().FindNode(names[i]);
+        std::vector<std::string> aside;
+        for (const rt::NodeTable::PodOnRow& p : cluster.Table().PodsBoundTo(row)) {
+          if (std::find(proposed[i].uids.begin(), proposed[i].uids.end(), p.uid) != proposed[i].uids.end()) aside.emplace_back(p.key);
+        }
+        // kube-scheduler has every victim on that node; one the cluster
+        // state does not have there (its watch behind) frees nothing here.
+        for (const std::string& key : aside) cluster.SetPodAside(key);
+        bool fits = !proposed[i].uids.empty() && engine::FitsOn(engine, cluster, *plan, row);
+        for (const std::string& key : aside) cluster.PutPodBack(key);
+        if (fits) {
+          answer[i] = std::move(proposed[i]);
+          if (options_.metrics != nullptr) options_.metrics->PreemptNode("kept");
+          continue;
+        }
+        std::optional<engine::NodeVictims> own = engine::SelectVictimsOnNode(engine, cluster, *plan, row);
+        // kube-scheduler refuses an answer with no victim on a node, or a
+        // victim it cannot name by UID.
+        bool named = own && !own->victims.empty() &&
+                     std::all_of(own->victims.begin(), own->victims.end(), [](const engine::Victim& v) { return !v.uid.empty(); });
+        if (named) {
+          Proposal& p = answer[i].emplace();
+          for (const engine::Victim& v : own->victims) p.uids.push_back(v.uid);
+          p.violations = own->violations;
+        }
+        if (options_.metrics != nullptr) options_.metrics->PreemptNode(named ? "replaced" : "dropped");
+      }
+    });
+    if (options_.metrics != nullptr) {
+      for (size_t i = 0; i < names.size(); ++i) {
+        if (!candidate[i]) options_.metrics->PreemptNode("dropped");
+      }
+    }
     JsonWriter w(JsonWriter::Style::kLine);
     w.BeginObject().Key("NodeNameToMetaVictims").BeginObject();
-    for (uint32_t i = 0; i < names.size(); ++i) {
-      // A node where no eviction resolves what rejects the pod is dropped.
-      const host::RowVerdicts::Rejected* rejected = n.Rejected(i);
-      if (n.row[i] == rt::kNoRow || (rejected != nullptr && rejected->unresolvable)) continue;
-      k8s::NodeRef v = victims.ValueAt(i);
+    for (size_t i = 0; i < names.size(); ++i) {
+      if (!answer[i]) continue;
       w.Key(names[i]).BeginObject().Key("Pods").BeginArray();
-      k8s::NodeRef pods = Field(v, "Pods");
-      for (uint32_t p = 0; pods.IsSequence() && p < pods.Size(); ++p) {
-        k8s::NodeRef uid = !Null(meta) ? Field(pods.At(p), "UID") : pods.At(p).Get("metadata").Get("uid");
-        w.BeginObject().Key("UID").String(uid.IsScalar() ? uid.Text() : "").EndObject();
-      }
-      w.EndArray();
-      k8s::NodeRef violations = Field(v, "NumPDBViolations");
-      w.Key("NumPDBViolations").Int(violations.IsScalar() ? std::strtoll(std::string(violations.Text()).c_str(), nullptr, 10) : 0);
-      w.EndObject();
+      for (const std::string& uid : answer[i]->uids) w.BeginObject().Key("UID").String(uid).EndObject();
+      w.EndArray().Key("NumPDBViolations").Int(answer[i]->violations).EndObject();
     }
     w.EndObject().EndObject();
     out = w.Take();

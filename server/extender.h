@@ -88,9 +88,13 @@ class Extender {
   /// ExtenderArgs -> HostPriorityList: each node's total score scaled to
   /// kube-scheduler's 0-10 (rounded), 0 for a node that does not fit.
   Reply Prioritize(std::string_view body);
-  /// ExtenderPreemptionArgs -> ExtenderPreemptionResult: the candidate
-  /// nodes kube-scheduler proposes, less those where policyc's rules reject
-  /// the pod for a reason no eviction resolves, victims as given.
+  /// ExtenderPreemptionArgs -> ExtenderPreemptionResult: of the candidate
+  /// nodes kube-scheduler proposes, those where the pod passes every filter
+  /// policyc runs once the victims are gone — kube's victims when they make
+  /// room, else the ones policyc's dry run picks there (kube's order:
+  /// lowest priority first, reprieve, PDB violations counted). A node where
+  /// no eviction resolves what rejects the pod, or none makes room, is
+  /// left out.
   Reply Preempt(std::string_view body);
   /// ExtenderBindingArgs -> ExtenderBindingResult: assumes the pod on the
   /// node (when it was filtered here), then POSTs its Binding to the API;

@@ -52,6 +52,16 @@ void Metrics::Bind(bool bound) {
   (bound ? bound_ : bind_failed_) += 1;
 }
 
+void Metrics::PreemptNode(const std::string& answer) {
+  std::lock_guard lock(mutex_);
+  ++preempt_nodes_[answer];
+}
+
+void Metrics::SentNodeDiffered() {
+  std::lock_guard lock(mutex_);
+  ++sent_differed_;
+}
+
 void Metrics::Event(bool applied) {
   std::lock_guard lock(mutex_);
   (applied ? applied_ : refused_) += 1;
@@ -82,6 +92,14 @@ std::string Metrics::Render(size_t nodes, size_t pods) {
   out += "# TYPE policyc_binds_total counter\n";
   out += fmt::format("policyc_binds_total{{result=\"bound\"}} {}\n", bound_);
   out += fmt::format("policyc_binds_total{{result=\"failed\"}} {}\n", bind_failed_);
+  out += "# HELP policyc_preempt_nodes_total Candidate nodes of preempt calls, by answer: victims kept as proposed, "
+         "replaced by a set that makes room, or node dropped.\n";
+  out += "# TYPE policyc_preempt_nodes_total counter\n";
+  for (const auto& [answer, n] : preempt_nodes_) out += fmt::format("policyc_preempt_nodes_total{{answer=\"{}\"}} {}\n", answer, n);
+  out += "# HELP policyc_sent_nodes_differing_total Node objects kube-scheduler sent that the cluster state lacked or "
+         "held otherwise (labels, taints, allocatable, unschedulable); the sent ones are judged.\n";
+  out += "# TYPE policyc_sent_nodes_differing_total counter\n";
+  out += fmt::format("policyc_sent_nodes_differing_total {}\n", sent_differed_);
   out += "# HELP policyc_cluster_nodes Nodes in the cluster state.\n# TYPE policyc_cluster_nodes gauge\n";
   out += fmt::format("policyc_cluster_nodes {}\n", nodes);
   out += "# HELP policyc_cluster_pods Pods counted as bound in the cluster state.\n# TYPE policyc_cluster_pods gauge\n";

@@ -9,6 +9,9 @@
 ///   policyc_watch_events_total{result}                    counter (applied, refused)
 ///   policyc_api_lists_total                               counter (lists of the whole cluster from the API)
 ///   policyc_binds_total{result}                           counter (bound, failed)
+///   policyc_preempt_nodes_total{answer}                   counter (kept, replaced, dropped: preempt's candidates)
+///   policyc_sent_nodes_differing_total                    counter (node objects kube-scheduler sent that
+///                                                           differed from the cluster state, or were not in it)
 ///   policyc_cluster_nodes, policyc_cluster_pods           gauges
 ///   policyc_last_event_age_seconds                        gauge (since start when none came)
 
@@ -29,6 +32,12 @@ class Metrics {
   void Event(bool applied);
   void Listed();
   void Bind(bool bound);
+  /// A candidate node of a preempt call: its victims `kept` as kube-scheduler
+  /// proposed them, `replaced` by a set that makes room, or `dropped`.
+  void PreemptNode(const std::string& answer);
+  /// A node object sent in a call's `Nodes` that the cluster state lacked
+  /// or held otherwise (what was sent is then judged).
+  void SentNodeDiffered();
   /// The exposition, with the cluster's counts now.
   std::string Render(size_t nodes, size_t pods);
 
@@ -46,7 +55,8 @@ class Metrics {
   std::map<std::pair<std::string, int>, Histogram<kSeconds.size()>> requests_;
   std::map<std::string, uint64_t> decisions_;
   std::map<std::string, Histogram<kNodes.size()>> feasible_;
-  uint64_t applied_ = 0, refused_ = 0, lists_ = 0, bound_ = 0, bind_failed_ = 0;
+  uint64_t applied_ = 0, refused_ = 0, lists_ = 0, bound_ = 0, bind_failed_ = 0, sent_differed_ = 0;
+  std::map<std::string, uint64_t> preempt_nodes_ = {{"dropped", 0}, {"kept", 0}, {"replaced", 0}};
   std::chrono::steady_clock::time_point last_event_;
 };
 

@@ -53,6 +53,8 @@ void DispatchObject(NodeRef object, std::string_view default_kind, ClusterVisito
     if (auto node = DecodeCsiNode(object, diags)) visitor.OnCsiNode(std::move(*node), where);
   } else if (kind == "PriorityClass") {
     if (auto pc = DecodePriorityClass(object, diags)) visitor.OnPriorityClass(std::move(*pc), where);
+  } else if (kind == "PodDisruptionBudget") {
+    if (auto pdb = DecodePodDisruptionBudget(object, diags)) visitor.OnPodDisruptionBudget(std::move(*pdb), where);
   } else {
     ++stats->skipped_kinds[kind.empty() ? std::string("(no kind)") : std::string(kind)];
   }

@@ -29,12 +29,14 @@ class ClusterVisitor {
     (void)where;
   }
   /// PersistentVolumeClaims, PersistentVolumes, StorageClasses and CSINodes
-  /// (the volume plugins) and PriorityClasses (the queue).
+  /// (the volume plugins), PriorityClasses (the queue) and
+  /// PodDisruptionBudgets (preemption).
   virtual void OnClaim(PersistentVolumeClaim&&, Span) {}
   virtual void OnVolume(PersistentVolume&&, Span) {}
   virtual void OnStorageClass(StorageClass&&, Span) {}
   virtual void OnCsiNode(CsiNode&&, Span) {}
   virtual void OnPriorityClass(PriorityClass&&, Span) {}
+  virtual void OnPodDisruptionBudget(PodDisruptionBudget&&, Span) {}
 };
 
 struct ClusterReadStats {

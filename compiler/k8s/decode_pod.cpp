@@ -205,6 +205,7 @@ void DecodePodBody(DecodeContext& cx, NodeRef metadata, NodeRef spec, Pod* pod) 
     cx.StringMapField(metadata, "labels", &pod->labels);
     cx.StringMapField(metadata, "annotations", &pod->annotations);
     cx.String(metadata, "creationTimestamp", &pod->creation_timestamp);
+    cx.String(metadata, "uid", &pod->uid);
     NodeRef owners = cx.Sequence(metadata, "ownerReferences");
     for (uint32_t i = 0; owners.Valid() && i < owners.Size(); ++i) {
       NodeRef owner = owners.At(i);

@@ -47,6 +47,7 @@ template <class F> void Fields(F& f, PersistentVolume& v) {
 template <class F> void Fields(F& f, StorageClass& v) { f(v.name, v.provisioner, v.wait_for_first_consumer, v.allowed_topologies); }
 template <class F> void Fields(F& f, CsiNode& v) { f(v.name, v.limits); }
 template <class F> void Fields(F& f, PriorityClass& v) { f(v.name, v.value, v.global_default, v.preemption_policy); }
+template <class F> void Fields(F& f, PodDisruptionBudget& v) { f(v.name, v.namespace_name, v.selector, v.disruptions_allowed); }
 template <class F> void Fields(F& f, ResolvedVolume& v) {
   f(v.name, v.kind, v.claim, v.claim_found, v.claim_lost, v.claim_deleting, v.bound, v.delay_binding,
     v.read_write_once_pod, v.in_use, v.volume_name, v.selected_node, v.pv_found, v.pv_affinity, v.pv_topology,
@@ -55,7 +56,7 @@ template <class F> void Fields(F& f, ResolvedVolume& v) {
 }
 template <class F> void Fields(F& f, Namespace& v) { f(v.name, v.labels); }
 template <class F> void Fields(F& f, Pod& v) {
-  f(v.name, v.namespace_name, v.labels, v.annotations, v.node_name, v.node_selector, v.affinity, v.tolerations,
+  f(v.name, v.namespace_name, v.uid, v.labels, v.annotations, v.node_name, v.node_selector, v.affinity, v.tolerations,
     v.topology_spread, v.spread_system_defaulted, v.containers, v.init_containers, v.overhead, v.priority,
     v.priority_class_name, v.preemption_policy, v.creation_timestamp, v.start_time, v.template_replicas,
     v.scheduler_name, v.host_network, v.scheduling_gates, v.volumes, v.resolved_volumes, v.phase, v.template_of,
@@ -235,6 +236,7 @@ POLICYC_ARCHIVE(PersistentVolume)
 POLICYC_ARCHIVE(StorageClass)
 POLICYC_ARCHIVE(CsiNode)
 POLICYC_ARCHIVE(PriorityClass)
+POLICYC_ARCHIVE(PodDisruptionBudget)
 POLICYC_ARCHIVE(PodAffinityTerm)
 POLICYC_ARCHIVE(HostPort)
 POLICYC_ARCHIVE(Volume)

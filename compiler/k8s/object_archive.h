@@ -30,6 +30,7 @@ class ArchiveWriter {
   void Put(const StorageClass& v);
   void Put(const CsiNode& v);
   void Put(const PriorityClass& v);
+  void Put(const PodDisruptionBudget& v);
   void Put(const PodAffinityTerm& v);
   void Put(const HostPort& v);
   void Put(const Volume& v);
@@ -62,6 +63,7 @@ class ArchiveReader {
   bool Get(StorageClass& v);
   bool Get(CsiNode& v);
   bool Get(PriorityClass& v);
+  bool Get(PodDisruptionBudget& v);
   bool Get(PodAffinityTerm& v);
   bool Get(HostPort& v);
   bool Get(Volume& v);

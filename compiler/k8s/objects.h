@@ -313,6 +313,7 @@ enum class PodPhase : uint8_t { kPending, kRunning, kSucceeded, kFailed, kUnknow
 struct Pod {
   std::string name;
   std::string namespace_name = "default";
+  std::string uid;  ///< metadata.uid: how an extender's preemption names victims
   StringMap labels;
   StringMap annotations;
   std::string node_name;  ///< spec.nodeName: bound when non-empty

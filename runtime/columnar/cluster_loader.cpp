@@ -74,6 +74,10 @@ class TableBuilder final : public k8s::ClusterVisitor {
     Store(table_.MutableStorage().priority_classes, key, std::move(pc), "PriorityClass", where,
           report_.priority_classes);
   }
+  void OnPodDisruptionBudget(k8s::PodDisruptionBudget&& pdb, Span where) override {
+    std::string key = StorageObjects::ClaimKey(pdb.namespace_name, pdb.name);
+    Store(table_.MutableStorage().budgets, key, std::move(pdb), "PodDisruptionBudget", where, report_.budgets);
+  }
 
   void Finish() {
     // Pods still waiting name nodes that never came.

@@ -303,11 +303,16 @@ class NodeTable {
   /// How many live nodes have image `name` (ImageStateSummary.NumNodes).
   int64_t NodesWithImage(std::string_view name) const;
   size_t WaitingPodCount() const { return pods_.size() - free_pod_slots_.size() - bound_pods_ - aside_pods_; }
-  /// A pod bound to a row, as the table counts it: `namespace/name` and what
-  /// it requests (resource column index, amount).
+  /// A pod bound to a row, as the table counts it: `namespace/name`, what
+  /// it requests (resource column index, amount), and what preemption
+  /// reads of it (metadata.uid, priority, status.startTime; empty strings
+  /// where the pod had none).
   struct PodOnRow {
     std::string_view key;
     std::span<const std::pair<uint32_t, int64_t>> requests;
+    std::string_view uid;
+    int32_t priority = 0;
+    std::string_view start_time;
   };
   /// The pods bound to `row`; valid until the table changes.
   std::vector<PodOnRow> PodsBoundTo(RowId row) const;
@@ -317,6 +322,8 @@ class NodeTable {
   /// a live row or is set aside already. Change nothing else in between.
   bool SetPodAside(std::string_view key);
   bool PutPodBack(std::string_view key);
+  /// The labels of bound pod `key` (namespace/name); empty when there is none.
+  k8s::StringMap PodLabels(std::string_view key) const;
   void SetNamespaceLabels(std::string_view name, k8s::StringMap labels);
   /// Labels of a namespace; empty for a namespace the snapshot has no object for.
   const k8s::StringMap& NamespaceLabels(std::string_view name) const;
@@ -378,8 +385,14 @@ class NodeTable {
     uint32_t groups = 0, group_count = 0;      // pod_groups_: term_groups_ of its affinity terms
     uint32_t extra = UINT32_MAX;               // pod_extras_, for the few pods with host ports or volumes
     uint32_t aside = 0;                        // SetPodAside: counted nowhere, off the row's list
+    uint32_t uid = 0, start_time = 0;          // pod_strings_: metadata.uid, status.startTime (0: none)
+    // spec.priority when set (priority_class UINT32_MAX), else looked up
+    // when asked by priorityClassName (pod_strings_; 0: none), as the
+    // classes are then (a dump lists them after the pods).
+    uint32_t priority_class = 0;
+    int32_t priority = 0;
   };
-  static_assert(sizeof(BoundPod) == 72, "BoundPod is padding-free: an image copies its bytes");
+  static_assert(sizeof(BoundPod) == 88, "BoundPod is padding-free: an image copies its bytes");
   struct PodLabel {
     uint32_t key = 0, value = 0;  // pod_strings_
     uint32_t pair = 0;            // pod_strings_ id of "key\0value": its pods_by_label_ list

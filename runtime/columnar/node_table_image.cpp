@@ -127,6 +127,7 @@ bool NodeTable::WriteImage(k8s::ArchiveWriter& out) const {
   PutObjects(out, storage_.classes);
   PutObjects(out, storage_.csi_nodes);
   PutObjects(out, storage_.priority_classes);
+  PutObjects(out, storage_.budgets);
 
   out.U64(term_groups_.size());
   for (const TermGroup& g : term_groups_) {
@@ -319,7 +320,8 @@ bool NodeTable::ReadImageInto(k8s::ArchiveReader& in) {
       !GetObjects(in, storage_.volumes, [](const auto& v) { return v.name; }) ||
       !GetObjects(in, storage_.classes, [](const auto& c) { return c.name; }) ||
       !GetObjects(in, storage_.csi_nodes, [](const auto& c) { return c.name; }) ||
-      !GetObjects(in, storage_.priority_classes, [](const auto& c) { return c.name; })) {
+      !GetObjects(in, storage_.priority_classes, [](const auto& c) { return c.name; }) ||
+      !GetObjects(in, storage_.budgets, [](const auto& b) { return StorageObjects::ClaimKey(b.namespace_name, b.name); })) {
     return false;
   }
 
@@ -377,7 +379,9 @@ bool NodeTable::ReadPodsInto(k8s::ArchiveReader& in) {
       continue;
     }
     ++used;
-    if (pod.key >= pod_strings_.size() || pod.ns >= pod_strings_.size() || slot_of_key_[pod.key] != UINT32_MAX ||
+    if (pod.key >= pod_strings_.size() || pod.ns >= pod_strings_.size() || pod.uid >= pod_strings_.size() ||
+        pod.start_time >= pod_strings_.size() ||
+        (pod.priority_class != UINT32_MAX && pod.priority_class >= pod_strings_.size()) || slot_of_key_[pod.key] != UINT32_MAX ||
         !PodKey(pod).starts_with(std::string(PodNamespace(pod)) + "/") || pod.row >= RowCount() || !live_[pod.row] ||
         name_[pod.row] != pod.node_name || pod.aside != 0 || pod.labels != next_label || pod.requests != next_request ||
         pod.groups != next_group) {

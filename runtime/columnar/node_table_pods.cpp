@@ -224,6 +224,11 @@ void NodeTable::ReclaimPodStorage() {
     if (pod.key == 0) continue;
     pod.key = kept.Intern(pod_strings_.Get(pod.key));
     pod.ns = kept.Intern(pod_strings_.Get(pod.ns));
+    if (pod.uid != 0) pod.uid = kept.Intern(pod_strings_.Get(pod.uid));
+    if (pod.start_time != 0) pod.start_time = kept.Intern(pod_strings_.Get(pod.start_time));
+    if (pod.priority_class != 0 && pod.priority_class != UINT32_MAX) {
+      pod.priority_class = kept.Intern(pod_strings_.Get(pod.priority_class));
+    }
     uint32_t first = static_cast<uint32_t>(labels.size());
     for (uint32_t i = pod.labels; i < pod.labels + pod.label_count; ++i) {
       const PodLabel& l = pod_labels_[i];
@@ -272,6 +277,14 @@ BindResult NodeTable::BindPod(const k8s::Pod& pod) {
   bound.key = InternPodString(key);
   bound.ns = InternPodString(pod.namespace_name);
   bound.node_name = pool_.Intern(pod.node_name);
+  if (!pod.uid.empty()) bound.uid = InternPodString(pod.uid);
+  if (!pod.start_time.empty()) bound.start_time = InternPodString(pod.start_time);
+  if (pod.priority) {
+    bound.priority_class = UINT32_MAX;
+    bound.priority = *pod.priority;
+  } else if (!pod.priority_class_name.empty()) {
+    bound.priority_class = InternPodString(pod.priority_class_name);
+  }
   bound.requests = static_cast<uint32_t>(pod_requests_.size());
   for (const auto& [name, quantity] : k8s::PodRequests(pod)) {
     pod_requests_.emplace_back(ResourceIndex(name), k8s::SchedulerUnits(name, quantity));
@@ -359,9 +372,27 @@ size_t NodeTable::PodMemoryBytes() const {
 std::vector<NodeTable::PodOnRow> NodeTable::PodsBoundTo(RowId row) const {
   std::vector<PodOnRow> out;
   for (uint32_t slot = pod_head_[row]; slot != UINT32_MAX; slot = pods_[slot].next) {
-    out.push_back({PodKey(pods_[slot]), RequestsOf(pods_[slot])});
+    const BoundPod& pod = pods_[slot];
+    int32_t priority = pod.priority;
+    if (pod.priority_class != UINT32_MAX) {
+      std::string_view name = pod.priority_class != 0 ? pod_strings_.Get(pod.priority_class) : std::string_view();
+      priority = storage_.PriorityOf(std::nullopt, name).value_or(0);
+    }
+    out.push_back({PodKey(pod), RequestsOf(pod), pod.uid != 0 ? pod_strings_.Get(pod.uid) : std::string_view(),
+                   priority, pod.start_time != 0 ? pod_strings_.Get(pod.start_time) : std::string_view()});
   }
   return out;
+}
+
+k8s::StringMap NodeTable::PodLabels(std::string_view key) const {
+  k8s::StringMap labels;
+  std::optional<uint32_t> slot = SlotOf(key);
+  if (!slot) return labels;
+  const BoundPod& pod = pods_[*slot];
+  for (uint32_t i = pod.labels; i < pod.labels + pod.label_count; ++i) {
+    labels.emplace_back(pod_strings_.Get(pod_labels_[i].key), pod_strings_.Get(pod_labels_[i].value));
+  }
+  return labels;
 }
 
 bool NodeTable::SetPodAside(std::string_view key) {

@@ -19,4 +19,18 @@ std::pair<std::string, std::string> AttachedVolumeOf(const StorageObjects& stora
   return {sc->provisioner, "(claim " + claim.namespace_name + "/" + claim.name + ")"};
 }
 
+std::optional<int32_t> StorageObjects::PriorityOf(std::optional<int32_t> priority, std::string_view class_name) const {
+  if (priority) return priority;
+  if (!class_name.empty()) {
+    if (const k8s::PriorityClass* pc = Get(priority_classes, class_name)) return pc->value;
+    if (class_name == "system-node-critical") return 2000001000;  // built into every cluster
+    if (class_name == "system-cluster-critical") return 2000000000;
+    return std::nullopt;
+  }
+  for (const auto& [name, pc] : priority_classes) {
+    if (pc.global_default) priority = pc.value;
+  }
+  return priority;
+}
+
 }  // namespace policy::rt

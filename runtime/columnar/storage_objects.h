@@ -1,8 +1,10 @@
 #pragma once
-/// The snapshot's storage objects and PriorityClasses, by name: what the
-/// volume plugins look a pod's claims up in (rt::ResolveVolumes) and what a
-/// node's attached volumes are resolved through.
+/// The snapshot's storage objects, PriorityClasses and PodDisruptionBudgets,
+/// by name: what the volume plugins look a pod's claims up in
+/// (rt::ResolveVolumes), what a node's attached volumes are resolved
+/// through, and what priorities and preemption read.
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -17,6 +19,7 @@ struct StorageObjects {
   std::unordered_map<std::string, k8s::StorageClass> classes;
   std::unordered_map<std::string, k8s::CsiNode> csi_nodes;
   std::unordered_map<std::string, k8s::PriorityClass> priority_classes;
+  std::unordered_map<std::string, k8s::PodDisruptionBudget> budgets;  ///< namespace/name ->
 
   static std::string ClaimKey(std::string_view namespace_name, std::string_view name) {
     return std::string(namespace_name) + "/" + std::string(name);
@@ -31,8 +34,14 @@ struct StorageObjects {
     return it == map.end() ? nullptr : &it->second;
   }
   size_t Count() const {
-    return claims.size() + volumes.size() + classes.size() + csi_nodes.size() + priority_classes.size();
+    return claims.size() + volumes.size() + classes.size() + csi_nodes.size() + priority_classes.size() + budgets.size();
   }
+  /// A pod's priority as admission sets it: spec.priority, else its
+  /// PriorityClass's (the two system classes are built in), else the
+  /// global default's when it names no class; nullopt when none applies
+  /// (a class the snapshot lacks).
+  std::optional<int32_t> PriorityOf(const k8s::Pod& pod) const { return PriorityOf(pod.priority, pod.priority_class_name); }
+  std::optional<int32_t> PriorityOf(std::optional<int32_t> priority, std::string_view class_name) const;
 };
 
 /// The CSI driver and volume handle NodeVolumeLimits counts a claim under

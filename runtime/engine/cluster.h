@@ -79,8 +79,9 @@ class Cluster {
     return table_->RemoveSelectorOwner(kind, namespace_name, name);
   }
 
-  /// Adds or replaces a storage object or PriorityClass (by namespace and
-  /// name); what the volume plugins and priorities read next comes from it.
+  /// Adds or replaces a storage object, PriorityClass or
+  /// PodDisruptionBudget (by namespace and name); what the volume plugins,
+  /// priorities and preemption read next comes from it.
   void SetClaim(k8s::PersistentVolumeClaim claim) {
     std::string key = rt::StorageObjects::ClaimKey(claim.namespace_name, claim.name);
     table_->MutableStorage().claims.insert_or_assign(std::move(key), std::move(claim));
@@ -101,6 +102,10 @@ class Cluster {
     std::string key = pc.name;
     table_->MutableStorage().priority_classes.insert_or_assign(std::move(key), std::move(pc));
   }
+  void SetBudget(k8s::PodDisruptionBudget budget) {
+    std::string key = rt::StorageObjects::ClaimKey(budget.namespace_name, budget.name);
+    table_->MutableStorage().budgets.insert_or_assign(std::move(key), std::move(budget));
+  }
   /// Removes one; false when there is none of that name.
   bool RemoveClaim(std::string_view namespace_name, std::string_view name) {
     return table_->MutableStorage().claims.erase(rt::StorageObjects::ClaimKey(std::string(namespace_name), std::string(name))) > 0;
@@ -108,6 +113,9 @@ class Cluster {
   bool RemoveVolume(std::string_view name) { return table_->MutableStorage().volumes.erase(std::string(name)) > 0; }
   bool RemoveStorageClass(std::string_view name) { return table_->MutableStorage().classes.erase(std::string(name)) > 0; }
   bool RemoveCsiNode(std::string_view name) { return table_->MutableStorage().csi_nodes.erase(std::string(name)) > 0; }
+  bool RemoveBudget(std::string_view namespace_name, std::string_view name) {
+    return table_->MutableStorage().budgets.erase(rt::StorageObjects::ClaimKey(namespace_name, name)) > 0;
+  }
   bool RemovePriorityClass(std::string_view name) {
     return table_->MutableStorage().priority_classes.erase(std::string(name)) > 0;
   }

@@ -114,9 +114,12 @@ void DropIncidentalVolumes(k8s::Pod& pod) {
 }
 
 bool SameTemplate(const k8s::Pod& a, const k8s::Pod& b) {
-  if (a.name == b.name && a.creation_timestamp == b.creation_timestamp && a.start_time == b.start_time) return a == b;
+  if (a.name == b.name && a.uid == b.uid && a.creation_timestamp == b.creation_timestamp && a.start_time == b.start_time) {
+    return a == b;
+  }
   k8s::Pod like = b;
   like.name = a.name;
+  like.uid = a.uid;
   like.creation_timestamp = a.creation_timestamp;
   like.start_time = a.start_time;
   return like == a;

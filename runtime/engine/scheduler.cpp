@@ -50,8 +50,8 @@ bool Admits(const std::vector<k8s::NodeSelectorTerm>& terms, const rt::NodeTable
 }  // namespace
 
 Scheduler::Scheduler(Engine& engine, Cluster& cluster, std::unordered_map<std::string, k8s::Pod> bound,
-                     std::vector<k8s::PodDisruptionBudget> pdbs, ScheduleOptions options)
-    : engine_(engine), cluster_(cluster), bound_(std::move(bound)), pdbs_(std::move(pdbs)), options_(options) {
+                     ScheduleOptions options)
+    : engine_(engine), cluster_(cluster), bound_(std::move(bound)), options_(options) {
   if (options_.random_seed) random_.emplace(*options_.random_seed);
   for (const auto& [key, pod] : bound_) ++bound_priorities_[pod.priority.value_or(0)];
 }
@@ -193,16 +193,15 @@ void Scheduler::Cycle(Outcome& o, bool may_preempt) {
 // DefaultPreemption: evict the victims, then bind where the pod now fits.
 void Scheduler::Preempt(Outcome& o) {
   // No bound pod of lower priority: no victims anywhere, and no need to
-  // look through every bound pod for them.
-  static const std::unordered_map<std::string, k8s::Pod> kNone;
+  // try any node.
   bool lower = !bound_priorities_.empty() && bound_priorities_.begin()->first < o.pod.priority.value_or(0);
-  Preemption p = engine::Preempt(engine_, cluster_, o.pod, o.placement(), lower ? bound_ : kNone, pdbs_);
+  Preemption p = engine::Preempt(engine_, cluster_, o.pod, o.placement(), lower);
   if (!p.node) {
     o.postscript = p.postscript;
     return;
   }
   std::vector<std::string> victims;
-  for (const k8s::Pod* v : p.victims) victims.push_back(Key(*v));
+  for (const engine::Victim& v : p.victims) victims.push_back(v.key);
   for (const std::string& key : victims) {
     const k8s::Pod& v = bound_.at(key);
     cluster_.UnbindPod(v.namespace_name, v.name);

@@ -89,9 +89,9 @@ struct AssumedClaim {
 class Scheduler {
  public:
   /// `bound`: every pod bound to a node of `cluster`, by namespace/name
-  /// (what preemption may evict); `pdbs`: the snapshot's budgets.
-  Scheduler(Engine& engine, Cluster& cluster, std::unordered_map<std::string, k8s::Pod> bound,
-            std::vector<k8s::PodDisruptionBudget> pdbs, ScheduleOptions options);
+  /// (what the run reports it evicted); the budgets preemption respects
+  /// are the cluster's (rt::StorageObjects::budgets).
+  Scheduler(Engine& engine, Cluster& cluster, std::unordered_map<std::string, k8s::Pod> bound, ScheduleOptions options);
 
   /// Places `queue` in kube-scheduler's PrioritySort order (priority, then
   /// creationTimestamp, then input order), in rounds; the outcomes in the
@@ -127,7 +127,6 @@ class Scheduler {
   Cluster& cluster_;
   std::unordered_map<std::string, k8s::Pod> bound_;
   std::map<int32_t, size_t> bound_priorities_;  // how many bound pods of each priority
-  std::vector<k8s::PodDisruptionBudget> pdbs_;
   ScheduleOptions options_;
   std::optional<std::mt19937_64> random_;
   std::deque<Outcome> outcomes_;  // stable addresses

@@ -16,7 +16,7 @@ namespace {
 // The one object an event carries, decoded.
 using Object = std::variant<std::monostate, k8s::Node, k8s::Pod, k8s::Namespace, k8s::SelectorOwner,
                             k8s::PersistentVolumeClaim, k8s::PersistentVolume, k8s::StorageClass, k8s::CsiNode,
-                            k8s::PriorityClass>;
+                            k8s::PriorityClass, k8s::PodDisruptionBudget>;
 
 class Collect final : public k8s::ClusterVisitor {
  public:
@@ -30,6 +30,7 @@ class Collect final : public k8s::ClusterVisitor {
   void OnStorageClass(k8s::StorageClass&& x, Span) override { object = std::move(x); }
   void OnCsiNode(k8s::CsiNode&& x, Span) override { object = std::move(x); }
   void OnPriorityClass(k8s::PriorityClass&& x, Span) override { object = std::move(x); }
+  void OnPodDisruptionBudget(k8s::PodDisruptionBudget&& x, Span) override { object = std::move(x); }
 };
 
 // Reads the event's envelope and decodes its object.
@@ -127,6 +128,11 @@ bool Apply(Cluster& cluster, Object& object, bool deleted) {
   if (auto* pc = std::get_if<k8s::PriorityClass>(&object)) {
     if (deleted) return cluster.RemovePriorityClass(pc->name);
     cluster.SetPriorityClass(std::move(*pc));
+    return true;
+  }
+  if (auto* pdb = std::get_if<k8s::PodDisruptionBudget>(&object)) {
+    if (deleted) return cluster.RemoveBudget(pdb->namespace_name, pdb->name);
+    cluster.SetBudget(std::move(*pdb));
     return true;
   }
   return false;  // a kind the cluster does not hold

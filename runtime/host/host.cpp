@@ -88,6 +88,13 @@ bool ClusterState::Forget(const std::string& namespace_name, const std::string& 
   return Write([&] { return cluster_->UnbindPod(namespace_name.empty() ? "default" : namespace_name, name); });
 }
 
+void ClusterState::Try(const std::function<void(engine::Cluster&)>& trial) {
+  Write([&] {
+    trial(*cluster_);
+    return 0;
+  });
+}
+
 size_t ClusterState::NodeCount() { return Read().cluster().Table().NodeCount(); }
 size_t ClusterState::PodCount() { return Read().cluster().Table().BoundPodCount(); }
 

@@ -20,6 +20,7 @@
 #include <atomic>
 #include <condition_variable>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -54,6 +55,10 @@ class ClusterState {
   bool Forget(const std::string& namespace_name, const std::string& name);
   size_t NodeCount();
   size_t PodCount();
+  /// Runs `trial` on the cluster with no reader or other writer (what would
+  /// change if pods went: engine::SelectVictimsOnNode). It must leave the
+  /// cluster as it found it: pods set aside are put back.
+  void Try(const std::function<void(engine::Cluster&)>& trial);
 
   /// A reader's hold on the state: it does not change while a View lives.
   class View {
@@ -147,6 +152,9 @@ class Decisions {
   /// The largest total score: the scoring plugins' weights x 100.
   int64_t MaxScore() const { return max_score_; }
   const engine::Engine& engine() const { return *engine_; }
+  /// For work beside the kept plans while nothing else decides (within
+  /// ClusterState::Try: preemption's dry runs).
+  engine::Engine& engine() { return *engine_; }
 
  private:
   struct KeptPlan;

@@ -117,22 +117,6 @@ void ResolveVolumes(k8s::Pod& pod, const NodeTable& table) {
   }
 }
 
-void ResolvePriority(k8s::Pod& pod, const NodeTable& table) {
-  if (pod.priority) return;
-  const auto& classes = table.Storage().priority_classes;
-  if (!pod.priority_class_name.empty()) {
-    if (const k8s::PriorityClass* pc = StorageObjects::Get(classes, pod.priority_class_name)) {
-      pod.priority = pc->value;
-    } else if (pod.priority_class_name == "system-node-critical") {  // built into every cluster
-      pod.priority = 2000001000;
-    } else if (pod.priority_class_name == "system-cluster-critical") {
-      pod.priority = 2000000000;
-    }
-    return;
-  }
-  for (const auto& [name, pc] : classes) {
-    if (pc.global_default) pod.priority = pc.value;
-  }
-}
+void ResolvePriority(k8s::Pod& pod, const NodeTable& table) { pod.priority = table.Storage().PriorityOf(pod); }
 
 }  // namespace policy::rt

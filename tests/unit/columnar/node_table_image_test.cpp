@@ -46,6 +46,13 @@ Pod RandomPod(const std::string& name, const std::string& node, std::mt19937& rn
   p.namespace_name = kNamespaces[rng() % 2];
   p.node_name = node;
   p.phase = PodPhase::kRunning;
+  if (rng() % 4 != 0) p.uid = fmt::format("uid-{}", name);
+  if (rng() % 3 != 0) p.start_time = fmt::format("2026-01-01T00:00:{:02}Z", rng() % 60);
+  if (rng() % 3 == 0) {
+    p.priority = static_cast<int32_t>(rng() % 2000) - 1000;
+  } else if (rng() % 2 == 0) {
+    p.priority_class_name = rng() % 2 == 0 ? "system-node-critical" : "unknown-class";
+  }
   std::string app = kApps[rng() % 3];
   p.labels = {{"app", app}, {"pod-template-hash", fmt::format("h{}", rng() % 5)}};
   Container c;
@@ -99,7 +106,8 @@ std::string Fingerprint(const NodeTable& t) {
     for (uint64_t w : t.TaintBits(row)) out += fmt::format(" bits {:x}", w);
     if (std::optional<uint32_t> image = t.ImageId("docker.io/nginx:1.25")) out += fmt::format(" image {}", t.ImageSize(row, *image));
     for (const NodeTable::PodOnRow& pod : t.PodsBoundTo(row)) {
-      out += fmt::format(" pod {}", pod.key);
+      out += fmt::format(" pod {} uid {} priority {} started {}", pod.key, pod.uid, pod.priority, pod.start_time);
+      for (const auto& [key, value] : t.PodLabels(pod.key)) out += fmt::format(" {}={}", key, value);
       for (const auto& [index, amount] : pod.requests) out += fmt::format(" {}:{}", index, amount);
     }
     for (const HostPort* p : t.UsedPorts(row)) out += fmt::format(" port {}/{}", p->port, p->protocol);

@@ -139,7 +139,7 @@ std::vector<std::string> Schedule(uint64_t seed, bool incremental, engine::Backe
   schedule.incremental = incremental;
   if (s.Chance(30)) schedule.random_seed = seed;
   if (s.Chance(30)) schedule.percentage_of_nodes_to_score = s.Pick(0, 60);
-  engine::Scheduler scheduler(*engine, *cluster, std::move(bound), {}, schedule);
+  engine::Scheduler scheduler(*engine, *cluster, std::move(bound), schedule);
   std::vector<k8s::Pod> queue;
   for (int i = 0, n = s.Pick(10, 60); i < n; ++i) {
     // Zipf-like: the first templates are the big ones.
@@ -200,7 +200,7 @@ TEST_CASE("pods of one template after the first take the incremental path and ev
   DiagnosticSink diags;
   auto engine = engine::Engine::Create(rt::DefaultProfile(), {}, {}, diags);
   REQUIRE(engine);
-  engine::Scheduler scheduler(*engine, *cluster, {}, {}, {});
+  engine::Scheduler scheduler(*engine, *cluster, {}, {});
   k8s::Pod shape;
   shape.labels = {{"app", "web"}};
   k8s::Container c;
@@ -244,7 +244,7 @@ TEST_CASE("kept decisions past the memory bound are dropped and decided in full 
     engine::ScheduleOptions options;
     options.incremental = incremental;
     options.kept_bytes_limit = limit;
-    engine::Scheduler scheduler(*engine, *cluster, {}, {}, options);
+    engine::Scheduler scheduler(*engine, *cluster, {}, options);
     std::vector<k8s::Pod> queue;
     for (int i = 0; i < 60; ++i) {  // three templates, taking turns
       k8s::Pod p;

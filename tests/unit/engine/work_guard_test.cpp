@@ -52,7 +52,7 @@ Run Schedule(engine::Cluster& cluster, std::vector<k8s::Pod> queue, engine::Sche
   engine::EngineOptions engine_options;
   engine_options.verify_incremental = verify;
   auto engine = DefaultEngine(engine_options);
-  engine::Scheduler scheduler(*engine, cluster, {}, {}, options);
+  engine::Scheduler scheduler(*engine, cluster, {}, options);
   Run run;
   run.nodes.resize(queue.size());
   for (const engine::Outcome* o : scheduler.Run(std::move(queue))) run.nodes[o->order] = o->node;
