@@ -41,7 +41,7 @@ constexpr const char* kUsage = R"(usage: policyc check --cluster CLUSTER (--pod 
 Places POD (a Pod, or a workload whose template is the pod, from a file;
 or NAMESPACE/NAME, a Pending pod of the snapshot) on the nodes of
 CLUSTER (`kubectl get nodes,pods,namespaces,services,replicasets,statefulsets,
-replicationcontrollers,pvc,pv,storageclasses,csinodes,priorityclasses -A -o yaml`
+replicationcontrollers,pvc,pv,storageclasses,csinodes,priorityclasses,pdb -A -o yaml`
 or `-o json`: every kind the plugins read; --cluster may be given several
 times, and a directory stands for its .yaml, .yml and .json files; `-` reads
 standard input) with kube-scheduler's

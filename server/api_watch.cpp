@@ -107,6 +107,7 @@ const std::vector<ApiWatch::Kind>& ApiWatch::Kinds() {
       {"/apis/storage.k8s.io/v1/storageclasses", "storageclasses"},
       {"/apis/storage.k8s.io/v1/csinodes", "csinodes"},
       {"/apis/scheduling.k8s.io/v1/priorityclasses", "priorityclasses"},
+      {"/apis/policy/v1/poddisruptionbudgets", "poddisruptionbudgets"},
   };
   return kinds;
 }

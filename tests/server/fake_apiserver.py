@@ -21,7 +21,7 @@ PLURALS = {"Node": "nodes", "Pod": "pods", "Namespace": "namespaces", "Service":
            "ReplicationController": "replicationcontrollers", "ReplicaSet": "replicasets",
            "StatefulSet": "statefulsets", "PersistentVolumeClaim": "persistentvolumeclaims",
            "PersistentVolume": "persistentvolumes", "StorageClass": "storageclasses",
-           "PriorityClass": "priorityclasses"}  # csinodes: not served (404), as on an API without them
+           "PriorityClass": "priorityclasses", "PodDisruptionBudget": "poddisruptionbudgets"}  # csinodes: not served (404), as on an API without them
 KINDS = {v: k for k, v in PLURALS.items()}
 
 
