@@ -74,11 +74,13 @@ class Request final : public k8s::ObjectVisitor {
 };
 
 // ExtenderArgs' pod and nodes. `objects`: the node objects when they came
-// as a NodeList (nodeCacheCapable: false), by name order of `names`.
+// as a NodeList (nodeCacheCapable: false), by name order of `names`, and
+// `sent` what they say.
 struct Args {
   std::optional<k8s::Pod> pod;
   std::vector<std::string_view> names;
   std::vector<k8s::NodeRef> objects;
+  std::vector<k8s::Node> sent;
   bool by_name = true;
 };
 
@@ -105,8 +107,11 @@ std::string ReadArgs(k8s::NodeRef args, Args& out) {
   for (uint32_t i = 0; !Null(items) && i < items.Size(); ++i) {
     k8s::NodeRef name = items.At(i).Get("metadata").Get("name");
     if (!name.IsScalar()) return "a node of `Nodes.items` without metadata.name";
+    std::optional<k8s::Node> node = k8s::DecodeNode(items.At(i), diags);
+    if (!node) return RenderAll(diags);
     out.names.push_back(name.Text());
     out.objects.push_back(items.At(i));
+    out.sent.push_back(std::move(*node));
   }
   return "";
 }
@@ -172,6 +177,11 @@ bool Extender::Named::Feasible(size_t i, int64_t* score) const {
 const host::RowVerdicts::Rejected* Extender::Named::Rejected(size_t i) const {
   if (row[i] == rt::kNoRow || at[row[i]] > -2) return nullptr;
   return &verdicts.rejected[static_cast<size_t>(-2 - at[row[i]])];
+}
+
+void Extender::Judge(std::vector<k8s::Node> sent) {
+  size_t differed = state_.Observe(std::move(sent));
+  for (size_t i = 0; options_.metrics != nullptr && i < differed; ++i) options_.metrics->SentNodeDiffered();
 }
 
 Extender::Named Extender::Decide(k8s::Pod pod, std::span<const std::string_view> names, const char* verb, bool words) {
@@ -284,6 +294,7 @@ Reply Extender::Filter(std::string_view body) {
       assume = *args.pod;
     }
     if (options_.recent != nullptr) options_.recent->Remember(*args.pod);
+    if (!args.by_name) Judge(std::move(args.sent));
     std::string chosen;  // decide: the node selected
     {
     Named n = Decide(std::move(*args.pod), args.names, "filter", true);
@@ -334,6 +345,7 @@ Reply Extender::Filter(std::string_view body) {
 Reply Extender::Prioritize(std::string_view body) {
   std::string out;
   std::string problem = ReadArgs(body, "prioritize", [&](Args& args) {
+    if (!args.by_name) Judge(std::move(args.sent));
     Named n = Decide(std::move(*args.pod), args.names, "prioritize", false);
     // kube-scheduler's 0-10 (MaxExtenderPriority) over the range of the
     // feasible totals among the nodes it sent: the best 10, the least 0,

@@ -8,7 +8,11 @@
 /// encoding/json does for the untagged extender/v1 types; a field kube-
 /// scheduler would send as nil is written as `null`. With node names in
 /// (`nodeCacheCapable: true`) the answer names nodes; with node objects in,
-/// it gives back the objects that pass. Every rejected node is listed: in
+/// it gives back the objects that pass, judged as sent: a node the cluster
+/// state lacks or holds otherwise (labels, taints, allocatable,
+/// unschedulable, images) is taken from the object first
+/// (host::ClusterState::Observe), while bound pods and topology counts are
+/// the state's own. Every rejected node is listed: in
 /// `FailedNodes` when preemption could help there, else in
 /// `FailedAndUnresolvableNodes`. A request that does not read is answered
 /// 200 with `Error` set, since kube-scheduler reads nothing else of a call
@@ -119,6 +123,9 @@ class Extender {
   // `pod` decided among `names` on the cluster now (what every verb needs),
   // counted under `verb`; with `words`, the rejected nodes' reasons.
   Named Decide(k8s::Pod pod, std::span<const std::string_view> names, const char* verb, bool words);
+  // Node objects sent (the NodeList form): those the state lacks or holds
+  // otherwise are written to it, and counted.
+  void Judge(std::vector<k8s::Node> sent);
 
   host::Decisions& decisions_;
   host::ClusterState& state_;

@@ -146,6 +146,7 @@ void NodeTable::WriteNodeData(RowId row, const k8s::Node& node) {
     column.allocatable_milli[row] = k8s::SchedulerUnitsToMilli(name, column.allocatable[row]);
   }
   unschedulable_[row] = node.unschedulable;
+  facts_[row] = NodeFacts(node);
   for (const auto& [names, bytes] : node.images) {
     for (const std::string& name : names) {
       uint32_t id = pool_.Intern(name);
@@ -169,6 +170,7 @@ void NodeTable::ClearNodeData(RowId row) {
   }
   for (ResourceColumn& column : resources_) column.allocatable[row] = column.allocatable_milli[row] = 0;
   unschedulable_[row] = 0;
+  facts_[row] = 0;
   for (const auto& [id, bytes] : images_[row]) --image_nodes_[id];
   images_[row].clear();
   taint_list_[row] = 0;
@@ -183,6 +185,7 @@ std::optional<RowId> NodeTable::AddNode(const k8s::Node& node) {
   Append<uint8_t>(live_, 1);
   Append(name_, name);
   Append<uint8_t>(unschedulable_, 0);
+  Append<uint64_t>(facts_, 0);
   Append<uint32_t>(pod_count_, 0);
   Append<int64_t>(nonzero_cpu_, 0);
   Append<int64_t>(nonzero_memory_, 0);
@@ -220,6 +223,37 @@ std::optional<RowId> NodeTable::AddNode(const k8s::Node& node) {
     }
   }
   return row;
+}
+
+uint64_t NodeTable::NodeFacts(const k8s::Node& node) {
+  // Each part as a line, the unordered ones sorted, then one 64-bit FNV-1a
+  // over them all (a check for change, not against an adversary).
+  auto sorted = [](std::vector<std::string> lines) {
+    std::sort(lines.begin(), lines.end());
+    std::string out;
+    for (const std::string& line : lines) out += line + '\n';
+    return out;
+  };
+  std::vector<std::string> lines;
+  for (const auto& [key, value] : node.labels) lines.push_back(key + '=' + value);
+  std::string text = sorted(std::move(lines)) + '\f';
+  lines.clear();
+  for (const auto& [name, quantity] : node.allocatable) {
+    lines.push_back(name + '=' + std::to_string(k8s::SchedulerUnits(name, quantity)));
+  }
+  text += sorted(std::move(lines)) + '\f';
+  for (const k8s::Taint& t : node.taints) {
+    text += t.key + '=' + t.value + ':' + std::to_string(static_cast<int>(t.effect)) + '\n';
+  }
+  text += node.unschedulable ? "unschedulable\f" : "\f";
+  lines.clear();
+  for (const auto& [names, bytes] : node.images) {
+    for (const std::string& name : names) lines.push_back(name + ' ' + std::to_string(bytes));
+  }
+  text += sorted(std::move(lines));
+  uint64_t h = 0xcbf29ce484222325ULL;
+  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ULL;
+  return h == 0 ? 1 : h;  // 0 is a row without a node
 }
 
 bool NodeTable::UpdateNode(const k8s::Node& node) {
@@ -277,6 +311,7 @@ void NodeTable::Compact() {
   keep(live_, 1);
   keep(name_, 1);
   keep(unschedulable_, 1);
+  keep(facts_, 1);
   keep(pod_count_, 1);
   keep(nonzero_cpu_, 1);
   keep(nonzero_memory_, 1);
@@ -349,7 +384,7 @@ int64_t NodeTable::NodesWithImage(std::string_view name) const {
 // What the data takes, by element counts: a table read from an image holds
 // the same bytes as the one that wrote it, whatever spare room either grew.
 size_t NodeTable::RowMemoryBytes() const {
-  size_t bytes = live_.size() + name_.size() * 4 + unschedulable_.size() + pod_count_.size() * 4 +
+  size_t bytes = live_.size() + name_.size() * 4 + unschedulable_.size() + facts_.size() * 8 + pod_count_.size() * 4 +
                  nonzero_cpu_.size() * 8 + nonzero_memory_.size() * 8 + nonzero_memory_milli_.size() * 8 +
                  taint_list_.size() * 4 + taint_bits_.size() * 8 + pod_head_.size() * 4 + zeros_.size() * 8;
   // The name index is per row too.

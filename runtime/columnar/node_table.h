@@ -164,6 +164,12 @@ class NodeTable {
   /// The live rows, in order (what a scheduling pass starts from).
   std::span<const RowId> LiveRows() const { return live_rows_; }
   std::span<const uint8_t> Unschedulable() const { return unschedulable_; }
+  /// A hash of what a node object gives the table (labels, taints,
+  /// allocatable, unschedulable, images), equal for objects it would hold
+  /// alike whatever their order; NodeFactsOf: that of the object `row` was
+  /// last written from. A host sent node objects compares the two.
+  static uint64_t NodeFacts(const k8s::Node& node);
+  uint64_t NodeFactsOf(RowId row) const { return facts_[row]; }
   std::span<const uint32_t> PodCount() const { return pod_count_; }
   /// Requested cpu/memory with kube-scheduler's non-zero defaults (scoring).
   std::span<const int64_t> NonZeroMilliCpu() const { return nonzero_cpu_; }
@@ -455,6 +461,7 @@ class NodeTable {
   std::vector<RowId> live_rows_;
   std::vector<uint32_t> name_;
   std::vector<uint8_t> unschedulable_;
+  std::vector<uint64_t> facts_;  // NodeFacts of the object each row was written from; 0: none
   std::vector<uint32_t> pod_count_;
   std::vector<int64_t> nonzero_cpu_;
   std::vector<int64_t> nonzero_memory_;

@@ -91,6 +91,7 @@ bool NodeTable::WriteImage(k8s::ArchiveWriter& out) const {
   PutArray(out, live_);
   PutArray(out, name_);
   PutArray(out, unschedulable_);
+  PutArray(out, facts_);
   PutArray(out, taint_list_);
   for (const auto& images : images_) {
     out.U64(images.size());
@@ -230,7 +231,7 @@ bool NodeTable::ReadImageInto(k8s::ArchiveReader& in) {
   uint64_t rows;
   if (!GetCount(in, rows)) return false;
   if (!GetArray(in, live_, rows) || !GetArray(in, name_, rows) || !GetArray(in, unschedulable_, rows) ||
-      !GetArray(in, taint_list_, rows)) {
+      !GetArray(in, facts_, rows) || !GetArray(in, taint_list_, rows)) {
     return false;
   }
   images_.resize(rows);

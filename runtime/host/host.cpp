@@ -95,6 +95,24 @@ void ClusterState::Try(const std::function<void(engine::Cluster&)>& trial) {
   });
 }
 
+size_t ClusterState::Observe(std::vector<k8s::Node> nodes) {
+  {
+    View view = Read();
+    const rt::NodeTable& table = view.cluster().Table();
+    std::erase_if(nodes, [&](const k8s::Node& node) {
+      std::optional<rt::RowId> row = table.FindNode(node.name);
+      return row && table.NodeFactsOf(*row) == rt::NodeTable::NodeFacts(node);
+    });
+  }
+  if (nodes.empty()) return 0;
+  return Write([&] {
+    for (const k8s::Node& node : nodes) {
+      if (!cluster_->UpdateNode(node)) cluster_->AddNode(node);
+    }
+    return nodes.size();
+  });
+}
+
 size_t ClusterState::NodeCount() { return Read().cluster().Table().NodeCount(); }
 size_t ClusterState::PodCount() { return Read().cluster().Table().BoundPodCount(); }
 

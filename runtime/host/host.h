@@ -53,6 +53,11 @@ class ClusterState {
   bool Assume(k8s::Pod pod, const std::string& node);
   /// Unreserve: false when no such pod counts.
   bool Forget(const std::string& namespace_name, const std::string& name);
+  /// Node objects a host was sent, as the caller judges with them: each
+  /// the state lacks is added, each it holds otherwise (rt::NodeTable::
+  /// NodeFacts) replaced, until a watch event for it says otherwise; how
+  /// many were. The others cost a hash each, under a reader's hold.
+  size_t Observe(std::vector<k8s::Node> nodes);
   size_t NodeCount();
   size_t PodCount();
   /// Runs `trial` on the cluster with no reader or other writer (what would

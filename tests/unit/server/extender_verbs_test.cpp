@@ -95,3 +95,42 @@ TEST_CASE("prioritize ranks the nodes sent as their totals rank them - the best 
   CHECK(levels.begin()->first == 0);
   CHECK(levels.rbegin()->first == 10);
 }
+
+TEST_CASE("node objects sent are judged as sent - a node the state lacks or holds otherwise is taken from them") {
+  policy::host::ClusterState state;
+  policy::DiagnosticSink diags;
+  REQUIRE(state.Load(std::make_shared<const policy::Source>("c.json", Snapshot()), diags));
+  policy::host::Decisions decisions(policy::engine::Engine::Create(policy::rt::DefaultProfile(), {}, {}, diags));
+  policy::server::Metrics metrics;
+  policy::server::Extender extender(decisions, state, {.metrics = &metrics});
+  auto node = [](const std::string& name, const std::string& zone, const std::string& taints, int cpu = 8) {
+    return fmt::format(R"({{"apiVersion": "v1", "kind": "Node", "metadata": {{"name": "{}", "labels": {{"kubernetes.io/hostname": "{}"{}}}}},
+      "spec": {{"taints": {}}}, "status": {{"allocatable": {{"cpu": "{}", "memory": "{}Gi", "pods": "110"}}}}}})",
+                       name, name, zone.empty() ? "" : fmt::format(R"(, "zone": "{}")", zone), taints, cpu, cpu * 4);
+  };
+  // The pod asks for zone a. kube-scheduler's objects: n0 with that label
+  // (the state has none), n1 tainted (the state's n1 is not), n9 a node the
+  // state has not seen yet, n2 as the state has it (no zone: fails).
+  // (Snapshot's node i has 4 << i CPUs.)
+  std::string pod = R"({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "z", "namespace": "default"},
+    "spec": {"nodeSelector": {"zone": "a"}, "containers": [{"name": "c", "resources": {"requests": {"cpu": "100m"}}}]}})";
+  std::string nodes = node("n0", "a", "[]") + "," + node("n1", "a", R"([{"key": "k", "value": "v", "effect": "NoSchedule"}])") +
+                      "," + node("n9", "a", "[]") + "," + node("n2", "", "[]", 16);
+  std::string body = fmt::format(R"({{"Pod": {}, "NodeNames": null, "Nodes": {{"items": [{}]}}}})", pod, nodes);
+  policy::server::Reply reply = extender.Filter(body);
+  REQUIRE(reply.status == 200);
+  INFO(reply.body);
+  std::regex passed(R"re("name": "(n\d)")re");
+  std::string items = reply.body.substr(0, reply.body.find("\"NodeNames\""));
+  std::vector<std::string> names;
+  for (std::sregex_iterator it(items.begin(), items.end(), passed), end; it != end; ++it) names.push_back((*it)[1].str());
+  CHECK(names == std::vector<std::string>{"n0", "n9"});
+  CHECK(reply.body.find(R"("n1": "node(s) had untolerated taint {k: v}")") != std::string::npos);
+  CHECK(reply.body.find(R"("n2": "node(s) didn't match Pod's node affinity/selector")") != std::string::npos);
+  // n0, n1 and n9 differed, counted once each; sent again, nothing differs.
+  std::string exposition = metrics.Render(0, 0);
+  CHECK(exposition.find("policyc_sent_nodes_differing_total 3\n") != std::string::npos);
+  CHECK(state.NodeCount() == 6);
+  REQUIRE(extender.Filter(body).body == reply.body);
+  CHECK(metrics.Render(0, 0).find("policyc_sent_nodes_differing_total 3\n") != std::string::npos);
+}
