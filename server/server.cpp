@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <regex>
 
 #include "compiler/support/json_writer.h"
@@ -79,6 +80,13 @@ Server::Server(host::Decisions& decisions, host::ClusterState& state, ServerOpti
   // segment waits for the client's delayed ACK (40 ms on Linux, measured:
   // 1% of calls). Go's net/http client, kube-scheduler's, sets it too.
   s.set_tcp_nodelay(true);
+  // kube-scheduler keeps its connection to the extender alive; cpp-httplib
+  // closes one after its fifth request by default (measured with
+  // tests/server/kubeclient: every fifth call opened a new connection, a
+  // new TLS handshake with --tls-cert). A connection is kept for as many
+  // requests as come while it is not idle past the keep-alive timeout (5 s,
+  // cpp-httplib's: an idle connection holds a worker thread).
+  s.set_keep_alive_max_count(std::numeric_limits<int32_t>::max());
   size_t threads = static_cast<size_t>(options_.threads), max_open = options_.max_connections;
   s.new_task_queue = [threads, max_open] { return new BoundedQueue(threads, max_open); };
   // Before any route: refusals that need no body read.

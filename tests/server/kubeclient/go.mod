@@ -1,0 +1,3 @@
+module example.com/policyc-kubeclient
+
+go 1.19
