@@ -60,6 +60,20 @@ class Request final : public k8s::ObjectVisitor {
 
   // Reads `body`; empty when it was handled, else why not.
   std::string Read(std::string_view body, const char* what) {
+    // A request is one JSON object: anything else is named as such, before
+    // the JSON reader (which takes a top-level array for a list of objects
+    // and words a lone scalar in its own terms) sees it.
+    size_t first = body.find_first_not_of(" \t\r\n");
+    if (first == std::string_view::npos || body[first] != '{') {
+      std::string_view found = first == std::string_view::npos ? "nothing"
+                               : body[first] == '['             ? "an array"
+                               : body[first] == '"'             ? "a string"
+                               : body.substr(first).starts_with("null")  ? "null"
+                               : body.substr(first).starts_with("true") || body.substr(first).starts_with("false") ? "a boolean"
+                               : body[first] == '-' || (body[first] >= '0' && body[first] <= '9') ? "a number"
+                                                                                                    : "text that is not JSON";
+      return fmt::format("{}: expected a JSON object (the request kube-scheduler sends), found {}", what, found);
+    }
     auto source = std::make_shared<const Source>(what, std::string(body));
     DiagnosticSink diags;
     if (!k8s::ReadObjects(*source, *this, diags, k8s::InputFormat::kJson)) return RenderAll(diags);

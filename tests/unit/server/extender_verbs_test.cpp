@@ -134,3 +134,31 @@ TEST_CASE("node objects sent are judged as sent - a node the state lacks or hold
   REQUIRE(extender.Filter(body).body == reply.body);
   CHECK(metrics.Render(0, 0).find("policyc_sent_nodes_differing_total 3\n") != std::string::npos);
 }
+
+TEST_CASE("a request that is not a JSON object is named for what it is - in the status kube-scheduler reads as an error") {
+  policy::host::ClusterState state;
+  policy::DiagnosticSink diags;
+  REQUIRE(state.Load(std::make_shared<const policy::Source>("c.json", Snapshot()), diags));
+  policy::host::Decisions decisions(policy::engine::Engine::Create(policy::rt::DefaultProfile(), {}, {}, diags));
+  policy::server::Extender extender(decisions, state);
+  const std::vector<std::pair<std::string, std::string>> bodies = {
+      {"null", "found null"}, {"[1, 2]", "found an array"}, {"", "found nothing"}, {" 7", "found a number"},
+      {"\"x\"", "found a string"}, {"false", "found a boolean"}, {"<html>", "found text that is not JSON"}};
+  for (const auto& entry : bodies) {
+    const std::string& body = entry.first;
+    const std::string& words = entry.second;
+    CAPTURE(body);
+    // prioritize and preempt answer nothing kube reads an error from but the
+    // status; filter and bind carry it in Error, which kube reads.
+    policy::server::Reply prioritize = extender.Prioritize(body), preempt = extender.Preempt(body);
+    policy::server::Reply filter = extender.Filter(body), bind = extender.Bind(body);
+    CHECK(prioritize.status == 400);
+    CHECK(preempt.status == 400);
+    CHECK(filter.status == 200);
+    CHECK(bind.status == 200);
+    for (const policy::server::Reply* r : {&prioritize, &preempt, &filter, &bind}) {
+      CHECK(r->body.find("\"Error\": \"") != std::string::npos);
+      CHECK(r->body.find("expected a JSON object (the request kube-scheduler sends), " + words) != std::string::npos);
+    }
+  }
+}
