@@ -62,6 +62,8 @@ for f in examples/pods/*.yaml; do
   printf '\000{"pod": %s, "nodes": {"items": [{"metadata": {"name": "a"}}]}}' "$pod" > "$work/extender/seed$i"; i=$((i+1))
   printf '\001{"Pod": %s, "NodeNames": ["a", "b"]}' "$pod" > "$work/extender/seed$i"; i=$((i+1))
   printf '\002{"Pod": %s, "NodeNameToMetaVictims": {"a": {"Pods": [{"UID": "u1"}], "NumPDBViolations": 1}}}' "$pod" > "$work/extender/seed$i"; i=$((i+1))
+  printf '\002{"Pod": %s, "NodeNameToMetaVictims": {"b": {"Pods": [{"UID": "u2"}], "NumPDBViolations": 0}}}' "$pod" > "$work/extender/seed$i"; i=$((i+1))
+  printf '\002{"Pod": %s, "NodeNameToVictims": {"b": {"Pods": [{"metadata": {"uid": "u1"}}]}}}' "$pod" > "$work/extender/seed$i"; i=$((i+1))
 done
 printf '\003{"PodName": "p", "PodNamespace": "default", "PodUID": "u", "Node": "a"}' > "$work/extender/seed$i"
 # The Kubernetes API side: a byte (0 a kubeconfig, 1 a list or watch line's
