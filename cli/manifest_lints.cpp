@@ -15,6 +15,7 @@
 #include <fmt/format.h>
 
 #include "compiler/k8s/decode.h"
+#include "compiler/k8s/node_match.h"
 #include "compiler/k8s/object_reader.h"
 #include "compiler/k8s/pod_resources.h"
 #include "compiler/k8s/quantity.h"
@@ -73,39 +74,16 @@ std::optional<int64_t> Integer(std::string_view text) {
 }
 
 bool Satisfies(const k8s::SelectorRequirement& r, const NodeFacts& n, bool field) {
-  const std::string* value = field ? &n.name : n.Label(r.key);
-  auto in = [&] { return value && std::find(r.values.begin(), r.values.end(), *value) != r.values.end(); };
-  switch (r.op) {
-    case k8s::SelectorOp::kIn: return in();
-    case k8s::SelectorOp::kNotIn: return !in();
-    case k8s::SelectorOp::kExists: return value != nullptr;
-    case k8s::SelectorOp::kDoesNotExist: return value == nullptr;
-    case k8s::SelectorOp::kGt:
-    case k8s::SelectorOp::kLt: {
-      if (!value || r.values.size() != 1) return false;
-      std::optional<int64_t> have = Integer(*value), want = Integer(r.values[0]);
-      if (!have || !want) return false;
-      return r.op == k8s::SelectorOp::kGt ? *have > *want : *have < *want;
-    }
-  }
-  return false;
+  const std::string* value = field ? (r.key == "metadata.name" ? &n.name : nullptr) : n.Label(r.key);
+  return k8s::RequirementHolds(r, value != nullptr ? std::optional<std::string_view>(*value) : std::nullopt);
 }
 
 bool Satisfies(const k8s::NodeSelectorTerm& term, const NodeFacts& n) {
-  if (term.match_expressions.empty() && term.match_fields.empty()) return false;  // an empty term matches nothing
-  for (const auto& r : term.match_expressions) {
-    if (!Satisfies(r, n, false)) return false;
-  }
-  for (const auto& r : term.match_fields) {
-    if (!Satisfies(r, n, true)) return false;
-  }
-  return true;
-}
-
-bool Tolerates(const k8s::Toleration& t, const k8s::Taint& taint) {
-  if (t.effect && *t.effect != taint.effect) return false;
-  if (t.op == k8s::TolerationOp::kExists) return t.key.empty() || t.key == taint.key;
-  return t.key == taint.key && t.value == taint.value;
+  auto label = [&](std::string_view key) -> std::optional<std::string_view> {
+    const std::string* value = n.Label(key);
+    return value != nullptr ? std::optional<std::string_view>(*value) : std::nullopt;
+  };
+  return k8s::TermMatches(term, label, n.name);
 }
 
 // The pod spec of a Pod or of a workload's template.
@@ -191,13 +169,13 @@ class Linter final : public k8s::ObjectVisitor {
     if (n.unschedulable) {
       k8s::Taint cordon{"node.kubernetes.io/unschedulable", "", k8s::TaintEffect::kNoSchedule};
       bool tolerated = std::any_of(pod.tolerations.begin(), pod.tolerations.end(),
-                                   [&](const k8s::Toleration& t) { return Tolerates(t, cordon); });
+                                   [&](const k8s::Toleration& t) { return k8s::Tolerates(t, cordon); });
       if (!tolerated) return false;
     }
     for (const k8s::Taint& taint : n.taints) {
       if (taint.effect == k8s::TaintEffect::kPreferNoSchedule) continue;
       bool tolerated = std::any_of(pod.tolerations.begin(), pod.tolerations.end(),
-                                   [&](const k8s::Toleration& t) { return Tolerates(t, taint); });
+                                   [&](const k8s::Toleration& t) { return k8s::Tolerates(t, taint); });
       if (!tolerated) return false;
     }
     return true;
@@ -462,7 +440,7 @@ class Linter final : public k8s::ObjectVisitor {
         continue;  // tolerate-everything, and the taints nodes get from conditions
       }
       bool matches = std::any_of(nodes_.begin(), nodes_.end(), [&](const NodeFacts& n) {
-        return std::any_of(n.taints.begin(), n.taints.end(), [&](const k8s::Taint& taint) { return Tolerates(t, taint); });
+        return std::any_of(n.taints.begin(), n.taints.end(), [&](const k8s::Taint& taint) { return k8s::Tolerates(t, taint); });
       });
       if (matches) continue;
       Span at = list.IsSequence() && i < list.Size() ? list.At(static_cast<uint32_t>(i)).GetSpan() : list.GetSpan();

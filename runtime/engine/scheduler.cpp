@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <span>
 
+#include "compiler/k8s/node_match.h"
 #include "runtime/engine/pod_template.h"
 #include "runtime/engine/preemption.h"
 #include "runtime/sched/resolve_volumes.h"
@@ -13,38 +14,17 @@ namespace {
 
 std::string Key(const k8s::Pod& pod) { return pod.namespace_name + "/" + pod.name; }
 
-// volume.CheckNodeAffinity: some term (of requirements on the node's labels;
-// a field requirement sees no name) holds for `row`; no terms: any node.
+// volume.CheckNodeAffinity: some term holds for `row` (k8s::TermMatches);
+// no terms: any node.
 bool Admits(const std::vector<k8s::NodeSelectorTerm>& terms, const rt::NodeTable& table, rt::RowId row) {
   if (terms.empty()) return true;
-  auto label = [&](const std::string& key) -> std::optional<std::string_view> {
+  auto label = [&](std::string_view key) -> std::optional<std::string_view> {
     const rt::LabelColumn* column = table.Label(key);
     if (column == nullptr || column->domain[row] == 0) return std::nullopt;
     return table.pool().Get(column->value[column->domain[row]]);
   };
-  auto holds = [&](const k8s::SelectorRequirement& r) {
-    std::optional<std::string_view> v = label(r.key);
-    auto in = [&] { return v && std::find(r.values.begin(), r.values.end(), *v) != r.values.end(); };
-    auto num = [](std::string_view s) { return std::strtoll(std::string(s).c_str(), nullptr, 10); };
-    switch (r.op) {
-      case k8s::SelectorOp::kIn: return in();
-      case k8s::SelectorOp::kNotIn: return !in();
-      case k8s::SelectorOp::kExists: return v.has_value();
-      case k8s::SelectorOp::kDoesNotExist: return !v.has_value();
-      case k8s::SelectorOp::kGt: return v && !r.values.empty() && num(*v) > num(r.values[0]);
-      case k8s::SelectorOp::kLt: return v && !r.values.empty() && num(*v) < num(r.values[0]);
-    }
-    return false;
-  };
-  for (const k8s::NodeSelectorTerm& term : terms) {
-    if (term.match_expressions.empty() && term.match_fields.empty()) continue;
-    bool fields = std::all_of(term.match_fields.begin(), term.match_fields.end(), [](const k8s::SelectorRequirement& r) {
-      bool named = std::find(r.values.begin(), r.values.end(), "") != r.values.end();
-      return r.op == k8s::SelectorOp::kIn ? named : !named;
-    });
-    if (fields && std::all_of(term.match_expressions.begin(), term.match_expressions.end(), holds)) return true;
-  }
-  return false;
+  // The node volume.CheckNodeAffinity builds has labels and no name.
+  return std::any_of(terms.begin(), terms.end(), [&](const k8s::NodeSelectorTerm& t) { return k8s::TermMatches(t, label, ""); });
 }
 
 }  // namespace

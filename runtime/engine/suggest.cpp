@@ -19,6 +19,7 @@
 
 #include <fmt/format.h>
 
+#include "compiler/k8s/node_match.h"
 #include "compiler/k8s/pod_resources.h"
 #include "compiler/k8s/quantity.h"
 #include "compiler/k8s/selectors.h"
@@ -41,15 +42,9 @@ const std::set<std::string_view>& BuiltinPlugins() {
   return names;
 }
 
-bool Tolerates(const k8s::Toleration& t, const k8s::Taint& taint) {
-  if (t.effect && *t.effect != taint.effect) return false;
-  if (t.op == k8s::TolerationOp::kExists) return t.key.empty() || t.key == taint.key;
-  return t.key == taint.key && t.value == taint.value;
-}
-
 bool Tolerated(const k8s::Pod& pod, const k8s::Taint& taint) {
   return std::any_of(pod.tolerations.begin(), pod.tolerations.end(),
-                     [&](const k8s::Toleration& t) { return Tolerates(t, taint); });
+                     [&](const k8s::Toleration& t) { return k8s::Tolerates(t, taint); });
 }
 
 std::string TaintText(const k8s::Taint& t) {

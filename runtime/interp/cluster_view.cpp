@@ -9,8 +9,8 @@
 #include <limits>
 #include <set>
 
+#include "compiler/k8s/node_match.h"
 #include "compiler/k8s/selectors.h"
-#include "compiler/support/decimal.h"
 #include "compiler/support/suggest.h"
 #include "runtime/interp/work_counters.h"
 
@@ -25,25 +25,6 @@ std::optional<std::string_view> LabelOf(const NodeTable& table, std::string_view
   return table.pool().Get(column->value[column->domain[row]]);
 }
 
-// A NodeSelectorRequirement against a node's labels (or its name, for matchFields).
-bool RequirementMatches(const k8s::SelectorRequirement& r, std::optional<std::string_view> have) {
-  bool in = have && std::find(r.values.begin(), r.values.end(), *have) != r.values.end();
-  switch (r.op) {
-    case k8s::SelectorOp::kIn: return in;
-    case k8s::SelectorOp::kNotIn: return !in;
-    case k8s::SelectorOp::kExists: return have.has_value();
-    case k8s::SelectorOp::kDoesNotExist: return !have.has_value();
-    case k8s::SelectorOp::kGt:
-    case k8s::SelectorOp::kLt: {
-      if (!have || r.values.size() != 1) return false;
-      std::optional<int64_t> a = ParseDecimalInt(*have), b = ParseDecimalInt(r.values[0]);
-      if (!a || !b) return false;
-      return r.op == k8s::SelectorOp::kGt ? *a > *b : *a < *b;
-    }
-  }
-  return false;
-}
-
 // The pod's nodeSelector and required node affinity (nodeaffinity.RequiredNodeAffinity).
 bool MatchesNodeAffinity(const k8s::Pod& pod, const NodeTable& table, RowId row) {
   for (const auto& [key, value] : pod.node_selector) {
@@ -52,14 +33,9 @@ bool MatchesNodeAffinity(const k8s::Pod& pod, const NodeTable& table, RowId row)
   }
   const auto& affinity = pod.affinity.node_affinity;
   if (!affinity || !affinity->required) return true;
-  for (const k8s::NodeSelectorTerm& term : *affinity->required) {
-    if (term.match_expressions.empty() && term.match_fields.empty()) continue;
-    bool all = true;
-    for (const k8s::SelectorRequirement& r : term.match_expressions) all = all && RequirementMatches(r, LabelOf(table, r.key, row));
-    for (const k8s::SelectorRequirement& r : term.match_fields) all = all && RequirementMatches(r, table.NodeName(row));
-    if (all) return true;
-  }
-  return false;
+  auto label = [&](std::string_view key) { return LabelOf(table, key, row); };
+  return std::any_of(affinity->required->begin(), affinity->required->end(),
+                     [&](const k8s::NodeSelectorTerm& term) { return k8s::TermMatches(term, label, table.NodeName(row)); });
 }
 
 // No NoSchedule or NoExecute taint of the node goes untolerated.
@@ -68,12 +44,8 @@ bool ToleratesTaints(const k8s::Pod& pod, const NodeTable& table, RowId row) {
     const TaintEntry& taint = table.TaintDictionary()[id];
     if (taint.effect == k8s::TaintEffect::kPreferNoSchedule) continue;
     std::string_view key = table.pool().Get(taint.key), value = table.pool().Get(taint.value);
-    bool tolerated = false;
-    for (const k8s::Toleration& t : pod.tolerations) {
-      if (!t.key.empty() && t.key != key) continue;
-      if (t.effect && *t.effect != taint.effect) continue;
-      if (t.op == k8s::TolerationOp::kExists || t.value == value) tolerated = true;
-    }
+    bool tolerated = std::any_of(pod.tolerations.begin(), pod.tolerations.end(),
+                                 [&](const k8s::Toleration& t) { return k8s::Tolerates(t, key, value, taint.effect); });
     if (!tolerated) return false;
   }
   return true;
