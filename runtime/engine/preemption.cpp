@@ -7,6 +7,7 @@
 #include <fmt/format.h>
 
 #include "compiler/k8s/selectors.h"
+#include "runtime/sched/profile.h"
 
 namespace policy::engine {
 namespace {
@@ -24,16 +25,6 @@ struct Candidate {
 };
 
 }  // namespace
-
-bool Unresolvable(const std::string& plugin, const std::string& reason) {
-  if (plugin == "NodeUnschedulable" || plugin == "NodeName" || plugin == "TaintToleration" ||
-      plugin == "NodeAffinity" || plugin == "VolumeBinding" || plugin == "VolumeZone") {
-    return true;
-  }
-  if (plugin == "InterPodAffinity") return reason == "node(s) didn't match pod affinity rules";
-  if (plugin == "PodTopologySpread") return reason.find("missing required label") != std::string::npos;
-  return false;
-}
 
 bool FitsOn(Engine& engine, const Cluster& cluster, PodPlan& plan, rt::RowId row) {
   rt::RowId rows[] = {row};
@@ -95,7 +86,7 @@ Preemption Preempt(Engine& engine, Cluster& cluster, const k8s::Pod& pod, const 
   for (const rt::NodeResult& n : placement.nodes) {
     bool unresolvable = false;
     for (size_t r = 0; r < n.first_failing_reasons && r < n.reasons.size(); ++r) {
-      unresolvable = unresolvable || Unresolvable(n.reasons[r].plugin, n.reasons[r].reason);
+      unresolvable = unresolvable || rt::Unresolvable(n.reasons[r].plugin, n.reasons[r].reason);
     }
     if (unresolvable) {
       ++not_helpful;

@@ -29,10 +29,6 @@
 
 namespace policy::engine {
 
-/// Whether kube-scheduler reports this first failing reason as
-/// UnschedulableAndUnresolvable (preemption cannot help on that node).
-bool Unresolvable(const std::string& plugin, const std::string& reason);
-
 /// A pod to evict, as the table knows it.
 struct Victim {
   std::string key;  ///< namespace/name

@@ -27,20 +27,13 @@
 #include "runtime/engine/engine.h"
 #include "runtime/engine/preemption.h"
 #include "runtime/sched/decide.h"
+#include "runtime/sched/profile.h"
 
 namespace policy::engine {
 namespace {
 
 constexpr std::string_view kUnschedulableTaint = "node.kubernetes.io/unschedulable";
 constexpr std::string_view kHostnameLabel = "kubernetes.io/hostname";
-
-const std::set<std::string_view>& BuiltinPlugins() {
-  static const std::set<std::string_view> names = {
-      "NodeName",       "NodeUnschedulable", "NodeAffinity",     "TaintToleration",  "NodePorts",
-      "NodeResourcesFit", "VolumeRestrictions", "NodeVolumeLimits", "VolumeBinding",  "VolumeZone",
-      "InterPodAffinity", "PodTopologySpread", "NodeResourcesBalancedAllocation", "ImageLocality"};
-  return names;
-}
 
 bool Tolerated(const k8s::Pod& pod, const k8s::Taint& taint) {
   return std::any_of(pod.tolerations.begin(), pod.tolerations.end(),
@@ -433,7 +426,7 @@ class Suggester {
     std::vector<rt::RowId> rows;
     for (const auto& [row, needs] : rejected_) {
       bool open = std::all_of(needs.plugins.begin(), needs.plugins.end(), [&](const std::string& p) {
-        return !BuiltinPlugins().contains(p) || std::find(plugins.begin(), plugins.end(), p) != plugins.end();
+        return rt::FindInTreePlugin(p) == nullptr || std::find(plugins.begin(), plugins.end(), p) != plugins.end();
       });
       if (open) rows.push_back(row);
     }
@@ -707,7 +700,7 @@ class Suggester {
     }
     for (const auto& [like, node] : trial) cluster_.RemoveNode(node.name);
     bool alone = trial.size() > 1 && std::any_of(plan_->Plugins().begin(), plan_->Plugins().end(), [](const rt::Plugin& p) {
-      return !BuiltinPlugins().contains(p.name);
+      return rt::FindInTreePlugin(p.name) == nullptr;
     });
     for (const auto& [like, node] : trial) {
       if (!fit.contains(node.name)) continue;
@@ -780,7 +773,7 @@ class Suggester {
     std::vector<std::pair<size_t, rt::RowId>> candidates;  // (pods on it, row)
     for (const auto& [row, needs] : rejected_) {
       bool resolvable = std::all_of(needs.reasons.begin(), needs.reasons.end(),
-                                    [](const auto& r) { return !Unresolvable(r.first, r.second); });
+                                    [](const auto& r) { return !rt::Unresolvable(r.first, r.second); });
       size_t pods = Table().PodsBoundTo(row).size();
       if (resolvable && pods > 0 && pods <= options_.pods_per_removal) candidates.emplace_back(pods, row);
     }

@@ -11,7 +11,7 @@
 
 #include "compiler/k8s/object_reader.h"
 #include "runtime/engine/pod_template.h"
-#include "runtime/engine/preemption.h"
+#include "runtime/sched/profile.h"
 
 namespace policy::host {
 namespace {
@@ -157,7 +157,7 @@ std::pair<std::string, bool> Joined(const rt::NodeResult& n) {
   bool unresolvable = false;
   for (const rt::NodeReason& r : n.reasons) {
     if (reason.find(r.reason) == std::string::npos) reason += (reason.empty() ? "" : ", ") + r.reason;
-    unresolvable = unresolvable || engine::Unresolvable(r.plugin, r.reason);
+    unresolvable = unresolvable || rt::Unresolvable(r.plugin, r.reason);
   }
   return {std::move(reason), unresolvable};
 }

@@ -5,7 +5,9 @@
 // affinity, suggestions, the interpreter's cluster view, manifest lints)
 // on the same generated pods and nodes. The two cases where the C++ copies
 // used to disagree with the policies are among them: Gt/Lt with a value
-// that is not an integer, and an Equal toleration with an empty key.
+// that is not an integer, and an Equal toleration with an empty key. Last,
+// which rejections no eviction resolves: declared in each plugin's profile
+// row (rt::InTreePlugin::unresolvable), held to its policy's reasons.
 
 #include <doctest/doctest.h>
 
@@ -21,6 +23,7 @@
 #include "runtime/engine/cluster.h"
 #include "runtime/engine/engine.h"
 #include "runtime/sched/profile.h"
+#include "stdlib/embedded.h"
 
 using namespace policy;
 
@@ -179,4 +182,29 @@ TEST_CASE("the cases the copies disagreed on") {
   by_name.match_fields.push_back({"metadata.name", k8s::SelectorOp::kIn, {"n1"}, {}});
   CHECK(k8s::TermMatches(by_name, none, "n1"));
   CHECK_FALSE(k8s::TermMatches(by_name, none, "n2"));
+}
+
+TEST_CASE("each plugin's unresolvable reasons are declared in its profile row and found in its stdlib policy") {
+  // A row that names a reason text must name one its policy says: a
+  // reworded reason would otherwise make preemption try nodes kube skips.
+  for (const rt::InTreePlugin& p : rt::InTreePlugins()) {
+    if (p.unresolvable.empty() || p.unresolvable == "*") continue;
+    std::string name(p.name);
+    CAPTURE(name);
+    const stdlib::EmbeddedPolicy* source = nullptr;
+    for (const stdlib::EmbeddedPolicy& s : stdlib::Sources()) {
+      if (s.path == p.filter_file) source = &s;
+    }
+    REQUIRE(source != nullptr);
+    size_t at = source->text.find(p.unresolvable);
+    REQUIRE(at != std::string_view::npos);
+    CHECK(source->text.rfind("reason \"", at) != std::string_view::npos);
+  }
+  CHECK(rt::Unresolvable("TaintToleration", "node(s) had untolerated taint {a: b}"));
+  CHECK(rt::Unresolvable("InterPodAffinity", "node(s) didn't match pod affinity rules"));
+  CHECK_FALSE(rt::Unresolvable("InterPodAffinity", "node(s) didn't match pod anti-affinity rules"));
+  CHECK(rt::Unresolvable("PodTopologySpread", "node(s) didn't match pod topology spread constraints (missing required label)"));
+  CHECK_FALSE(rt::Unresolvable("PodTopologySpread", "node(s) didn't match pod topology spread constraints"));
+  CHECK_FALSE(rt::Unresolvable("NodeResourcesFit", "Insufficient cpu"));
+  CHECK_FALSE(rt::Unresolvable("GPUMemoryFit", "GPU memory insufficient"));  // a custom policy's
 }
