@@ -35,7 +35,7 @@
 #include "benchmarks/cluster_gen.h"
 #include "benchmarks/handwritten_scores.h"
 #include "compiler/codegen/jit.h"
-#include "compiler/k8s/pod_reader.h"
+#include "k8s/pod_reader.h"
 #include "runtime/engine/engine.h"
 #include "runtime/sched/normalize.h"
 
@@ -245,8 +245,8 @@ struct Handwritten {
       balanced[j] = policy::bench::BalancedAllocation(cpu->requested[r] + kCpu, cpu->allocatable[r],
                                                       memory->requested_milli[r] + kMemory * 1000, memory->allocatable_milli[r]);
     }
-    policy::rt::Normalize(policy::sema::Normalize::kReverse, taint);
-    policy::rt::Normalize(policy::sema::Normalize::kMax, affinity);
+    policy::rt::Normalize(policy::lang::Normalize::kReverse, taint);
+    policy::rt::Normalize(policy::lang::Normalize::kMax, affinity);
     size_t best = 0;
     for (size_t j = 0; j < m; ++j) {
       // GPU-memory fit: what stays free after the pod, of the total.

@@ -25,9 +25,9 @@
 #include <string>
 
 #include "benchmarks/cluster_gen.h"
-#include "compiler/k8s/cluster_reader.h"
-#include "compiler/k8s/pod_reader.h"
-#include "compiler/k8s/selectors.h"
+#include "k8s/cluster_reader.h"
+#include "k8s/pod_reader.h"
+#include "k8s/selectors.h"
 #include "runtime/engine/engine.h"
 #include "runtime/interp/cluster_view.h"
 

@@ -346,7 +346,7 @@ class Handwritten {
       rest_.push_back(least_allocated + balanced);
     }
     if (feasible_.empty()) return std::nullopt;
-    policy::rt::Normalize(policy::sema::Normalize::kReverse, taint_);
+    policy::rt::Normalize(policy::lang::Normalize::kReverse, taint_);
     size_t best = 0;
     for (size_t j = 0; j < feasible_.size(); ++j) {
       if (3 * taint_[j] + rest_[j] > 3 * taint_[best] + rest_[best]) best = j;

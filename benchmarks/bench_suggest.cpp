@@ -19,7 +19,7 @@
 #include <string>
 
 #include "benchmarks/cluster_gen.h"
-#include "compiler/k8s/pod_reader.h"
+#include "k8s/pod_reader.h"
 #include "runtime/engine/cluster.h"
 #include "runtime/engine/engine.h"
 #include "runtime/engine/suggest.h"

@@ -11,7 +11,7 @@
 #include "cli/input.h"
 #include "compiler/codegen/jit.h"
 #include "compiler/driver/compilation.h"
-#include "compiler/k8s/pod_reader.h"
+#include "k8s/pod_reader.h"
 #include "compiler/passes/pass.h"
 #include "compiler/syntax/parser.h"
 #include "runtime/engine/cluster.h"

@@ -10,8 +10,8 @@
 #include <string_view>
 
 #include "cli/args.h"
-#include "compiler/k8s/pod_reader.h"
-#include "compiler/support/diagnostic.h"
+#include "k8s/pod_reader.h"
+#include "support/diagnostic.h"
 #include "runtime/engine/engine.h"
 #include "runtime/sched/profile.h"
 

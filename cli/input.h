@@ -6,7 +6,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/support/diagnostic.h"
+#include "support/diagnostic.h"
 #include "runtime/columnar/cluster_loader.h"
 
 namespace policy::cli {

@@ -11,9 +11,9 @@
 #include "cli/input.h"
 #include "cli/structured_output.h"
 #include "cli/summary.h"
-#include "compiler/k8s/pod_reader.h"
-#include "compiler/k8s/pod_resources.h"
-#include "compiler/support/json_writer.h"
+#include "k8s/pod_reader.h"
+#include "k8s/pod_resources.h"
+#include "support/json_writer.h"
 #include "runtime/engine/cluster.h"
 
 namespace policy::cli {

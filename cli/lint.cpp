@@ -19,7 +19,7 @@
 #include "cli/input.h"
 #include "cli/manifest_lints.h"
 #include "cli/structured_output.h"
-#include "compiler/support/json_writer.h"
+#include "support/json_writer.h"
 #include "runtime/engine/cluster.h"
 #include "runtime/engine/engine.h"
 #include "runtime/engine/policy_rules.h"

@@ -14,14 +14,14 @@
 
 #include <fmt/format.h>
 
-#include "compiler/k8s/decode.h"
-#include "compiler/k8s/node_match.h"
-#include "compiler/k8s/object_reader.h"
-#include "compiler/k8s/pod_resources.h"
-#include "compiler/k8s/quantity.h"
-#include "compiler/k8s/selectors.h"
-#include "compiler/k8s/strict_fields.h"
-#include "compiler/support/suggest.h"
+#include "k8s/decode.h"
+#include "k8s/node_match.h"
+#include "k8s/object_reader.h"
+#include "k8s/pod_resources.h"
+#include "k8s/quantity.h"
+#include "k8s/selectors.h"
+#include "k8s/strict_fields.h"
+#include "support/suggest.h"
 #include "runtime/engine/cluster.h"
 
 namespace policy::cli {

@@ -11,8 +11,8 @@
 #include <memory>
 #include <vector>
 
-#include "compiler/k8s/objects.h"
-#include "compiler/support/diagnostic.h"
+#include "k8s/objects.h"
+#include "support/diagnostic.h"
 
 namespace policy::engine {
 class Cluster;

@@ -6,12 +6,12 @@
 #include <unordered_set>
 
 #include "cli/structured_output.h"
-#include "compiler/k8s/decode.h"
-#include "compiler/k8s/document.h"
-#include "compiler/k8s/document_json.h"
-#include "compiler/k8s/object_reader.h"
-#include "compiler/support/diagnostic.h"
-#include "compiler/support/json_writer.h"
+#include "k8s/decode.h"
+#include "k8s/document.h"
+#include "k8s/document_json.h"
+#include "k8s/object_reader.h"
+#include "support/diagnostic.h"
+#include "support/json_writer.h"
 
 namespace policy::cli {
 namespace {

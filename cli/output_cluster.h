@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/support/source.h"
+#include "support/source.h"
 
 namespace policy::cli {
 

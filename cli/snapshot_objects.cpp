@@ -1,7 +1,7 @@
 #include "cli/snapshot_objects.h"
 
-#include "compiler/k8s/decode.h"
-#include "compiler/k8s/object_reader.h"
+#include "k8s/decode.h"
+#include "k8s/object_reader.h"
 
 namespace policy::cli {
 namespace {

@@ -9,8 +9,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "compiler/k8s/objects.h"
-#include "compiler/support/diagnostic.h"
+#include "k8s/objects.h"
+#include "support/diagnostic.h"
 
 namespace policy::cli {
 

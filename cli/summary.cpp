@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "compiler/k8s/quantity.h"
-#include "compiler/support/json_writer.h"
+#include "k8s/quantity.h"
+#include "support/json_writer.h"
 
 namespace policy::cli {
 namespace {

@@ -13,9 +13,9 @@
 
 #include "cli/engine_setup.h"
 #include "cli/input.h"
-#include "compiler/k8s/decode.h"
-#include "compiler/k8s/object_reader.h"
-#include "compiler/k8s/pod_reader.h"
+#include "k8s/decode.h"
+#include "k8s/object_reader.h"
+#include "k8s/pod_reader.h"
 #include "runtime/engine/cluster.h"
 #include "runtime/engine/engine.h"
 #include "runtime/host/placement_json.h"

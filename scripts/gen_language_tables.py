@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """Regenerates the record-field and builtin tables of docs/language.md from
-compiler/sema/schema.def and stdlib/builtins.def. `--check` fails when the
+compiler/lang/schema.def and stdlib/builtins.def. `--check` fails when the
 page is not what would be written."""
 
 import os
@@ -21,7 +21,7 @@ def type_text(t):
 
 
 def fields():
-    text = open(os.path.join(ROOT, "compiler/sema/schema.def"), encoding="utf-8").read()
+    text = open(os.path.join(ROOT, "compiler/lang/schema.def"), encoding="utf-8").read()
     rows = re.findall(r'FIELD\((\w+),\s*(\w+),\s*"(\w+)",\s*(.+?),\s*(kPod|kNode),\s*"((?:[^"\\]|\\.)*)"\)', text)
     out = ["| record | field | type | side | meaning |", "| --- | --- | --- | --- | --- |"]
     for _, record, name, t, side, doc in rows:

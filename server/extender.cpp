@@ -13,10 +13,10 @@
 
 #include <fmt/format.h>
 
-#include "compiler/k8s/decode.h"
-#include "compiler/k8s/document_json.h"
-#include "compiler/k8s/object_reader.h"
-#include "compiler/support/json_writer.h"
+#include "k8s/decode.h"
+#include "k8s/document_json.h"
+#include "k8s/object_reader.h"
+#include "support/json_writer.h"
 #include "runtime/engine/preemption.h"
 #include "server/extender_args.h"
 #include "server/kube_api.h"

@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "compiler/k8s/object_reader.h"
+#include "k8s/object_reader.h"
 
 namespace policy::server {
 namespace {

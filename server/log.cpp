@@ -8,7 +8,7 @@
 
 #include <fmt/format.h>
 
-#include "compiler/support/json_writer.h"
+#include "support/json_writer.h"
 
 namespace policy::server {
 

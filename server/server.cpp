@@ -13,7 +13,7 @@
 #include <limits>
 #include <regex>
 
-#include "compiler/support/json_writer.h"
+#include "support/json_writer.h"
 #include "server/extender.h"
 #include "server/log.h"
 

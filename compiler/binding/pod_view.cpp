@@ -1,11 +1,11 @@
 #include "compiler/binding/pod_view.h"
 
-#include "compiler/k8s/selectors.h"
+#include "k8s/selectors.h"
 
 namespace policy::binding {
 namespace {
 
-using sema::FieldId;
+using lang::FieldId;
 
 PodRef Record(PodRecord kind, const void* ptr) {
   PodRef r{PodRef::Kind::kRecord};

@@ -1,6 +1,6 @@
 #pragma once
 /// The pod as policies read it: one place that maps the schema's pod-side
-/// fields (compiler/sema/schema.def) to a k8s::Pod. Partial evaluation reads
+/// fields (compiler/lang/schema.def) to a k8s::Pod. Partial evaluation reads
 /// the pod through it at compile time; the interpreter at run time.
 
 #include <cstdint>
@@ -8,9 +8,9 @@
 #include <string>
 #include <vector>
 
-#include "compiler/k8s/objects.h"
+#include "k8s/objects.h"
 #include "compiler/binding/pod_values.h"
-#include "compiler/sema/schema.h"
+#include "compiler/lang/schema.h"
 
 namespace policy::binding {
 
@@ -59,7 +59,7 @@ class PodView {
   /// The pod itself.
   PodRef Root() const;
   /// A pod-side field of a pod-side record; nullopt for node-side fields.
-  std::optional<PodRef> Load(sema::FieldId field, const PodRef& record) const;
+  std::optional<PodRef> Load(lang::FieldId field, const PodRef& record) const;
   /// `m[key]` (none when absent), `resources[name]` (0 when absent), `list[i]` (none when out of range);
   /// nullopt when `object` is not indexable by `key`.
   std::optional<PodRef> Index(const PodRef& object, const PodRef& key) const;

@@ -12,7 +12,7 @@
 #include <llvm/IR/Module.h>
 #include <llvm/Target/TargetMachine.h>
 
-#include "compiler/support/expected.h"
+#include "support/expected.h"
 
 namespace policy::codegen {
 

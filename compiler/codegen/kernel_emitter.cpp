@@ -16,7 +16,7 @@ namespace policy::codegen {
 namespace {
 
 using namespace ir;
-using sema::FieldId;
+using lang::FieldId;
 
 /// A value of one row: `v` (i64 or i1) and, for optional types, `none` (i1).
 struct Val {
@@ -195,10 +195,10 @@ class KernelEmitter {
   /// Parameter `i` of node `id` (kernel_shape.h), loaded in the entry block.
   llvm::Value* Param(NodeId id, size_t i) { return params_[static_cast<size_t>(shape_.first_param[id]) + i]; }
 
-  bool Optional(NodeId id) const { return program_.types[id]->kind == sema::TypeKind::kOptional; }
-  sema::TypeRef Unwrapped(NodeId id) const {
-    sema::TypeRef t = program_.types[id];
-    return t->kind == sema::TypeKind::kOptional ? t->element : t;
+  bool Optional(NodeId id) const { return program_.types[id]->kind == lang::TypeKind::kOptional; }
+  lang::TypeRef Unwrapped(NodeId id) const {
+    lang::TypeRef t = program_.types[id];
+    return t->kind == lang::TypeKind::kOptional ? t->element : t;
   }
 
   llvm::Value* Bool(const Val& v) {
@@ -289,7 +289,7 @@ class KernelEmitter {
     }
     if (const auto* n = std::get_if<TaintScan>(&node)) return wrap(EvalTaints(id, *n));
     if (const auto* n = std::get_if<CallBuiltin>(&node);
-        n && sema::Builtins()[static_cast<size_t>(n->builtin)].reads == sema::BuiltinReads::kCluster) {
+        n && lang::Builtins()[static_cast<size_t>(n->builtin)].reads == lang::BuiltinReads::kCluster) {
       for (NodeId a : n->args) {
         if (program_.reads_node[a]) Fail("a cluster builtin whose arguments read the node");
       }
@@ -297,17 +297,17 @@ class KernelEmitter {
       (kind_ == Kind::kScore ? out_.cluster_in_scores : out_.cluster_in_filters)[slot] = 1;
       llvm::Value* values = b_.CreateLoad(ptr_, b_.CreateGEP(ptr_, cluster_, b_.getInt64(slot)));
       llvm::Value* v = b_.CreateLoad(i64_, b_.CreateGEP(i64_, values, row_));
-      return wrap(Unwrapped(id)->kind == sema::TypeKind::kBool ? b_.CreateICmpNE(v, b_.getInt64(0)) : v);
+      return wrap(Unwrapped(id)->kind == lang::TypeKind::kBool ? b_.CreateICmpNE(v, b_.getInt64(0)) : v);
     }
     if (const auto* n = std::get_if<CallBuiltin>(&node)) {
-      if (n->builtin == sema::BuiltinId::kToInt || n->builtin == sema::BuiltinId::kToQuantity) {  // of a node label
+      if (n->builtin == lang::BuiltinId::kToInt || n->builtin == lang::BuiltinId::kToQuantity) {  // of a node label
         const auto* index = std::get_if<Index>(&program_.nodes[n->args[0]]);
         const auto* load = index ? std::get_if<LoadField>(&program_.nodes[index->object]) : nullptr;
         const auto* key = index ? std::get_if<StringConst>(&program_.nodes[index->key]) : nullptr;
         if (load == nullptr || key == nullptr || load->field != FieldId::kNodeLabels) {
           Fail("`.int()` or `.quantity()` of a value other than a node label");
         }
-        return LabelNumber(key->value, n->builtin == sema::BuiltinId::kToQuantity);
+        return LabelNumber(key->value, n->builtin == lang::BuiltinId::kToQuantity);
       }
       return wrap(EvalCall(*n));
     }
@@ -316,7 +316,7 @@ class KernelEmitter {
 
   llvm::Value* EvalCompare(const Compare& c) {
     Val a = Eval(c.lhs), b = Eval(c.rhs);
-    if (Unwrapped(c.lhs)->kind == sema::TypeKind::kString || Unwrapped(c.rhs)->kind == sema::TypeKind::kString) {
+    if (Unwrapped(c.lhs)->kind == lang::TypeKind::kString || Unwrapped(c.rhs)->kind == lang::TypeKind::kString) {
       Fail("a string comparison");
     }
     llvm::Value* x = Int(a);
@@ -450,28 +450,28 @@ class KernelEmitter {
       return Int(Eval(call.args[i]));
     };
     switch (call.builtin) {
-      case sema::BuiltinId::kMax: {
+      case lang::BuiltinId::kMax: {
         llvm::Value *a = arg(0), *b = arg(1);
         return b_.CreateSelect(b_.CreateICmpSGT(a, b), a, b);
       }
-      case sema::BuiltinId::kMin: {
+      case lang::BuiltinId::kMin: {
         llvm::Value *a = arg(0), *b = arg(1);
         return b_.CreateSelect(b_.CreateICmpSLT(a, b), a, b);
       }
-      case sema::BuiltinId::kMulDiv: {  // a * b / c rounded down, 0 when c is 0
+      case lang::BuiltinId::kMulDiv: {  // a * b / c rounded down, 0 when c is 0
         llvm::Value* a = arg(0);
         llvm::Value* b = arg(1);
         llvm::Value* c = arg(2);
         return arith_.MulDiv(a, b, c);
       }
-      case sema::BuiltinId::kUnits: {  // ceil for positive remainders, as the interpreter
+      case lang::BuiltinId::kUnits: {  // ceil for positive remainders, as the interpreter
         llvm::Value* v = arg(0);
         llvm::Value* q = b_.CreateSDiv(v, b_.getInt64(1000));
         llvm::Value* r = b_.CreateSRem(v, b_.getInt64(1000));
         return b_.CreateAdd(q, b_.CreateZExt(b_.CreateICmpSGT(r, b_.getInt64(0)), i64_));
       }
-      case sema::BuiltinId::kMillis: return arg(0);
-      case sema::BuiltinId::kInterpolate: {  // over constant points (a profile's shape): a chain of selects
+      case lang::BuiltinId::kMillis: return arg(0);
+      case lang::BuiltinId::kInterpolate: {  // over constant points (a profile's shape): a chain of selects
         auto ints = [&](NodeId id) {
           const auto* list = std::get_if<MakeList>(&program_.nodes[id]);
           if (list == nullptr) Fail("`interpolate` over points that are not constants");
@@ -503,7 +503,7 @@ class KernelEmitter {
         }
         return result;
       }
-      default: Fail(fmt::format("the builtin `{}`", sema::Builtins()[static_cast<size_t>(call.builtin)].name));
+      default: Fail(fmt::format("the builtin `{}`", lang::Builtins()[static_cast<size_t>(call.builtin)].name));
     }
   }
 

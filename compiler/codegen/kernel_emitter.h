@@ -20,7 +20,7 @@
 #include "compiler/codegen/compiled_function.h"
 #include "compiler/codegen/kernel_shape.h"
 #include "compiler/ir/ir.h"
-#include "compiler/support/expected.h"
+#include "support/expected.h"
 
 namespace policy::codegen {
 

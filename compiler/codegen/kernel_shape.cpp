@@ -28,7 +28,7 @@ class Hasher {
   // The payload sink of ir::VisitPayload.
   void Int(uint64_t v) { Add(v); }
   void Text(std::string_view s) { Add(s); }
-  void Add(sema::TypeRef t) {  // what codegen depends on: the kinds, through optionals and elements
+  void Add(lang::TypeRef t) {  // what codegen depends on: the kinds, through optionals and elements
     for (int depth = 0; t != nullptr && depth < 4; ++depth, t = t->element) Add(static_cast<uint64_t>(t->kind) + 1);
     Add(uint64_t{0});
   }
@@ -46,7 +46,7 @@ class Hasher {
 
 const CallBuiltin* ClusterCall(const Node& node) {
   const auto* call = std::get_if<CallBuiltin>(&node);
-  if (call == nullptr || sema::Builtins()[static_cast<size_t>(call->builtin)].reads != sema::BuiltinReads::kCluster) {
+  if (call == nullptr || lang::Builtins()[static_cast<size_t>(call->builtin)].reads != lang::BuiltinReads::kCluster) {
     return nullptr;
   }
   return call;
@@ -119,7 +119,7 @@ class ShapeWalk {
           shape_.divides |= !std::holds_alternative<IntConst>(program_.nodes[a->rhs]);
         }
       }
-      if (const auto* c = std::get_if<CallBuiltin>(&node); c && c->builtin == sema::BuiltinId::kMulDiv) {
+      if (const auto* c = std::get_if<CallBuiltin>(&node); c && c->builtin == lang::BuiltinId::kMulDiv) {
         shape_.divides = true;
         for (NodeId arg : c->args) MarkStructural(arg);
       }

@@ -11,8 +11,8 @@ namespace policy::driver {
 namespace {
 
 // Whether `value` fits a param of `type`.
-bool Fits(const lower::ParamValue& value, sema::TypeRef type) {
-  using sema::TypeKind;
+bool Fits(const lower::ParamValue& value, lang::TypeRef type) {
+  using lang::TypeKind;
   if (std::holds_alternative<int64_t>(value)) return type->kind == TypeKind::kInt || type->kind == TypeKind::kQuantity;
   if (std::holds_alternative<bool>(value)) return type->kind == TypeKind::kBool;
   if (std::holds_alternative<std::string>(value)) return type->kind == TypeKind::kString;
@@ -37,7 +37,7 @@ bool CheckParams(const CompiledFile& file, const lower::ParamValues& params, Dia
           if (!Fits(value, type)) {
             diags.Error(DiagCode::kBadProfile, decl.span,
                         fmt::format("the profile gives `{}` of {} a value that is not a `{}`", name, policy_name,
-                                    sema::ToString(type)));
+                                    lang::ToString(type)));
             ok = false;
           }
         }
@@ -60,7 +60,7 @@ bool CheckParams(const CompiledFile& file, const lower::ParamValues& params, Dia
 }  // namespace
 
 Compilation::Compilation()
-    : types_(std::make_unique<sema::TypeTable>()), schema_(std::make_unique<sema::Schema>(*types_)) {}
+    : types_(std::make_unique<lang::TypeTable>()), schema_(std::make_unique<lang::Schema>(*types_)) {}
 
 Compilation::~Compilation() = default;
 

@@ -20,7 +20,7 @@
 #include "compiler/lower/lower.h"
 #include "compiler/passes/pass.h"
 #include "compiler/sema/check.h"
-#include "compiler/support/expected.h"
+#include "support/expected.h"
 #include "compiler/syntax/ast.h"
 
 namespace policy::driver {
@@ -58,11 +58,11 @@ class Compilation {
   Expected<ir::Program> ParseIr(std::string_view text);
 
   const std::vector<std::unique_ptr<CompiledFile>>& Files() const { return files_; }
-  const sema::TypeTable& Types() const { return *types_; }
+  const lang::TypeTable& Types() const { return *types_; }
 
  private:
-  std::unique_ptr<sema::TypeTable> types_;
-  std::unique_ptr<sema::Schema> schema_;
+  std::unique_ptr<lang::TypeTable> types_;
+  std::unique_ptr<lang::Schema> schema_;
   std::vector<std::unique_ptr<CompiledFile>> files_;
   std::mutex types_mutex_;  // specialization adds types to types_
 };

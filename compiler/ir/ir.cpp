@@ -6,7 +6,7 @@
 
 namespace policy::ir {
 
-NodeId Program::Add(Node node, sema::TypeRef type, Span span, bool node_dependent) {
+NodeId Program::Add(Node node, lang::TypeRef type, Span span, bool node_dependent) {
   nodes.push_back(std::move(node));
   types.push_back(type);
   spans.push_back(span);

@@ -20,11 +20,11 @@
 #include <variant>
 #include <vector>
 
-#include "compiler/sema/builtins.h"
-#include "compiler/sema/normalize.h"
-#include "compiler/sema/schema.h"
-#include "compiler/sema/types.h"
-#include "compiler/support/source.h"
+#include "compiler/lang/builtins.h"
+#include "compiler/lang/normalize.h"
+#include "compiler/lang/schema.h"
+#include "compiler/lang/types.h"
+#include "support/source.h"
 
 namespace policy::ir {
 
@@ -40,7 +40,7 @@ struct IntConst final { int64_t value; };  ///< int, or quantity in milli-units 
 struct StringConst final { std::string value; };
 struct PodRoot final {};
 struct NodeRoot final {};
-struct LoadField final { sema::FieldId field; NodeId object; };  ///< none when `object` is none
+struct LoadField final { lang::FieldId field; NodeId object; };  ///< none when `object` is none
 struct Index final { NodeId object; NodeId key; };
 struct Local final { SlotId slot; };
 struct Not final { NodeId operand; };
@@ -65,7 +65,7 @@ struct Loop final {
   std::optional<NodeId> body;
 };
 struct MakeList final { std::vector<NodeId> elements; bool is_set; };
-struct CallBuiltin final { sema::BuiltinId builtin; std::vector<NodeId> args; };  ///< receiver first for methods
+struct CallBuiltin final { lang::BuiltinId builtin; std::vector<NodeId> args; };  ///< receiver first for methods
 
 // Nodes bound to a node table's dictionaries by the `bind-table` pass (see
 // Program::table_version). They read the node; they have no operands.
@@ -96,7 +96,7 @@ struct Slot {
   enum class Kind : uint8_t { kLet, kArgument, kLoop };
   std::string name;
   std::optional<NodeId> value;  ///< lets and arguments; absent for loop variables
-  sema::TypeRef type;
+  lang::TypeRef type;
   Kind kind = Kind::kLet;
 };
 
@@ -121,7 +121,7 @@ struct Filter {
 
 struct Score {
   NodeId value;
-  sema::Normalize normalize;
+  lang::Normalize normalize;
   Span span;
 };
 
@@ -140,7 +140,7 @@ struct Function {
 struct Program {
   const Source* source = nullptr;
   std::vector<Node> nodes;
-  std::vector<sema::TypeRef> types;  ///< by NodeId
+  std::vector<lang::TypeRef> types;  ///< by NodeId
   std::vector<Span> spans;           ///< by NodeId
   std::vector<uint8_t> reads_node;   ///< by NodeId: varies per node
   std::vector<Function> functions;
@@ -149,7 +149,7 @@ struct Program {
   /// table only while its dictionaries keep that version.
   std::optional<uint64_t> table_version;
 
-  NodeId Add(Node node, sema::TypeRef type, Span span, bool reads_node);
+  NodeId Add(Node node, lang::TypeRef type, Span span, bool reads_node);
 };
 
 /// The program as text (`policyc compile --emit=ir`).
@@ -160,7 +160,7 @@ std::string PrintNode(const Program& program, NodeId id);
 /// Reads Print()'s output back (spans are lost; everything else round-trips),
 /// so tests and `policyc compile FILE.ir` can start mid-pipeline. On bad
 /// input returns nullopt and says where in `error`.
-std::optional<Program> Parse(std::string_view text, sema::TypeTable& types, const sema::Schema& schema,
+std::optional<Program> Parse(std::string_view text, lang::TypeTable& types, const lang::Schema& schema,
                              std::string* error);
 
 /// Checks the program's invariants (ids in range, children defined before

@@ -20,7 +20,7 @@ namespace {
 
 class Reader {
  public:
-  Reader(std::string_view text, sema::TypeTable& types, const sema::Schema& schema)
+  Reader(std::string_view text, lang::TypeTable& types, const lang::Schema& schema)
       : text_(text), types_(types), schema_(schema) {}
 
   std::optional<Program> Run(std::string* error) {
@@ -111,11 +111,11 @@ class Reader {
   }
 
   // `int`, `string?`, `list<Taint>`, `map<string, string>`.
-  sema::TypeRef Type(std::string_view text) {
+  lang::TypeRef Type(std::string_view text) {
     while (!text.empty() && text.front() == ' ') text.remove_prefix(1);
     while (!text.empty() && text.back() == ' ') text.remove_suffix(1);
     if (!text.empty() && text.back() == '?') {
-      sema::TypeRef inner = Type(text.substr(0, text.size() - 1));
+      lang::TypeRef inner = Type(text.substr(0, text.size() - 1));
       return inner ? types_.Optional(inner) : nullptr;
     }
     auto generic = [&](std::string_view name) -> std::optional<std::string_view> {
@@ -134,13 +134,13 @@ class Reader {
     if (text == "string") return types_.String();
     if (text == "none") return types_.None();
     if (text == "resources") return types_.Resources();
-    for (const sema::RecordSchema* r : schema_.Records()) {
+    for (const lang::RecordSchema* r : schema_.Records()) {
       if (r->name == text) return types_.Record(r);
     }
     return nullptr;
   }
   template <typename F>
-  static sema::TypeRef Wrap(sema::TypeRef t, F&& f) {
+  static lang::TypeRef Wrap(lang::TypeRef t, F&& f) {
     return t ? f(t) : nullptr;
   }
 
@@ -251,11 +251,11 @@ class Reader {
     if (!Set(&s.value)) return false;
     if (!Eat("normalize")) return Fail("expected `normalize`");
     std::string_view n = Word();
-    if (n == "none") s.normalize = sema::Normalize::kNone;
-    else if (n == "max") s.normalize = sema::Normalize::kMax;
-    else if (n == "reverse") s.normalize = sema::Normalize::kReverse;
-    else if (n == "minmax") s.normalize = sema::Normalize::kMinMax;
-    else if (n == "spread") s.normalize = sema::Normalize::kSpread;
+    if (n == "none") s.normalize = lang::Normalize::kNone;
+    else if (n == "max") s.normalize = lang::Normalize::kMax;
+    else if (n == "reverse") s.normalize = lang::Normalize::kReverse;
+    else if (n == "minmax") s.normalize = lang::Normalize::kMinMax;
+    else if (n == "spread") s.normalize = lang::Normalize::kSpread;
     else return Fail(fmt::format("unknown normalization `{}`", n));
     function_->scores.push_back(s);
     return true;
@@ -276,7 +276,7 @@ class Reader {
     }
     size_t colon = rest.rfind(" : ");
     if (colon == std::string_view::npos) return Fail("expected ` : type`");
-    sema::TypeRef type = Type(rest.substr(colon + 3));
+    lang::TypeRef type = Type(rest.substr(colon + 3));
     if (type == nullptr) return Fail(fmt::format("unknown type `{}`", rest.substr(colon + 3)));
     line_text_ = line_text_.substr(0, pos_ + colon);
     std::optional<Node> node = Operation();
@@ -357,8 +357,8 @@ class Reader {
       std::string_view field = Word();
       auto r = refs(1);
       if (!r) return std::nullopt;
-      for (const sema::RecordSchema* rec : schema_.Records()) {
-        for (const sema::FieldSchema& f : rec->fields) {
+      for (const lang::RecordSchema* rec : schema_.Records()) {
+        for (const lang::FieldSchema& f : rec->fields) {
           if (field == fmt::format("{}.{}", rec->name, f.name)) return LoadField{f.id, (*r)[0]};
         }
       }
@@ -403,8 +403,8 @@ class Reader {
     }
     if (op == kMnemonic<CallBuiltin>) {
       std::string_view name = Word();
-      const sema::Builtin* builtin = nullptr;
-      for (const sema::Builtin& b : sema::Builtins()) {
+      const lang::Builtin* builtin = nullptr;
+      for (const lang::Builtin& b : lang::Builtins()) {
         if (b.name == name) builtin = &b;
       }
       std::optional<std::vector<NodeId>> args = builtin != nullptr && Eat("(") ? RefsUntil(")") : std::nullopt;
@@ -428,8 +428,8 @@ class Reader {
   }
 
   std::string_view text_;
-  sema::TypeTable& types_;
-  const sema::Schema& schema_;
+  lang::TypeTable& types_;
+  const lang::Schema& schema_;
   Program program_;
   Function* function_ = nullptr;
   std::string_view line_text_;
@@ -440,7 +440,7 @@ class Reader {
 
 }  // namespace
 
-std::optional<Program> Parse(std::string_view text, sema::TypeTable& types, const sema::Schema& schema,
+std::optional<Program> Parse(std::string_view text, lang::TypeTable& types, const lang::Schema& schema,
                              std::string* error) {
   return Reader(text, types, schema).Run(error);
 }

@@ -5,15 +5,15 @@
 
 #include "compiler/ir/ir.h"
 #include "compiler/ir/traits.h"
-#include "compiler/support/json_writer.h"
+#include "support/json_writer.h"
 
 namespace policy::ir {
 namespace {
 
-std::string FieldName(sema::FieldId field) {
+std::string FieldName(lang::FieldId field) {
   static constexpr std::string_view kNames[] = {
 #define FIELD(id, record, name, type, side, doc) #record "." name,
-#include "compiler/sema/schema.def"
+#include "compiler/lang/schema.def"
 #undef FIELD
   };
   return std::string(kNames[static_cast<size_t>(field)]);
@@ -81,7 +81,7 @@ std::string MessageText(const Message& m) {
 }  // namespace
 
 std::string PrintNode(const Program& program, NodeId id) {
-  return fmt::format("{} : {}", std::visit(Printer{}, program.nodes[id]), sema::ToString(program.types[id]));
+  return fmt::format("{} : {}", std::visit(Printer{}, program.nodes[id]), lang::ToString(program.types[id]));
 }
 
 std::string Print(const Program& program) {
@@ -94,7 +94,7 @@ std::string Print(const Program& program) {
     for (SlotId s = 0; s < f.slots.size(); ++s) {
       static constexpr const char* kKinds[] = {"let", "arg", "loop"};
       out += fmt::format("  slot ${} {} {}{} : {}\n", s, kKinds[static_cast<int>(f.slots[s].kind)], f.slots[s].name,
-                         f.slots[s].value ? " = " + Ref(*f.slots[s].value) : "", sema::ToString(f.slots[s].type));
+                         f.slots[s].value ? " = " + Ref(*f.slots[s].value) : "", lang::ToString(f.slots[s].type));
     }
     if (f.when) out += fmt::format("  when {}\n", Ref(*f.when));
     for (const Filter& prefilter : f.prefilters) {
@@ -114,7 +114,7 @@ std::string Print(const Program& program) {
       out += '\n';
     }
     for (const Score& score : f.scores) {
-      out += fmt::format("  score {} normalize {}\n", Ref(score.value), sema::ToString(score.normalize));
+      out += fmt::format("  score {} normalize {}\n", Ref(score.value), lang::ToString(score.normalize));
     }
   }
   return out;

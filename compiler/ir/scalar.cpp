@@ -2,8 +2,8 @@
 
 #include <limits>
 
-#include "compiler/k8s/quantity.h"
-#include "compiler/support/decimal.h"
+#include "k8s/quantity.h"
+#include "support/decimal.h"
 
 namespace policy::ir::scalar {
 

@@ -2,18 +2,18 @@
 
 #include <map>
 
-#include "compiler/k8s/quantity.h"
+#include "k8s/quantity.h"
 
 namespace policy::lower {
 namespace {
 
 using namespace syntax;
-using sema::TypeKind;
-using sema::TypeRef;
+using lang::TypeKind;
+using lang::TypeRef;
 
 class Lowerer {
  public:
-  Lowerer(const sema::CheckedModule& checked, sema::TypeTable& types, const ParamValues* params)
+  Lowerer(const sema::CheckedModule& checked, lang::TypeTable& types, const ParamValues* params)
       : checked_(checked), module_(*checked.module), types_(types), params_values_(params) {}
 
   ir::Program Run() {
@@ -32,7 +32,7 @@ class Lowerer {
   // An int (or int?) where a quantity (or quantity?) is wanted gets converted.
   ir::NodeId Convert(ir::NodeId value, TypeRef to) {
     TypeRef from = program_.types[value];
-    if (sema::Unwrapped(from)->kind == TypeKind::kInt && sema::Unwrapped(to)->kind == TypeKind::kQuantity) {
+    if (lang::Unwrapped(from)->kind == TypeKind::kInt && lang::Unwrapped(to)->kind == TypeKind::kQuantity) {
       TypeRef type = from->kind == TypeKind::kOptional ? types_.Optional(types_.Quantity()) : types_.Quantity();
       return program_.Add(ir::IntToQuantity{value}, type, program_.spans[value], program_.reads_node[value] != 0);
     }
@@ -218,8 +218,8 @@ class Lowerer {
     std::vector<ir::NodeId> operands;
     if (receiver != nullptr) operands.push_back(Expr(*receiver));
     for (ExprId a : args) operands.push_back(Expr(a));
-    sema::BuiltinId builtin = checked_.builtin[id]->id;
-    if (builtin == sema::BuiltinId::kMax || builtin == sema::BuiltinId::kMin) {
+    lang::BuiltinId builtin = checked_.builtin[id]->id;
+    if (builtin == lang::BuiltinId::kMax || builtin == lang::BuiltinId::kMin) {
       for (ir::NodeId& op : operands) op = Convert(op, TypeOf(id));
     }
     return Add(ir::CallBuiltin{builtin, std::move(operands)}, TypeOf(id), id);
@@ -236,7 +236,7 @@ class Lowerer {
     ir::NodeId rhs = Expr(e.rhs);
     TypeRef lt = program_.types[lhs], rt = program_.types[rhs];
     auto numeric_common = [&]() {
-      if (sema::Unwrapped(lt)->kind == TypeKind::kQuantity || sema::Unwrapped(rt)->kind == TypeKind::kQuantity) {
+      if (lang::Unwrapped(lt)->kind == TypeKind::kQuantity || lang::Unwrapped(rt)->kind == TypeKind::kQuantity) {
         lhs = Convert(lhs, types_.Quantity());
         rhs = Convert(rhs, types_.Quantity());
       }
@@ -317,7 +317,7 @@ class Lowerer {
 
   const sema::CheckedModule& checked_;
   const Module& module_;
-  sema::TypeTable& types_;
+  lang::TypeTable& types_;
   const ParamValues* params_values_;
   ir::Program program_;
   ir::Function* function_ = nullptr;
@@ -329,7 +329,7 @@ class Lowerer {
 
 }  // namespace
 
-ir::Program Lower(const sema::CheckedModule& checked, sema::TypeTable& types, const ParamValues* params) {
+ir::Program Lower(const sema::CheckedModule& checked, lang::TypeTable& types, const ParamValues* params) {
   return Lowerer(checked, types, params).Run();
 }
 

@@ -22,6 +22,6 @@ using ParamValues = std::map<std::string, std::map<std::string, ParamValue>>;
 
 /// Lowers `checked`; `params` replace the defaults of the `param`s they name
 /// (CompileFile checks them against the declared types first).
-ir::Program Lower(const sema::CheckedModule& checked, sema::TypeTable& types, const ParamValues* params = nullptr);
+ir::Program Lower(const sema::CheckedModule& checked, lang::TypeTable& types, const ParamValues* params = nullptr);
 
 }  // namespace policy::lower

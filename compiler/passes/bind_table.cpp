@@ -23,17 +23,17 @@
 #include "compiler/passes/node_dictionary.h"
 #include "compiler/passes/pass.h"
 #include "compiler/passes/rewriter.h"
-#include "compiler/support/decimal.h"
+#include "support/decimal.h"
 
 namespace policy::passes {
 namespace {
 
 using namespace ir;
-using sema::FieldId;
+using lang::FieldId;
 
 class BindTablePass final : public Pass {
  public:
-  BindTablePass(const NodeDictionary& table, sema::TypeTable& types) : table_(table), types_(types) {}
+  BindTablePass(const NodeDictionary& table, lang::TypeTable& types) : table_(table), types_(types) {}
 
   std::string_view Name() const override { return "bind-table"; }
 
@@ -118,7 +118,7 @@ class BindTablePass final : public Pass {
       if (key != nullptr && IsNodeLabels(m->collection, out)) return Bound{Present(key->value)};
       return std::nullopt;
     }
-    if (const auto* call = std::get_if<CallBuiltin>(&node); call && call->builtin == sema::BuiltinId::kHas) {
+    if (const auto* call = std::get_if<CallBuiltin>(&node); call && call->builtin == lang::BuiltinId::kHas) {
       const auto* key = std::get_if<StringConst>(&out.nodes[call->args[1]]);
       if (key != nullptr && IsNodeLabels(call->args[0], out)) return Bound{Present(key->value)};
       return std::nullopt;
@@ -207,7 +207,7 @@ class BindTablePass final : public Pass {
   static std::optional<int64_t> IntValue(NodeId id, const Program& out) {
     if (const auto* i = std::get_if<IntConst>(&out.nodes[id])) return i->value;
     const auto* call = std::get_if<CallBuiltin>(&out.nodes[id]);
-    if (call == nullptr || call->builtin != sema::BuiltinId::kToInt) return std::nullopt;
+    if (call == nullptr || call->builtin != lang::BuiltinId::kToInt) return std::nullopt;
     const auto* s = std::get_if<StringConst>(&out.nodes[call->args[0]]);
     return s ? ParseDecimalInt(s->value) : std::nullopt;
   }
@@ -215,7 +215,7 @@ class BindTablePass final : public Pass {
   // K when `id` is node.labels[K].int().
   static std::optional<std::string> IntOfLabel(NodeId id, const Program& out) {
     const auto* call = std::get_if<CallBuiltin>(&out.nodes[id]);
-    if (call == nullptr || call->builtin != sema::BuiltinId::kToInt) return std::nullopt;
+    if (call == nullptr || call->builtin != lang::BuiltinId::kToInt) return std::nullopt;
     return LabelRead(call->args[0], out);
   }
 
@@ -352,13 +352,13 @@ class BindTablePass final : public Pass {
   }
 
   const NodeDictionary& table_;
-  sema::TypeTable& types_;
+  lang::TypeTable& types_;
   bool changed_ = false;
 };
 
 }  // namespace
 
-std::unique_ptr<Pass> CreateBindTablePass(const NodeDictionary& table, sema::TypeTable& types) {
+std::unique_ptr<Pass> CreateBindTablePass(const NodeDictionary& table, lang::TypeTable& types) {
   return std::make_unique<BindTablePass>(table, types);
 }
 

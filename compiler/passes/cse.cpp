@@ -21,7 +21,7 @@ using namespace ir;
 
 // A string that is equal for structurally equal nodes (operands already
 // renamed): owner, type, payload (ir/traits.h), operands.
-std::string Key(const Node& node, sema::TypeRef type, size_t owner) {
+std::string Key(const Node& node, lang::TypeRef type, size_t owner) {
   struct Sink {
     std::string& key;
     void Int(uint64_t v) { key += fmt::format("{},", v); }

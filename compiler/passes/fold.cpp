@@ -54,7 +54,7 @@ class FoldPass final : public Pass {
           c && (c->op == CompareOp::kEq || c->op == CompareOp::kNe) && std::holds_alternative<NoneConst>(out.nodes[c->rhs])) {
         NodeId x = c->lhs;
         if (std::optional<NodeId> v = let_value(old, x, out); v && std::holds_alternative<Select>(out.nodes[*v])) x = *v;
-        sema::TypeRef boolean = program.types[old];
+        lang::TypeRef boolean = program.types[old];
         if (std::optional<NodeId> test = NoneTest(x, out, boolean, program.spans[old])) {
           changed_ = true;
           NodeId id = c->op == CompareOp::kEq ? *test : out.Add(Not{*test}, boolean, program.spans[old], out.reads_node[*test] != 0);
@@ -93,7 +93,7 @@ class FoldPass final : public Pass {
   using Folded = std::variant<Node, Existing>;
   static Folded Forward(NodeId id) { return Existing{id}; }
 
-  std::optional<Folded> Fold(const Node& node, const Program& out, sema::TypeRef type) {
+  std::optional<Folded> Fold(const Node& node, const Program& out, lang::TypeRef type) {
     auto at = [&](NodeId id) -> const Node& { return out.nodes[id]; };
     auto as_bool = [&](NodeId id) -> std::optional<bool> {
       if (const auto* b = std::get_if<BoolConst>(&at(id))) return b->value;
@@ -114,11 +114,11 @@ class FoldPass final : public Pass {
       auto same = [&](NodeId id) { return out.types[id] == type; };
       if (n->op == ArithOp::kAdd && a == 0 && same(n->rhs)) return Forward(n->rhs);
       if ((n->op == ArithOp::kAdd || n->op == ArithOp::kSub) && b == 0 && same(n->lhs)) return Forward(n->lhs);
-      if (n->op == ArithOp::kMul && a == 1 && same(n->rhs) && out.types[n->lhs]->kind == sema::TypeKind::kInt) {
+      if (n->op == ArithOp::kMul && a == 1 && same(n->rhs) && out.types[n->lhs]->kind == lang::TypeKind::kInt) {
         return Forward(n->rhs);
       }
       if ((n->op == ArithOp::kMul || n->op == ArithOp::kDiv) && b == 1 && same(n->lhs) &&
-          out.types[n->rhs]->kind == sema::TypeKind::kInt) {
+          out.types[n->rhs]->kind == lang::TypeKind::kInt) {
         return Forward(n->lhs);
       }
     } else if (const auto* n = std::get_if<Compare>(&node)) {
@@ -171,9 +171,9 @@ class FoldPass final : public Pass {
 
   // A bool node that is true exactly when `x` is none, for x none, never
   // none (not an optional type), or an if over such; nullopt otherwise.
-  std::optional<NodeId> NoneTest(NodeId x, Program& out, sema::TypeRef boolean, Span span) {
+  std::optional<NodeId> NoneTest(NodeId x, Program& out, lang::TypeRef boolean, Span span) {
     if (std::holds_alternative<NoneConst>(out.nodes[x])) return out.Add(BoolConst{true}, boolean, span, false);
-    if (out.types[x]->kind != sema::TypeKind::kOptional && out.types[x]->kind != sema::TypeKind::kNone) {
+    if (out.types[x]->kind != lang::TypeKind::kOptional && out.types[x]->kind != lang::TypeKind::kNone) {
       return out.Add(BoolConst{false}, boolean, span, false);
     }
     const auto* sel = std::get_if<Select>(&out.nodes[x]);
@@ -203,7 +203,7 @@ class FoldPass final : public Pass {
   }
 
   std::optional<Folded> FoldCall(const CallBuiltin& call, const Program& out) {
-    if (call.builtin == sema::BuiltinId::kLen) {  // of a list literal
+    if (call.builtin == lang::BuiltinId::kLen) {  // of a list literal
       const auto* list = std::get_if<MakeList>(&out.nodes[call.args[0]]);
       if (list == nullptr || list->is_set) return std::nullopt;
       return IntConst{static_cast<int64_t>(list->elements.size())};
@@ -218,21 +218,21 @@ class FoldPass final : public Pass {
       return std::string_view(s->value);
     };
     switch (call.builtin) {
-      case sema::BuiltinId::kMax: return IntConst{std::max(Int(arg(0)), Int(arg(1)))};
-      case sema::BuiltinId::kMin: return IntConst{std::min(Int(arg(0)), Int(arg(1)))};
-      case sema::BuiltinId::kMulDiv: return IntConst{scalar::MulDiv(Int(arg(0)), Int(arg(1)), Int(arg(2)))};
-      case sema::BuiltinId::kUnits: return IntConst{scalar::Units(Int(arg(0)))};
-      case sema::BuiltinId::kMillis: return IntConst{Int(arg(0))};
-      case sema::BuiltinId::kToInt:
-      case sema::BuiltinId::kToQuantity: {
+      case lang::BuiltinId::kMax: return IntConst{std::max(Int(arg(0)), Int(arg(1)))};
+      case lang::BuiltinId::kMin: return IntConst{std::min(Int(arg(0)), Int(arg(1)))};
+      case lang::BuiltinId::kMulDiv: return IntConst{scalar::MulDiv(Int(arg(0)), Int(arg(1)), Int(arg(2)))};
+      case lang::BuiltinId::kUnits: return IntConst{scalar::Units(Int(arg(0)))};
+      case lang::BuiltinId::kMillis: return IntConst{Int(arg(0))};
+      case lang::BuiltinId::kToInt:
+      case lang::BuiltinId::kToQuantity: {
         std::optional<std::string_view> s = text(0);
         std::optional<int64_t> v;
-        if (s) v = call.builtin == sema::BuiltinId::kToInt ? scalar::ToInt(*s) : scalar::ToQuantity(*s);
+        if (s) v = call.builtin == lang::BuiltinId::kToInt ? scalar::ToInt(*s) : scalar::ToQuantity(*s);
         if (!v) return NoneConst{};
         return IntConst{*v};
       }
-      case sema::BuiltinId::kStartsWith: return BoolConst{scalar::StartsWith(text(0), text(1))};
-      case sema::BuiltinId::kContains: return BoolConst{scalar::Contains(text(0), text(1))};
+      case lang::BuiltinId::kStartsWith: return BoolConst{scalar::StartsWith(text(0), text(1))};
+      case lang::BuiltinId::kContains: return BoolConst{scalar::Contains(text(0), text(1))};
       default: return std::nullopt;  // `has` reads a map
     }
   }

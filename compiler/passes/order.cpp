@@ -17,7 +17,7 @@
 #include "compiler/passes/node_dictionary.h"
 #include "compiler/passes/pass.h"
 #include "compiler/passes/rewriter.h"
-#include "compiler/sema/builtins.h"
+#include "compiler/lang/builtins.h"
 
 namespace policy::passes {
 namespace {
@@ -44,7 +44,7 @@ class OrderPass final : public Pass {
       } else {
         ForEachOperand(node, [&](NodeId operand) { c += cost[operand]; });
       }
-      if (const auto* call = std::get_if<CallBuiltin>(&node)) c += sema::Builtins()[static_cast<size_t>(call->builtin)].cost;
+      if (const auto* call = std::get_if<CallBuiltin>(&node)) c += lang::Builtins()[static_cast<size_t>(call->builtin)].cost;
       if (auto* n = std::get_if<And>(&node)) {
         changed |= Arrange(n->lhs, n->rhs, cost, p_true, /*stop_when=*/false);
         c = 1 + cost[n->lhs] + p_true[n->lhs] * cost[n->rhs];

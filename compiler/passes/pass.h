@@ -13,7 +13,7 @@
 #include <vector>
 
 #include "compiler/ir/ir.h"
-#include "compiler/k8s/objects.h"
+#include "k8s/objects.h"
 
 namespace policy::passes {
 
@@ -25,9 +25,9 @@ class Pass {
   virtual bool Run(ir::Program& program) = 0;
 };
 
-std::unique_ptr<Pass> CreateSpecializePass(const k8s::Pod& pod, sema::TypeTable& types);
+std::unique_ptr<Pass> CreateSpecializePass(const k8s::Pod& pod, lang::TypeTable& types);
 class NodeDictionary;
-std::unique_ptr<Pass> CreateBindTablePass(const NodeDictionary& table, sema::TypeTable& types);
+std::unique_ptr<Pass> CreateBindTablePass(const NodeDictionary& table, lang::TypeTable& types);
 std::unique_ptr<Pass> CreateFoldPass();
 std::unique_ptr<Pass> CreateCsePass();
 std::unique_ptr<Pass> CreateDcePass();
@@ -41,7 +41,7 @@ struct PassOptions {
   /// The pod to specialize for (`specialize` runs only with one), and the
   /// type table the program's types come from.
   const k8s::Pod* pod = nullptr;
-  sema::TypeTable* types = nullptr;
+  lang::TypeTable* types = nullptr;
   /// The node table to bind label values and taints to (`bind-table` runs
   /// only with one); the program is then valid for that table only.
   const NodeDictionary* table = nullptr;

@@ -27,7 +27,7 @@
 #include <set>
 
 #include "compiler/passes/pass.h"
-#include "compiler/sema/builtins.h"
+#include "compiler/lang/builtins.h"
 #include "compiler/binding/pod_view.h"
 #include "compiler/passes/rewriter.h"
 
@@ -40,11 +40,11 @@ using binding::PodView;
 using binding::ResourceAmounts;
 
 using namespace ir;
-using sema::FieldId;
+using lang::FieldId;
 
 class Specializer {
  public:
-  Specializer(const Program& in, const k8s::Pod& pod, sema::TypeTable& types)
+  Specializer(const Program& in, const k8s::Pod& pod, lang::TypeTable& types)
       : in_(in), pod_(pod), types_(types), budget_(std::max(kMinBudget, kBudgetPerNode * in.nodes.size())) {}
 
   Program Run() {
@@ -115,14 +115,14 @@ class Specializer {
     return y;
   }
 
-  NodeId Emit(Node node, sema::TypeRef type, Span span, bool reads_node) {
+  NodeId Emit(Node node, lang::TypeRef type, Span span, bool reads_node) {
     return out_.Add(std::move(node), type, span, reads_node);
   }
 
   bool Reads(const Node& node) {
     if (std::holds_alternative<NodeRoot>(node)) return true;
     if (const auto* call = std::get_if<CallBuiltin>(&node);
-        call && sema::Builtins()[static_cast<size_t>(call->builtin)].reads == sema::BuiltinReads::kCluster) {
+        call && lang::Builtins()[static_cast<size_t>(call->builtin)].reads == lang::BuiltinReads::kCluster) {
       return true;
     }
     bool reads = false;
@@ -172,7 +172,7 @@ class Specializer {
 
   NodeId CloneFresh(NodeId old, const Env& env) {
     const Node& n = in_.nodes[old];
-    sema::TypeRef type = in_.types[old];
+    lang::TypeRef type = in_.types[old];
     Span span = in_.spans[old];
     if (const auto* local = std::get_if<Local>(&n)) {
       if (auto it = env.find(local->slot); it != env.end()) return it->second;
@@ -220,7 +220,7 @@ class Specializer {
   }
 
   NodeId CloneLoop(NodeId old, const Loop& loop, const Env& env) {
-    sema::TypeRef type = in_.types[old];
+    lang::TypeRef type = in_.types[old];
     Span span = in_.spans[old];
     NodeId collection = Clone(loop.collection, env);
     std::optional<size_t> count = ElementCount(collection);
@@ -318,7 +318,7 @@ class Specializer {
                                                                                  std::optional<SlotId> second) {
     if (out_.reads_node[collection]) return std::nullopt;
     Span span = out_.spans[collection];
-    sema::TypeRef first_type = fn_->slots[first].type;
+    lang::TypeRef first_type = fn_->slots[first].type;
     std::vector<std::pair<NodeId, std::optional<NodeId>>> out;
     // A list bound as `(i, x)`: the position, then the element.
     auto add = [&](size_t i, NodeId element) {
@@ -337,7 +337,7 @@ class Specializer {
     }
     std::optional<PodRef> value = Eval(collection);
     if (!value) return std::nullopt;
-    sema::TypeRef element_type = second ? fn_->slots[*second].type : first_type;
+    lang::TypeRef element_type = second ? fn_->slots[*second].type : first_type;
     switch (value->kind) {
       case PodRef::Kind::kRecordList:
         for (size_t i = 0; i < value->records.size(); ++i) {
@@ -393,7 +393,7 @@ class Specializer {
       std::optional<PodRef> key = Eval(index->key);
       return object && key ? pod_.Index(*object, *key) : std::nullopt;
     }
-    if (const auto* call = std::get_if<CallBuiltin>(&n); call && call->builtin == sema::BuiltinId::kLen) {
+    if (const auto* call = std::get_if<CallBuiltin>(&n); call && call->builtin == lang::BuiltinId::kLen) {
       std::optional<PodRef> c = Eval(call->args[0]);
       std::optional<int64_t> size = c ? pod_.Size(*c) : std::nullopt;
       return size ? std::optional<PodRef>(PodRef::Int(*size)) : std::nullopt;
@@ -403,7 +403,7 @@ class Specializer {
 
   const Program& in_;
   PodView pod_;
-  sema::TypeTable& types_;
+  lang::TypeTable& types_;
   Program out_;
   const ir::Function* fn_ = nullptr;
   std::map<NodeId, NodeId> memo_;
@@ -417,7 +417,7 @@ class Specializer {
 
 class SpecializePass final : public Pass {
  public:
-  SpecializePass(const k8s::Pod& pod, sema::TypeTable& types) : pod_(pod), types_(types) {}
+  SpecializePass(const k8s::Pod& pod, lang::TypeTable& types) : pod_(pod), types_(types) {}
   std::string_view Name() const override { return "specialize"; }
   bool Run(Program& program) override {
     program = Specializer(program, pod_, types_).Run();
@@ -426,12 +426,12 @@ class SpecializePass final : public Pass {
 
  private:
   const k8s::Pod& pod_;
-  sema::TypeTable& types_;
+  lang::TypeTable& types_;
 };
 
 }  // namespace
 
-std::unique_ptr<Pass> CreateSpecializePass(const k8s::Pod& pod, sema::TypeTable& types) {
+std::unique_ptr<Pass> CreateSpecializePass(const k8s::Pod& pod, lang::TypeTable& types) {
   return std::make_unique<SpecializePass>(pod, types);
 }
 

@@ -12,11 +12,11 @@
 #include <string>
 #include <vector>
 
-#include "compiler/sema/builtins.h"
-#include "compiler/sema/normalize.h"
-#include "compiler/sema/schema.h"
-#include "compiler/sema/types.h"
-#include "compiler/support/diagnostic.h"
+#include "compiler/lang/builtins.h"
+#include "compiler/lang/normalize.h"
+#include "compiler/lang/schema.h"
+#include "compiler/lang/types.h"
+#include "support/diagnostic.h"
 #include "compiler/syntax/ast.h"
 
 namespace policy::sema {
@@ -35,25 +35,25 @@ struct CheckedPolicy {
   std::vector<size_t> filters;  ///< member indexes, in order
   std::vector<size_t> prefilters;
   std::vector<size_t> scores;
-  std::vector<Normalize> normalize;  ///< per score
-  std::vector<std::pair<size_t, TypeRef>> params;  ///< `param` members: member index, declared type
+  std::vector<lang::Normalize> normalize;  ///< per score
+  std::vector<std::pair<size_t, lang::TypeRef>> params;  ///< `param` members: member index, declared type
 };
 
 struct CheckedModule {
   const syntax::Module* module = nullptr;
-  std::vector<TypeRef> type;                 ///< by ExprId
+  std::vector<lang::TypeRef> type;                 ///< by ExprId
   std::vector<NameTarget> name;              ///< by ExprId (NameRef)
-  std::vector<const FieldSchema*> field;     ///< by ExprId (FieldRef)
-  std::vector<const Builtin*> builtin;       ///< by ExprId (Call, MethodCall of a builtin)
+  std::vector<const lang::FieldSchema*> field;     ///< by ExprId (FieldRef)
+  std::vector<const lang::Builtin*> builtin;       ///< by ExprId (Call, MethodCall of a builtin)
   std::vector<int32_t> def;                  ///< by ExprId (Call of a def): member index, else -1
   std::vector<uint8_t> reads_node;           ///< by ExprId: depends on the node
-  std::map<const syntax::DefDecl*, std::vector<TypeRef>> def_params;  ///< declared parameter types
+  std::map<const syntax::DefDecl*, std::vector<lang::TypeRef>> def_params;  ///< declared parameter types
   std::vector<CheckedPolicy> policies;
 };
 
 /// Checks `module`; nullopt when it has errors (all reported). Warnings
 /// (unused lets) do not fail the check.
-std::optional<CheckedModule> Check(const syntax::Module& module, TypeTable& types, const Schema& schema,
+std::optional<CheckedModule> Check(const syntax::Module& module, lang::TypeTable& types, const lang::Schema& schema,
                                    DiagnosticSink& diags);
 
 }  // namespace policy::sema

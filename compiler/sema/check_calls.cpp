@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "compiler/sema/checker.h"
-#include "compiler/support/suggest.h"
+#include "support/suggest.h"
 
 namespace policy::sema {
 

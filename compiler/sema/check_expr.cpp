@@ -7,9 +7,9 @@
 
 #include <fmt/format.h>
 
-#include "compiler/k8s/quantity.h"
+#include "k8s/quantity.h"
 #include "compiler/sema/checker.h"
-#include "compiler/support/suggest.h"
+#include "support/suggest.h"
 
 namespace policy::sema {
 

@@ -9,6 +9,25 @@
 
 namespace policy::sema {
 
+// The vocabulary the checker speaks in (compiler/lang).
+using lang::Builtin;
+using lang::BuiltinReads;
+using lang::Builtins;
+using lang::FindBuiltin;
+using lang::FieldId;
+using lang::Side;
+using lang::BuiltinId;
+using lang::BuiltinKind;
+using lang::FieldSchema;
+using lang::RecordSchema;
+using lang::Schema;
+using lang::TypeKind;
+using lang::TypeRef;
+using lang::TypeTable;
+using lang::Normalize;
+using lang::IsNumeric;
+using lang::Unwrapped;
+
 class Checker {
  public:
   Checker(const syntax::Module& module, TypeTable& types, const Schema& schema, DiagnosticSink& diags);

@@ -11,7 +11,7 @@
 #include <variant>
 #include <vector>
 
-#include "compiler/support/source.h"
+#include "support/source.h"
 
 namespace policy::syntax {
 

@@ -4,7 +4,7 @@
 #include <fmt/format.h>
 
 #include "compiler/syntax/ast.h"
-#include "compiler/support/json_writer.h"
+#include "support/json_writer.h"
 
 namespace policy::syntax {
 

@@ -13,8 +13,8 @@
 #include <optional>
 #include <string>
 
-#include "compiler/support/diagnostic.h"
-#include "compiler/support/source.h"
+#include "support/diagnostic.h"
+#include "support/source.h"
 
 namespace policy::syntax {
 

@@ -16,7 +16,7 @@
 #include "PolicyLexer.h"
 #include "PolicyParser.h"
 #include "antlr4-runtime.h"
-#include "compiler/support/utf8.h"
+#include "support/utf8.h"
 #include "compiler/syntax/templates.h"
 
 namespace policy::syntax {

@@ -4,7 +4,7 @@
 
 #include <optional>
 
-#include "compiler/support/diagnostic.h"
+#include "support/diagnostic.h"
 #include "compiler/syntax/ast.h"
 
 namespace policy::syntax {

@@ -19,9 +19,9 @@
 
 #include <fmt/format.h>
 
-#include "compiler/k8s/decode.h"
-#include "compiler/k8s/object_reader.h"
-#include "compiler/support/suggest.h"
+#include "k8s/decode.h"
+#include "k8s/object_reader.h"
+#include "support/suggest.h"
 #include "compiler/syntax/parser.h"
 
 namespace policy::syntax {

@@ -10,8 +10,8 @@
 #include <string>
 #include <vector>
 
-#include "compiler/k8s/cluster_reader.h"
-#include "compiler/support/diagnostic.h"
+#include "k8s/cluster_reader.h"
+#include "support/diagnostic.h"
 #include "runtime/columnar/node_table.h"
 #include "runtime/columnar/snapshot_cache.h"
 

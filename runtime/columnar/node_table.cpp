@@ -4,8 +4,8 @@
 #include <charconv>
 #include <cstring>
 
-#include "compiler/k8s/quantity.h"
-#include "compiler/support/decimal.h"
+#include "k8s/quantity.h"
+#include "support/decimal.h"
 
 namespace policy::rt {
 namespace {

@@ -28,8 +28,8 @@
 #include <unordered_map>
 #include <vector>
 
-#include "compiler/k8s/objects.h"
-#include "compiler/k8s/selectors.h"
+#include "k8s/objects.h"
+#include "k8s/selectors.h"
 #include "runtime/columnar/storage_objects.h"
 #include "runtime/columnar/string_pool.h"
 

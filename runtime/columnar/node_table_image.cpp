@@ -23,7 +23,7 @@
 #include <algorithm>
 #include <cstring>
 
-#include "compiler/k8s/object_archive.h"
+#include "k8s/object_archive.h"
 #include "runtime/columnar/node_table.h"
 
 namespace policy::rt {

@@ -11,8 +11,8 @@
 
 #include <algorithm>
 
-#include "compiler/k8s/pod_resources.h"
-#include "compiler/k8s/quantity.h"
+#include "k8s/pod_resources.h"
+#include "k8s/quantity.h"
 
 namespace policy::rt {
 

@@ -12,8 +12,8 @@
 
 #include <fmt/format.h>
 
-#include "compiler/k8s/selectors.h"
-#include "compiler/support/json_writer.h"
+#include "k8s/selectors.h"
+#include "support/json_writer.h"
 #include "runtime/columnar/node_table.h"
 
 namespace policy::rt {

@@ -18,7 +18,7 @@
 #include <cstring>
 #include <string_view>
 
-#include "compiler/k8s/object_archive.h"
+#include "k8s/object_archive.h"
 #include "runtime/columnar/cluster_loader.h"
 
 namespace policy::rt {

@@ -9,7 +9,7 @@
 #include <string_view>
 #include <unordered_map>
 
-#include "compiler/k8s/objects.h"
+#include "k8s/objects.h"
 
 namespace policy::rt {
 

@@ -9,8 +9,8 @@
 #include <string_view>
 #include <vector>
 
-#include "compiler/k8s/objects.h"
-#include "compiler/support/diagnostic.h"
+#include "k8s/objects.h"
+#include "support/diagnostic.h"
 #include "runtime/columnar/cluster_loader.h"
 #include "runtime/columnar/node_table.h"
 #include "runtime/columnar/table_dictionary.h"

@@ -17,7 +17,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "compiler/k8s/objects.h"
+#include "k8s/objects.h"
 
 namespace policy::engine {
 

@@ -135,15 +135,15 @@ std::unique_ptr<Engine> Engine::Create(rt::Profile profile, std::vector<std::sha
   for (size_t f = 0; f < state->files.size(); ++f) {
     for (const ir::Node& node : state->files[f]->program.nodes) {
       const auto* load = std::get_if<ir::LoadField>(&node);
-      if (load != nullptr && load->field == sema::FieldId::kPodName) state->reads_pod_name = true;
-      if (load != nullptr && load->field == sema::FieldId::kPodVolumes && f >= stdlib_files) {
+      if (load != nullptr && load->field == lang::FieldId::kPodName) state->reads_pod_name = true;
+      if (load != nullptr && load->field == lang::FieldId::kPodVolumes && f >= stdlib_files) {
         state->policy_reads_volumes = true;
       }
       // The pod's labels, read as a field or matched against terms the
       // policy makes (which may name any key).
       const auto* call = std::get_if<ir::CallBuiltin>(&node);
-      if (f >= stdlib_files && ((load != nullptr && load->field == sema::FieldId::kPodLabels) ||
-                                (call != nullptr && call->builtin == sema::BuiltinId::kPodMatches))) {
+      if (f >= stdlib_files && ((load != nullptr && load->field == lang::FieldId::kPodLabels) ||
+                                (call != nullptr && call->builtin == lang::BuiltinId::kPodMatches))) {
         state->policy_reads_labels = true;
       }
     }

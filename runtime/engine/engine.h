@@ -23,8 +23,8 @@
 #include <string>
 #include <vector>
 
-#include "compiler/k8s/objects.h"
-#include "compiler/support/diagnostic.h"
+#include "k8s/objects.h"
+#include "support/diagnostic.h"
 #include "runtime/engine/cluster.h"
 #include "runtime/sched/decide.h"
 #include "runtime/sched/explain.h"

@@ -28,7 +28,7 @@
 #include <utility>
 #include <vector>
 
-#include "compiler/k8s/objects.h"
+#include "k8s/objects.h"
 
 namespace policy::rt {
 class NodeTable;

@@ -6,7 +6,7 @@
 
 #include <fmt/format.h>
 
-#include "compiler/k8s/selectors.h"
+#include "k8s/selectors.h"
 #include "runtime/sched/profile.h"
 
 namespace policy::engine {

@@ -4,7 +4,7 @@
 #include <cstdlib>
 #include <span>
 
-#include "compiler/k8s/node_match.h"
+#include "k8s/node_match.h"
 #include "runtime/engine/pod_template.h"
 #include "runtime/engine/preemption.h"
 #include "runtime/sched/resolve_volumes.h"

@@ -16,7 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "compiler/k8s/objects.h"
+#include "k8s/objects.h"
 #include "runtime/engine/cluster.h"
 #include "runtime/engine/engine.h"
 #include "runtime/sched/explain.h"

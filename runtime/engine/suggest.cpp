@@ -19,10 +19,10 @@
 
 #include <fmt/format.h>
 
-#include "compiler/k8s/node_match.h"
-#include "compiler/k8s/pod_resources.h"
-#include "compiler/k8s/quantity.h"
-#include "compiler/k8s/selectors.h"
+#include "k8s/node_match.h"
+#include "k8s/pod_resources.h"
+#include "k8s/quantity.h"
+#include "k8s/selectors.h"
 #include "runtime/engine/cluster.h"
 #include "runtime/engine/engine.h"
 #include "runtime/engine/preemption.h"

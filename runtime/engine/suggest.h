@@ -18,7 +18,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/k8s/objects.h"
+#include "k8s/objects.h"
 #include "runtime/sched/explain.h"
 
 namespace policy::engine {

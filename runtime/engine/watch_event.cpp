@@ -6,9 +6,9 @@
 
 #include <variant>
 
-#include "compiler/k8s/cluster_reader.h"
-#include "compiler/k8s/decode.h"
-#include "compiler/k8s/object_reader.h"
+#include "k8s/cluster_reader.h"
+#include "k8s/decode.h"
+#include "k8s/object_reader.h"
 
 namespace policy::engine {
 namespace {

@@ -11,7 +11,7 @@
 
 #include <string>
 
-#include "compiler/support/diagnostic.h"
+#include "support/diagnostic.h"
 #include "runtime/engine/cluster.h"
 
 namespace policy::engine {

@@ -9,8 +9,8 @@
 #include <string>
 #include <vector>
 
-#include "compiler/k8s/object_reader.h"
-#include "compiler/k8s/pod_reader.h"
+#include "k8s/object_reader.h"
+#include "k8s/pod_reader.h"
 #include "policyc.h"
 #include "runtime/engine/engine.h"
 #include "runtime/host/host.h"

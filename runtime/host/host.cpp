@@ -9,7 +9,7 @@
 #include <iterator>
 #include <span>
 
-#include "compiler/k8s/object_reader.h"
+#include "k8s/object_reader.h"
 #include "runtime/engine/pod_template.h"
 #include "runtime/sched/profile.h"
 

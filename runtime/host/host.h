@@ -29,7 +29,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "compiler/support/diagnostic.h"
+#include "support/diagnostic.h"
 #include "runtime/engine/engine.h"
 #include "runtime/engine/watch_event.h"
 #include "runtime/host/placement_json.h"

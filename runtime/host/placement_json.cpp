@@ -5,7 +5,7 @@
 #include <fmt/format.h>
 #include <fmt/ranges.h>
 
-#include "compiler/support/json_writer.h"
+#include "support/json_writer.h"
 
 namespace policy::host {
 

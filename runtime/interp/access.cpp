@@ -5,13 +5,13 @@
 #include <charconv>
 
 #include "compiler/ir/scalar.h"
-#include "compiler/k8s/quantity.h"
+#include "k8s/quantity.h"
 #include "runtime/interp/interpreter.h"
 
 namespace policy::rt {
 namespace {
 
-using sema::FieldId;
+using lang::FieldId;
 
 // ImageLocality's scaledImageScore, in float64 as kube-scheduler computes it:
 // the image's size on a node times the share of nodes that have it.
@@ -238,30 +238,30 @@ Value Interpreter::Builtin(const ir::CallBuiltin& call) {
   std::vector<Value> args;
   for (ir::NodeId a : call.args) args.push_back(Eval(a));
   switch (call.builtin) {
-    case sema::BuiltinId::kMax: return Value::Int(std::max(args[0].i, args[1].i));
-    case sema::BuiltinId::kMin: return Value::Int(std::min(args[0].i, args[1].i));
-    case sema::BuiltinId::kMulDiv: return Value::Int(ir::scalar::MulDiv(args[0].i, args[1].i, args[2].i));
-    case sema::BuiltinId::kInterpolate: {
+    case lang::BuiltinId::kMax: return Value::Int(std::max(args[0].i, args[1].i));
+    case lang::BuiltinId::kMin: return Value::Int(std::min(args[0].i, args[1].i));
+    case lang::BuiltinId::kMulDiv: return Value::Int(ir::scalar::MulDiv(args[0].i, args[1].i, args[2].i));
+    case lang::BuiltinId::kInterpolate: {
       std::vector<int64_t> xs, ys;
       for (const Value& v : *args[0].list) xs.push_back(v.i);
       for (const Value& v : *args[1].list) ys.push_back(v.i);
       return Value::Int(ir::scalar::Interpolate(xs.data(), ys.data(), std::min(xs.size(), ys.size()), args[2].i));
     }
-    case sema::BuiltinId::kLen:
+    case lang::BuiltinId::kLen:
       if (args[0].kind == Value::Kind::kList) return Value::Int(static_cast<int64_t>(args[0].list->size()));
       return Value::Int(static_cast<int64_t>(Elements(args[0]).size()));
-    case sema::BuiltinId::kToInt:
-    case sema::BuiltinId::kToQuantity: {
+    case lang::BuiltinId::kToInt:
+    case lang::BuiltinId::kToQuantity: {
       if (args[0].IsNone()) return Value::None();
-      std::optional<int64_t> v = call.builtin == sema::BuiltinId::kToInt ? ir::scalar::ToInt(args[0].s)
+      std::optional<int64_t> v = call.builtin == lang::BuiltinId::kToInt ? ir::scalar::ToInt(args[0].s)
                                                                         : ir::scalar::ToQuantity(args[0].s);
       return v ? Value::Int(*v) : Value::None();
     }
-    case sema::BuiltinId::kUnits: return Value::Int(ir::scalar::Units(args[0].i));
-    case sema::BuiltinId::kMillis: return Value::Int(args[0].i);
-    case sema::BuiltinId::kStartsWith: return Value::Bool(ir::scalar::StartsWith(StringOf(args[0]), StringOf(args[1])));
-    case sema::BuiltinId::kContains: return Value::Bool(ir::scalar::Contains(StringOf(args[0]), StringOf(args[1])));
-    case sema::BuiltinId::kHas: return Value::Bool(Contains(args[0], args[1]));
+    case lang::BuiltinId::kUnits: return Value::Int(ir::scalar::Units(args[0].i));
+    case lang::BuiltinId::kMillis: return Value::Int(args[0].i);
+    case lang::BuiltinId::kStartsWith: return Value::Bool(ir::scalar::StartsWith(StringOf(args[0]), StringOf(args[1])));
+    case lang::BuiltinId::kContains: return Value::Bool(ir::scalar::Contains(StringOf(args[0]), StringOf(args[1])));
+    case lang::BuiltinId::kHas: return Value::Bool(Contains(args[0], args[1]));
     default: return ClusterBuiltin(call.builtin, args);
   }
 }
@@ -281,7 +281,7 @@ void Interpreter::ClusterValues(size_t f, ir::NodeId call_id, int64_t* out) {
   std::vector<Value> args;
   for (ir::NodeId a : call.args) args.push_back(Eval(a));  // pod-side: the same on every row
   size_t rows = table_.RowCount();
-  if (call.builtin == sema::BuiltinId::kPodsInDomain) {  // one lookup, then O(1) a row
+  if (call.builtin == lang::BuiltinId::kPodsInDomain) {  // one lookup, then O(1) a row
     DomainView view = Cluster().Domains(Terms(args[0]), args[1].s);
     for (RowId row = 0; row < rows; ++row) out[row] = view.At(row);
     return;
@@ -291,33 +291,33 @@ void Interpreter::ClusterValues(size_t f, ir::NodeId call_id, int64_t* out) {
                                ? nullptr
                                : static_cast<const k8s::TopologySpreadConstraint*>(args[0].ptr);
   switch (call.builtin) {
-    case sema::BuiltinId::kPodsWithKey:  // the same on every row
-    case sema::BuiltinId::kPodMatches:
-    case sema::BuiltinId::kSpreadMin:
-    case sema::BuiltinId::kSpreadWeight:
-    case sema::BuiltinId::kNodesWithLabel: {
+    case lang::BuiltinId::kPodsWithKey:  // the same on every row
+    case lang::BuiltinId::kPodMatches:
+    case lang::BuiltinId::kSpreadMin:
+    case lang::BuiltinId::kSpreadWeight:
+    case lang::BuiltinId::kNodesWithLabel: {
       Value v = ClusterBuiltin(call.builtin, args);
       std::fill(out, out + rows, v.kind == Value::Kind::kBool ? (v.Truthy() ? 1 : 0) : v.i);
       return;
     }
-    case sema::BuiltinId::kExistingAntiAffinity: cluster.ExistingAntiAffinityColumn(out, rows); return;
-    case sema::BuiltinId::kExistingAffinityWeight:
+    case lang::BuiltinId::kExistingAntiAffinity: cluster.ExistingAntiAffinityColumn(out, rows); return;
+    case lang::BuiltinId::kExistingAffinityWeight:
       cluster.ExistingAffinityWeightColumn(args[0].i, args[1].Truthy(), out, rows);
       return;
-    case sema::BuiltinId::kSpreadCount:
-    case sema::BuiltinId::kSpreadSkew:
-    case sema::BuiltinId::kSpreadScoreCount:
+    case lang::BuiltinId::kSpreadCount:
+    case lang::BuiltinId::kSpreadSkew:
+    case lang::BuiltinId::kSpreadScoreCount:
       if (constraint == nullptr) {
         std::fill(out, out + rows, 0);
-      } else if (call.builtin == sema::BuiltinId::kSpreadCount) {
+      } else if (call.builtin == lang::BuiltinId::kSpreadCount) {
         cluster.SpreadCountColumn(*constraint, out, rows);
-      } else if (call.builtin == sema::BuiltinId::kSpreadSkew) {
+      } else if (call.builtin == lang::BuiltinId::kSpreadSkew) {
         cluster.SpreadSkewColumn(*constraint, out, rows);
       } else {
         cluster.SpreadScoreCountColumn(*constraint, out, rows);
       }
       return;
-    case sema::BuiltinId::kImageScore: {  // the image's id and node count once, its size per row
+    case lang::BuiltinId::kImageScore: {  // the image's id and node count once, its size per row
       std::optional<uint32_t> image = args[0].IsNone() ? std::nullopt : table_.ImageId(args[0].s);
       int64_t with_image = image ? table_.NodesWithImage(args[0].s) : 0;
       for (RowId row = 0; row < rows; ++row) {
@@ -344,45 +344,45 @@ std::optional<uint64_t> Interpreter::ClusterVersion(size_t f, ir::NodeId call_id
                                ? nullptr
                                : static_cast<const k8s::TopologySpreadConstraint*>(args[0].ptr);
   switch (call.builtin) {
-    case sema::BuiltinId::kSpreadCount:
-    case sema::BuiltinId::kSpreadSkew:
-    case sema::BuiltinId::kSpreadMin:
-    case sema::BuiltinId::kSpreadScoreCount:
+    case lang::BuiltinId::kSpreadCount:
+    case lang::BuiltinId::kSpreadSkew:
+    case lang::BuiltinId::kSpreadMin:
+    case lang::BuiltinId::kSpreadScoreCount:
       // The constraint's counts over its eligible nodes (which change only
       // with the nodes, and then nothing kept is used).
       return constraint ? table_.PodSetVersion(cluster.SpreadSet(*constraint)) : 0;
-    case sema::BuiltinId::kPodsInDomain:
-    case sema::BuiltinId::kPodsWithKey: return table_.PodSetVersion(cluster.TermsSet(Terms(args[0])));
-    case sema::BuiltinId::kExistingAntiAffinity:
-    case sema::BuiltinId::kExistingAffinityWeight: return table_.TermGroupsVersion();
-    case sema::BuiltinId::kPodMatches:  // the pod's own labels
-    case sema::BuiltinId::kNodesWithLabel:  // the nodes' labels
-    case sema::BuiltinId::kImageScore:  // the nodes' images
+    case lang::BuiltinId::kPodsInDomain:
+    case lang::BuiltinId::kPodsWithKey: return table_.PodSetVersion(cluster.TermsSet(Terms(args[0])));
+    case lang::BuiltinId::kExistingAntiAffinity:
+    case lang::BuiltinId::kExistingAffinityWeight: return table_.TermGroupsVersion();
+    case lang::BuiltinId::kPodMatches:  // the pod's own labels
+    case lang::BuiltinId::kNodesWithLabel:  // the nodes' labels
+    case lang::BuiltinId::kImageScore:  // the nodes' images
       return 0;
     default: return std::nullopt;  // spreadWeight (the feasible rows), and any other
   }
 }
 
-Value Interpreter::ClusterBuiltin(sema::BuiltinId id, const std::vector<Value>& args) {
+Value Interpreter::ClusterBuiltin(lang::BuiltinId id, const std::vector<Value>& args) {
   ClusterView& cluster = Cluster();
   const auto* constraint = args.empty() || args[0].IsNone() || args[0].kind != Value::Kind::kRecord
                                ? nullptr
                                : static_cast<const k8s::TopologySpreadConstraint*>(args[0].ptr);
   switch (id) {
-    case sema::BuiltinId::kPodsInDomain: return Value::Int(cluster.PodsInDomain(Terms(args[0]), args[1].s, row_));
-    case sema::BuiltinId::kPodsWithKey: return Value::Int(cluster.PodsWithKey(Terms(args[0]), args[1].s));
-    case sema::BuiltinId::kPodMatches: return Value::Bool(cluster.PodMatches(Terms(args[0])));
-    case sema::BuiltinId::kExistingAntiAffinity: return Value::Int(cluster.ExistingAntiAffinity(row_));
-    case sema::BuiltinId::kExistingAffinityWeight: return Value::Int(cluster.ExistingAffinityWeight(args[0].i, args[1].Truthy(), row_));
-    case sema::BuiltinId::kSpreadCount: return Value::Int(constraint ? cluster.SpreadCount(*constraint, row_) : 0);
-    case sema::BuiltinId::kSpreadMin: return Value::Int(constraint ? cluster.SpreadMin(*constraint) : 0);
-    case sema::BuiltinId::kSpreadSkew: return Value::Int(constraint ? cluster.SpreadSkew(*constraint, row_) : 0);
-    case sema::BuiltinId::kSpreadScoreCount: return Value::Int(constraint ? cluster.SpreadScoreCount(*constraint, row_) : 0);
-    case sema::BuiltinId::kSpreadWeight: return Value::Int(constraint ? cluster.SpreadWeight(*constraint) : 0);
-    case sema::BuiltinId::kNodesWithLabel: return Value::Int(args[0].IsNone() ? 0 : cluster.NodesWithLabel(args[0].s));
-    case sema::BuiltinId::kClosestLabelKey:
+    case lang::BuiltinId::kPodsInDomain: return Value::Int(cluster.PodsInDomain(Terms(args[0]), args[1].s, row_));
+    case lang::BuiltinId::kPodsWithKey: return Value::Int(cluster.PodsWithKey(Terms(args[0]), args[1].s));
+    case lang::BuiltinId::kPodMatches: return Value::Bool(cluster.PodMatches(Terms(args[0])));
+    case lang::BuiltinId::kExistingAntiAffinity: return Value::Int(cluster.ExistingAntiAffinity(row_));
+    case lang::BuiltinId::kExistingAffinityWeight: return Value::Int(cluster.ExistingAffinityWeight(args[0].i, args[1].Truthy(), row_));
+    case lang::BuiltinId::kSpreadCount: return Value::Int(constraint ? cluster.SpreadCount(*constraint, row_) : 0);
+    case lang::BuiltinId::kSpreadMin: return Value::Int(constraint ? cluster.SpreadMin(*constraint) : 0);
+    case lang::BuiltinId::kSpreadSkew: return Value::Int(constraint ? cluster.SpreadSkew(*constraint, row_) : 0);
+    case lang::BuiltinId::kSpreadScoreCount: return Value::Int(constraint ? cluster.SpreadScoreCount(*constraint, row_) : 0);
+    case lang::BuiltinId::kSpreadWeight: return Value::Int(constraint ? cluster.SpreadWeight(*constraint) : 0);
+    case lang::BuiltinId::kNodesWithLabel: return Value::Int(args[0].IsNone() ? 0 : cluster.NodesWithLabel(args[0].s));
+    case lang::BuiltinId::kClosestLabelKey:
       return Value::String(args[0].IsNone() ? std::string() : std::string(cluster.ClosestLabelKey(args[0].s)));
-    case sema::BuiltinId::kImageScore: {
+    case lang::BuiltinId::kImageScore: {
       std::optional<uint32_t> image = args[0].IsNone() ? std::nullopt : table_.ImageId(args[0].s);
       if (!image) return Value::Int(0);
       return Value::Int(ScaledImageScore(table_.ImageSize(row_, *image), table_.NodesWithImage(args[0].s), table_.NodeCount()));

@@ -9,9 +9,9 @@
 #include <limits>
 #include <set>
 
-#include "compiler/k8s/node_match.h"
-#include "compiler/k8s/selectors.h"
-#include "compiler/support/suggest.h"
+#include "k8s/node_match.h"
+#include "k8s/selectors.h"
+#include "support/suggest.h"
 #include "runtime/interp/work_counters.h"
 
 namespace policy::rt {

@@ -13,7 +13,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/k8s/objects.h"
+#include "k8s/objects.h"
 #include "runtime/columnar/node_table.h"
 
 namespace policy::rt {

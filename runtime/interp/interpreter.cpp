@@ -10,13 +10,13 @@
 
 #include "compiler/ir/scalar.h"
 #include "compiler/binding/pod_values.h"
-#include "compiler/k8s/quantity.h"
+#include "k8s/quantity.h"
 #include "runtime/interp/work_counters.h"
 
 namespace policy::rt {
 namespace {
 
-using sema::FieldId;
+using lang::FieldId;
 
 // A scalar value as the IR's comparison rules read it (compiler/ir/scalar.h).
 ir::scalar::Scalar AsScalar(const Value& v) {
@@ -138,13 +138,13 @@ int64_t Interpreter::Score(size_t f, size_t s, RowId row) {
   return Eval(function_->scores[s].value).i;
 }
 
-std::string Interpreter::Text(const Value& v, sema::TypeRef type) {
+std::string Interpreter::Text(const Value& v, lang::TypeRef type) {
   switch (v.kind) {
     case Value::Kind::kNone: return "none";
     case Value::Kind::kBool: return v.i ? "true" : "false";
     case Value::Kind::kString: return v.s;
     case Value::Kind::kInt:
-      return sema::Unwrapped(type)->kind == sema::TypeKind::kQuantity ? FormatQuantity(v.i) : fmt::format("{}", v.i);
+      return lang::Unwrapped(type)->kind == lang::TypeKind::kQuantity ? FormatQuantity(v.i) : fmt::format("{}", v.i);
     default: return "?";
   }
 }

@@ -12,7 +12,7 @@
 #include <vector>
 
 #include "compiler/ir/ir.h"
-#include "compiler/k8s/objects.h"
+#include "k8s/objects.h"
 #include "runtime/columnar/node_table.h"
 #include "compiler/binding/pod_view.h"
 #include "runtime/interp/cluster_view.h"
@@ -63,18 +63,18 @@ class Interpreter {
   Value Eval(ir::NodeId id);
   Value EvalLoop(const ir::Loop& loop);
   Value EvalTaintScan(const ir::TaintScan& scan);
-  Value Load(sema::FieldId field, const Value& object);
+  Value Load(lang::FieldId field, const Value& object);
   Value IndexOf(const Value& object, const Value& key);
   bool Contains(const Value& collection, const Value& element);
   /// (element, none) per element; (key, value) for maps and resources;
   /// (position, element) for a list when `indexed` (a loop binding two names).
   std::vector<std::pair<Value, Value>> Elements(const Value& collection, bool indexed = false);
   Value Builtin(const ir::CallBuiltin& call);
-  Value ClusterBuiltin(sema::BuiltinId id, const std::vector<Value>& args);
+  Value ClusterBuiltin(lang::BuiltinId id, const std::vector<Value>& args);
   ClusterView& Cluster();
   std::string Render(const ir::Message& message);
   std::string RenderDetail(const ir::Message& message);  ///< counted (work_counters.h)
-  std::string Text(const Value& v, sema::TypeRef type);
+  std::string Text(const Value& v, lang::TypeRef type);
   void Begin(size_t f, RowId row);
 
   const ir::Program& program_;

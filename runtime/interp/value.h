@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "compiler/k8s/objects.h"
+#include "k8s/objects.h"
 #include "compiler/binding/pod_values.h"
 #include "runtime/columnar/node_table.h"
 

@@ -11,7 +11,7 @@
 #include <unordered_map>
 #include <vector>
 
-#include "compiler/k8s/objects.h"
+#include "k8s/objects.h"
 #include "runtime/columnar/node_table.h"
 #include "runtime/sched/plugin.h"
 

@@ -1,6 +1,6 @@
 #include "runtime/sched/default_spread.h"
 
-#include "compiler/k8s/selectors.h"
+#include "k8s/selectors.h"
 
 namespace policy::rt {
 

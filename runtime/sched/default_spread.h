@@ -2,7 +2,7 @@
 /// kube-scheduler's system default topology spread constraints (the
 /// PodTopologySpread plugin with defaultingType System, the default).
 
-#include "compiler/k8s/objects.h"
+#include "k8s/objects.h"
 #include "runtime/columnar/node_table.h"
 
 namespace policy::rt {

@@ -12,7 +12,7 @@
 #include <string>
 #include <vector>
 
-#include "compiler/k8s/objects.h"
+#include "k8s/objects.h"
 #include "runtime/columnar/node_table.h"
 #include "runtime/sched/decide.h"
 #include "runtime/sched/plugin.h"

@@ -5,7 +5,7 @@
 #include <span>
 
 #include "compiler/ir/traits.h"
-#include "compiler/sema/builtins.h"
+#include "compiler/lang/builtins.h"
 #include "runtime/interp/interpreter.h"
 #include "runtime/sched/kernel_columns.h"
 #include "runtime/sched/normalize.h"
@@ -18,7 +18,7 @@ namespace {
 
 bool IsClusterCall(const ir::Node& node) {
   const auto* call = std::get_if<ir::CallBuiltin>(&node);
-  return call != nullptr && sema::Builtins()[static_cast<size_t>(call->builtin)].reads == sema::BuiltinReads::kCluster;
+  return call != nullptr && lang::Builtins()[static_cast<size_t>(call->builtin)].reads == lang::BuiltinReads::kCluster;
 }
 
 // The cluster calls function `fn` reaches from some roots (through its
@@ -52,14 +52,14 @@ class SiteFinder {
     if (IsClusterCall(node)) {
       const auto& call = std::get<ir::CallBuiltin>(node);
       if (by_label_epoch_ &&
-          (call.builtin == sema::BuiltinId::kClosestLabelKey || call.builtin == sema::BuiltinId::kNodesWithLabel)) {
+          (call.builtin == lang::BuiltinId::kClosestLabelKey || call.builtin == lang::BuiltinId::kNodesWithLabel)) {
         label_calls = true;
         ir::VisitOperands(node, [&](ir::NodeId operand) { Visit(operand); });
         return;
       }
       calls.push_back(id);
       // closestLabelKey's value is a string, not a per-row number.
-      if (call.builtin == sema::BuiltinId::kClosestLabelKey) comparable = false;
+      if (call.builtin == lang::BuiltinId::kClosestLabelKey) comparable = false;
       for (ir::NodeId a : call.args) {
         if (program_.reads_node[a] != 0 || ReadsLoopVariable(a)) comparable = false;
       }
@@ -463,21 +463,21 @@ const Decision& IncrementalDecider::Decide(const std::vector<Plugin>& plugins, c
       if (!every) update.Unique(need, entering, {}, [&](RowId row) { touched.push_back(row); });
       bool all = every;
       for (size_t s = 0; s < rules; ++s) {
-        sema::Normalize kind = fn.scores[s].normalize;
+        lang::Normalize kind = fn.scores[s].normalize;
         State::Rule& rule = ps.rules[s];
         const std::vector<int64_t>& raw = ps.raw[s];
         bool recompute = every || !rule.valid;
         // The extremes may move when a value at one of them goes or
         // changes, or a new value lies outside them.
         auto at_edge = [&](int64_t v) {
-          if (kind == sema::Normalize::kSpread && v < 0) return false;
+          if (kind == lang::Normalize::kSpread && v < 0) return false;
           return v == rule.extremes.min || v == rule.extremes.max;
         };
         auto outside = [&](int64_t v) {
-          if (kind == sema::Normalize::kSpread && v < 0) return false;
+          if (kind == lang::Normalize::kSpread && v < 0) return false;
           return v < rule.extremes.min || v > rule.extremes.max;
         };
-        if (kind != sema::Normalize::kNone) {
+        if (kind != lang::Normalize::kNone) {
           for (size_t k = 0; !recompute && k < leaving.size(); ++k) recompute = at_edge(raw[leaving[k]]);
           for (size_t k = 0; !recompute && k < need.size(); ++k) {
             bool old_in_r = state.in_r[need[k]] == 1 &&

@@ -7,9 +7,9 @@
 namespace policy::rt {
 
 // kube-scheduler's NormalizeScore variants over the feasible nodes' raw scores.
-void Normalize(sema::Normalize kind, std::span<int64_t> scores) {
-  if (kind == sema::Normalize::kNone || scores.empty()) return;
-  if (kind == sema::Normalize::kSpread) {  // podtopologyspread NormalizeScore
+void Normalize(lang::Normalize kind, std::span<int64_t> scores) {
+  if (kind == lang::Normalize::kNone || scores.empty()) return;
+  if (kind == lang::Normalize::kSpread) {  // podtopologyspread NormalizeScore
     int64_t min = INT64_MAX, max = 0;
     for (int64_t s : scores) {
       if (s < 0) continue;  // an ignored node
@@ -27,7 +27,7 @@ void Normalize(sema::Normalize kind, std::span<int64_t> scores) {
     max = std::max(max, s);
     min = std::min(min, s);
   }
-  if (kind == sema::Normalize::kMinMax) {  // interpodaffinity NormalizeScore: float64, truncated
+  if (kind == lang::Normalize::kMinMax) {  // interpodaffinity NormalizeScore: float64, truncated
     for (int64_t& s : scores) {
       s = max == min ? 0 : static_cast<int64_t>(100.0 * (static_cast<double>(s - min) / static_cast<double>(max - min)));
     }
@@ -35,7 +35,7 @@ void Normalize(sema::Normalize kind, std::span<int64_t> scores) {
   }
   // helper.DefaultNormalizeScore(100, reverse): a zero maximum leaves zeros
   // (or all 100 when reversed).
-  bool reverse = kind == sema::Normalize::kReverse;
+  bool reverse = kind == lang::Normalize::kReverse;
   if (max == 0) {
     if (reverse) std::fill(scores.begin(), scores.end(), 100);
     return;
@@ -67,11 +67,11 @@ void Normalize(sema::Normalize kind, std::span<int64_t> scores) {
   }
 }
 
-Extremes ExtremesOf(sema::Normalize kind, const int64_t* raw, std::span<const uint32_t> rows) {
+Extremes ExtremesOf(lang::Normalize kind, const int64_t* raw, std::span<const uint32_t> rows) {
   Extremes e;
   switch (kind) {
-    case sema::Normalize::kNone: return e;
-    case sema::Normalize::kSpread:
+    case lang::Normalize::kNone: return e;
+    case lang::Normalize::kSpread:
       e.min = INT64_MAX;
       for (uint32_t row : rows) {
         int64_t s = raw[row];
@@ -80,7 +80,7 @@ Extremes ExtremesOf(sema::Normalize kind, const int64_t* raw, std::span<const ui
         e.max = std::max(e.max, s);
       }
       return e;
-    case sema::Normalize::kMinMax:
+    case lang::Normalize::kMinMax:
       e.min = e.max = raw[rows[0]];
       for (uint32_t row : rows) {
         e.min = std::min(e.min, raw[row]);
@@ -94,18 +94,18 @@ Extremes ExtremesOf(sema::Normalize kind, const int64_t* raw, std::span<const ui
   }
 }
 
-int64_t NormalizeOne(sema::Normalize kind, int64_t s, Extremes e) {
+int64_t NormalizeOne(lang::Normalize kind, int64_t s, Extremes e) {
   switch (kind) {
-    case sema::Normalize::kNone: return s;
-    case sema::Normalize::kSpread:
+    case lang::Normalize::kNone: return s;
+    case lang::Normalize::kSpread:
       if (s < 0) return 0;
       return e.max == 0 ? 100 : 100 * (e.max + e.min - s) / e.max;
-    case sema::Normalize::kMinMax:
+    case lang::Normalize::kMinMax:
       return e.max == e.min
                  ? 0
                  : static_cast<int64_t>(100.0 * (static_cast<double>(s - e.min) / static_cast<double>(e.max - e.min)));
     default: {
-      bool reverse = kind == sema::Normalize::kReverse;
+      bool reverse = kind == lang::Normalize::kReverse;
       if (e.max == 0) return reverse ? 100 : s;
       int64_t q = 100 * s / e.max;
       return reverse ? 100 - q : q;

@@ -7,13 +7,13 @@
 #include <climits>
 #include <span>
 
-#include "compiler/sema/normalize.h"
+#include "compiler/lang/normalize.h"
 
 namespace policy::rt {
 
 /// Normalizes, in place, the raw scores of one score rule over the
 /// feasible nodes.
-void Normalize(sema::Normalize kind, std::span<int64_t> scores);
+void Normalize(lang::Normalize kind, std::span<int64_t> scores);
 
 /// What Normalize reads of all the scores: `min` and `max` as that kind
 /// takes them (PodTopologySpread's over the non-negative scores only; the
@@ -23,9 +23,9 @@ struct Extremes {
   bool operator==(const Extremes&) const = default;
 };
 /// The extremes of `raw[row]` over `rows` (not empty).
-Extremes ExtremesOf(sema::Normalize kind, const int64_t* raw, std::span<const uint32_t> rows);
+Extremes ExtremesOf(lang::Normalize kind, const int64_t* raw, std::span<const uint32_t> rows);
 /// One score as Normalize leaves it, given the extremes of all of them:
 /// Normalize(kind, scores)[k] == NormalizeOne(kind, scores[k], ExtremesOf(...)).
-int64_t NormalizeOne(sema::Normalize kind, int64_t s, Extremes e);
+int64_t NormalizeOne(lang::Normalize kind, int64_t s, Extremes e);
 
 }  // namespace policy::rt

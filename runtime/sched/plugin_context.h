@@ -9,7 +9,7 @@
 #include <optional>
 #include <vector>
 
-#include "compiler/k8s/objects.h"
+#include "k8s/objects.h"
 #include "runtime/columnar/node_table.h"
 #include "runtime/interp/interpreter.h"
 #include "runtime/sched/plugin.h"

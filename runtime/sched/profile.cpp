@@ -4,9 +4,9 @@
 
 #include <fmt/format.h>
 
-#include "compiler/k8s/decode.h"
-#include "compiler/k8s/object_reader.h"
-#include "compiler/support/suggest.h"
+#include "k8s/decode.h"
+#include "k8s/object_reader.h"
+#include "support/suggest.h"
 
 namespace policy::rt {
 

@@ -25,9 +25,9 @@
 #include <string_view>
 #include <vector>
 
-#include "compiler/k8s/objects.h"
+#include "k8s/objects.h"
 #include "compiler/lower/lower.h"
-#include "compiler/support/diagnostic.h"
+#include "support/diagnostic.h"
 
 namespace policy::rt {
 

@@ -2,7 +2,7 @@
 
 #include <algorithm>
 
-#include "compiler/k8s/selectors.h"
+#include "k8s/selectors.h"
 
 namespace policy::rt {
 namespace {

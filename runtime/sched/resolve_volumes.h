@@ -4,7 +4,7 @@
 /// NodeVolumeLimits, VolumeBinding, VolumeZone) decide from, resolved once
 /// per pod so the policies in stdlib/ read plain values.
 
-#include "compiler/k8s/objects.h"
+#include "k8s/objects.h"
 #include "runtime/columnar/node_table.h"
 
 namespace policy::rt {

@@ -8,7 +8,7 @@
 #include <cstdint>
 #include <string>
 
-#include "compiler/k8s/pod_reader.h"
+#include "k8s/pod_reader.h"
 #include "compiler/syntax/parser.h"
 #include "runtime/columnar/cluster_loader.h"
 #include "runtime/sched/profile.h"

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-#include "compiler/k8s/quantity.h"
+#include "k8s/quantity.h"
 
 using policy::k8s::Quantity;
 

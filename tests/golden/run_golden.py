@@ -11,7 +11,7 @@ starting with pod-, `inspect --cluster {file}` otherwise. A case may also be NAM
 
 usage: run_golden.py --policyc BIN [--update-goldens] [case ...]
 Prints one line per failing case and ends with `N passed, N failed`.
-Also fails when a diagnostic code of compiler/support/diagnostic_codes.def
+Also fails when a diagnostic code of support/diagnostic_codes.def
 appears in no expected output.
 """
 
@@ -97,7 +97,7 @@ def main():
             for line in difflib.unified_diff((want or "").splitlines(), got.splitlines(), "expected", "got", lineterm="", n=1):
                 print("    " + line)
     if not opts.cases:
-        table = open(os.path.join(ROOT, "compiler/support/diagnostic_codes.def"), encoding="utf-8").read()
+        table = open(os.path.join(ROOT, "support/diagnostic_codes.def"), encoding="utf-8").read()
         for code in re.findall(r'DIAG\(\w+,\s*"(\w+)"', table):
             if f"[{code}]" not in seen:
                 failed += 1

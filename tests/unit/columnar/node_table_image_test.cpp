@@ -9,8 +9,8 @@
 
 #include <fmt/format.h>
 
-#include "compiler/k8s/object_archive.h"
-#include "compiler/k8s/quantity.h"
+#include "k8s/object_archive.h"
+#include "k8s/quantity.h"
 #include "runtime/columnar/node_table.h"
 
 using namespace policy;

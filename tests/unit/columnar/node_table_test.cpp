@@ -7,8 +7,8 @@
 
 #include <fmt/format.h>
 
-#include "compiler/k8s/pod_resources.h"
-#include "compiler/k8s/quantity.h"
+#include "k8s/pod_resources.h"
+#include "k8s/quantity.h"
 #include "runtime/columnar/node_table.h"
 
 using namespace policy;

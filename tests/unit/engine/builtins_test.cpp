@@ -11,7 +11,7 @@
 #include <string>
 
 #include "compiler/ir/ir.h"
-#include "compiler/sema/builtins.h"
+#include "compiler/lang/builtins.h"
 #include "runtime/engine/engine.h"
 
 using namespace policy;
@@ -24,8 +24,8 @@ struct Sample {
   bool boolean = false;
 };
 
-const std::map<sema::BuiltinId, Sample>& Samples() {
-  using B = sema::BuiltinId;
+const std::map<lang::BuiltinId, Sample>& Samples() {
+  using B = lang::BuiltinId;
   static const std::map<B, Sample> kSamples = {
       {B::kMax, {"max(node.pods, 2)", "max(1, 2)"}},
       {B::kMin, {"min(node.pods, 2)", "min(1, 2)"}},
@@ -121,16 +121,16 @@ Planned Plan(const std::string& expr, bool boolean, engine::Backend backend, con
 }  // namespace
 
 TEST_CASE("every builtin has a sample") {
-  for (const sema::Builtin& b : sema::Builtins()) {
+  for (const lang::Builtin& b : lang::Builtins()) {
     CAPTURE(b.name);
     CHECK(Samples().contains(b.id));
-    CHECK((b.backends & sema::kInterp) != 0);  // the reference evaluates everything
+    CHECK((b.backends & lang::kInterp) != 0);  // the reference evaluates everything
   }
 }
 
 TEST_CASE("each backend implements exactly the builtins its column in builtins.def names") {
   std::unique_ptr<engine::Cluster> cluster = SampleCluster();
-  for (const sema::Builtin& b : sema::Builtins()) {
+  for (const lang::Builtin& b : lang::Builtins()) {
     auto it = Samples().find(b.id);
     if (it == Samples().end()) continue;
     const Sample& sample = it->second;
@@ -140,7 +140,7 @@ TEST_CASE("each backend implements exactly the builtins its column in builtins.d
     // Folding: on constants the call is gone after the passes, or it stays.
     Planned folded = Plan(sample.constant, sample.boolean, engine::Backend::kInterp, *cluster);
     bool gone = ir::Print(folded.plan->Program(0)).find(call) == std::string::npos;
-    CHECK_MESSAGE(gone == ((b.backends & sema::kFold) != 0), "folded: ", gone);
+    CHECK_MESSAGE(gone == ((b.backends & lang::kFold) != 0), "folded: ", gone);
 
     // The interpreter and the JIT on node values: the call is still there,
     // kernels exist exactly when the column says kJit, and they decide as
@@ -151,7 +151,7 @@ TEST_CASE("each backend implements exactly the builtins its column in builtins.d
     if (!engine::Engine::HasJit()) continue;
     Planned native = Plan(sample.on_node, sample.boolean, engine::Backend::kJit, *cluster);
     bool compiled = native.plan->NativePlugins() == 1;
-    CHECK_MESSAGE(compiled == ((b.backends & sema::kJit) != 0), "compiled: ", compiled);
+    CHECK_MESSAGE(compiled == ((b.backends & lang::kJit) != 0), "compiled: ", compiled);
     if (!compiled) continue;
     rt::Decision got = native.engine->Decide(*native.plan, *cluster, {.verify_kernels = true});
     CHECK(got.feasible == want.feasible);

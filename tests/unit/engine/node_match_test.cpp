@@ -1,7 +1,7 @@
 // One answer to "does this node's labels satisfy the pod's node affinity?"
 // and "does the pod tolerate this node's taints?": the stdlib's NodeAffinity
 // and TaintToleration policies (what the engine decides with) and
-// compiler/k8s/node_match.h (what every C++ caller asks: volume node
+// k8s/node_match.h (what every C++ caller asks: volume node
 // affinity, suggestions, the interpreter's cluster view, manifest lints)
 // on the same generated pods and nodes. The two cases where the C++ copies
 // used to disagree with the policies are among them: Gt/Lt with a value
@@ -19,7 +19,7 @@
 
 #include <fmt/format.h>
 
-#include "compiler/k8s/node_match.h"
+#include "k8s/node_match.h"
 #include "runtime/engine/cluster.h"
 #include "runtime/engine/engine.h"
 #include "runtime/sched/profile.h"

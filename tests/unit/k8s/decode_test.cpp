@@ -4,7 +4,7 @@
 
 #include <fmt/format.h>
 
-#include "compiler/k8s/pod_reader.h"
+#include "k8s/pod_reader.h"
 
 using namespace policy;
 using namespace policy::k8s;

@@ -5,8 +5,8 @@
 
 #include <fmt/format.h>
 
-#include "compiler/k8s/object_reader.h"
-#include "compiler/support/utf8.h"
+#include "k8s/object_reader.h"
+#include "support/utf8.h"
 
 using namespace policy;
 using namespace policy::k8s;

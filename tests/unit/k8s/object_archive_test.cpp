@@ -5,8 +5,8 @@
 #include <string>
 #include <vector>
 
-#include "compiler/k8s/cluster_reader.h"
-#include "compiler/k8s/object_archive.h"
+#include "k8s/cluster_reader.h"
+#include "k8s/object_archive.h"
 
 using namespace policy;
 

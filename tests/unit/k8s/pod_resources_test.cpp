@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "compiler/k8s/pod_resources.h"
+#include "k8s/pod_resources.h"
 
 using namespace policy::k8s;
 

@@ -2,7 +2,7 @@
 
 #include <string>
 
-#include "compiler/k8s/quantity.h"
+#include "k8s/quantity.h"
 
 using policy::k8s::Quantity;
 using policy::k8s::SchedulerUnits;

@@ -21,7 +21,7 @@ TEST_CASE("default normalization: 100 * s / max (reversed: 100 minus it) on ever
     if (round % 5 == 0) raw[rng() % raw.size()] = bound;  // quotients of exactly 100
     for (bool reverse : {false, true}) {
       std::vector<int64_t> got = raw;
-      rt::Normalize(reverse ? sema::Normalize::kReverse : sema::Normalize::kMax, got);
+      rt::Normalize(reverse ? lang::Normalize::kReverse : lang::Normalize::kMax, got);
       int64_t max = *std::max_element(raw.begin(), raw.end());
       for (size_t k = 0; k < raw.size(); ++k) {
         int64_t want = max == 0 ? (reverse ? 100 : raw[k])
@@ -39,14 +39,14 @@ TEST_CASE("default normalization: every quotient next to an integer - for small 
   for (int64_t max = 1; max <= 700; ++max) {
     std::vector<int64_t> raw(static_cast<size_t>(max) + 1);
     for (int64_t s = 0; s <= max; ++s) raw[static_cast<size_t>(s)] = s;
-    rt::Normalize(sema::Normalize::kMax, raw);
+    rt::Normalize(lang::Normalize::kMax, raw);
     for (int64_t s = 0; s <= max; ++s) REQUIRE(raw[static_cast<size_t>(s)] == 100 * s / max);
   }
 }
 
 TEST_CASE("one score normalized by the extremes equals the whole normalization - every kind") {
   std::mt19937_64 rng(7);
-  using sema::Normalize;
+  using lang::Normalize;
   for (int round = 0; round < 2000; ++round) {
     int64_t bound = int64_t{1} << (rng() % 52);
     std::vector<int64_t> raw(1 + rng() % 64);

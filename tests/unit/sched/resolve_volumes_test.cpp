@@ -1,7 +1,7 @@
 #include <doctest/doctest.h>
 
-#include "compiler/k8s/decode.h"
-#include "compiler/k8s/object_reader.h"
+#include "k8s/decode.h"
+#include "k8s/object_reader.h"
 #include "runtime/columnar/cluster_loader.h"
 #include "runtime/sched/resolve_volumes.h"
 

@@ -16,7 +16,7 @@
 
 #include <fmt/format.h>
 
-#include "compiler/support/source.h"
+#include "support/source.h"
 #include "runtime/host/host.h"
 #include "server/extender.h"
 #include "server/metrics.h"

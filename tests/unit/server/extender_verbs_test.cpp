@@ -12,7 +12,7 @@
 
 #include <fmt/format.h>
 
-#include "compiler/k8s/pod_reader.h"
+#include "k8s/pod_reader.h"
 #include "runtime/host/host.h"
 #include "server/extender.h"
 

@@ -3,7 +3,7 @@
 #include <set>
 #include <string>
 
-#include "compiler/support/diagnostic.h"
+#include "support/diagnostic.h"
 
 using namespace policy;
 

@@ -1,6 +1,6 @@
 #include <doctest/doctest.h>
 
-#include "compiler/support/json_writer.h"
+#include "support/json_writer.h"
 
 using namespace policy;
 

@@ -1,0 +1,217 @@
+// Storage objects (PersistentVolumeClaim, PersistentVolume, StorageClass,
+// CSINode) and PriorityClass: the fields the volume plugins and the queue
+// read, with the API's defaults.
+
+#include <fmt/format.h>
+
+#include "k8s/decode.h"
+#include "k8s/decode_context.h"
+#include "k8s/decode_selectors.h"
+
+namespace policy::k8s {
+namespace {
+
+// metadata.name (required), namespace, labels, annotations and whether the
+// object is being deleted.
+struct Meta {
+  std::string name, namespace_name;
+  StringMap labels, annotations;
+  bool deleting = false;
+};
+
+Meta ReadMeta(DecodeContext& cx, NodeRef object, std::string_view kind) {
+  Meta m;
+  NodeRef metadata = cx.Mapping(object, "metadata");
+  if (metadata.Valid()) {
+    cx.String(metadata, "name", &m.name);
+    cx.String(metadata, "namespace", &m.namespace_name);
+    cx.StringMapField(metadata, "labels", &m.labels);
+    cx.StringMapField(metadata, "annotations", &m.annotations);
+    NodeRef deletion = metadata.Get("deletionTimestamp");
+    m.deleting = deletion.Valid() && !deletion.IsNull();
+  }
+  if (m.name.empty() && cx.Clean()) {
+    cx.Error(DiagCode::kMissingField, metadata.Valid() ? metadata : object, fmt::format("the {} has no name", kind))
+        .help = "set `metadata.name`";
+  }
+  return m;
+}
+
+// The storage quantity of a resource list field (capacity, requests).
+Quantity Storage(DecodeContext& cx, NodeRef parent, std::string_view key) {
+  ResourceList list;
+  cx.Resources(parent, key, &list);
+  const Quantity* q = Find(list, "storage");
+  return q != nullptr ? *q : Quantity();
+}
+
+// The beta annotation wins over spec.storageClassName, as
+// storagehelpers.GetPersistentVolume(Claim)Class reads it.
+constexpr std::string_view kBetaClassAnnotation = "volume.beta.kubernetes.io/storage-class";
+
+}  // namespace
+
+std::optional<PersistentVolumeClaim> DecodePersistentVolumeClaim(NodeRef object, DiagnosticSink& diags) {
+  DecodeContext cx(diags);
+  Meta m = ReadMeta(cx, object, "PersistentVolumeClaim");
+  PersistentVolumeClaim pvc;
+  pvc.name = m.name;
+  if (!m.namespace_name.empty()) pvc.namespace_name = m.namespace_name;
+  pvc.deleting = m.deleting;
+  pvc.bind_completed = Find(m.annotations, "pv.kubernetes.io/bind-completed") != nullptr;
+  if (const std::string* node = Find(m.annotations, "volume.kubernetes.io/selected-node")) pvc.selected_node = *node;
+  NodeRef spec = cx.Mapping(object, "spec");
+  if (spec.Valid()) {
+    cx.StringList(spec, "accessModes", &pvc.access_modes);
+    NodeRef cls = spec.Get("storageClassName");
+    if (cls.Valid() && !cls.IsNull()) {
+      std::string name;
+      cx.String(spec, "storageClassName", &name);
+      pvc.storage_class = name;
+    }
+    cx.String(spec, "volumeName", &pvc.volume_name);
+    cx.String(spec, "volumeMode", &pvc.volume_mode);
+    NodeRef resources = cx.Mapping(spec, "resources");
+    if (resources.Valid()) pvc.request = Storage(cx, resources, "requests");
+    NodeRef selector = cx.Mapping(spec, "selector");
+    if (selector.Valid()) pvc.selector = DecodeLabelSelector(cx, selector);
+  }
+  if (const std::string* beta = Find(m.annotations, kBetaClassAnnotation)) pvc.storage_class = *beta;
+  NodeRef status = cx.Mapping(object, "status");
+  if (status.Valid()) cx.String(status, "phase", &pvc.phase);
+  if (!cx.Clean()) return std::nullopt;
+  return pvc;
+}
+
+std::optional<PersistentVolume> DecodePersistentVolume(NodeRef object, DiagnosticSink& diags) {
+  DecodeContext cx(diags);
+  Meta m = ReadMeta(cx, object, "PersistentVolume");
+  PersistentVolume pv;
+  pv.name = m.name;
+  pv.labels = std::move(m.labels);
+  pv.deleting = m.deleting;
+  NodeRef spec = cx.Mapping(object, "spec");
+  if (spec.Valid()) {
+    cx.StringList(spec, "accessModes", &pv.access_modes);
+    cx.String(spec, "storageClassName", &pv.storage_class);
+    cx.String(spec, "volumeMode", &pv.volume_mode);
+    pv.capacity = Storage(cx, spec, "capacity");
+    NodeRef claim = cx.Mapping(spec, "claimRef");
+    if (claim.Valid()) {
+      cx.String(claim, "namespace", &pv.claim_namespace);
+      cx.String(claim, "name", &pv.claim_name);
+    }
+    NodeRef csi = cx.Mapping(spec, "csi");
+    if (csi.Valid()) {
+      cx.String(csi, "driver", &pv.csi_driver);
+      cx.String(csi, "volumeHandle", &pv.csi_handle);
+    }
+    NodeRef affinity = cx.Mapping(spec, "nodeAffinity");
+    NodeRef required = affinity.Valid() ? cx.Mapping(affinity, "required") : NodeRef();
+    NodeRef terms = required.Valid() ? cx.Sequence(required, "nodeSelectorTerms") : NodeRef();
+    for (uint32_t i = 0; terms.Valid() && i < terms.Size(); ++i) {
+      pv.node_affinity.push_back(DecodeNodeSelectorTerm(cx, terms.At(i)));
+    }
+  }
+  if (const std::string* beta = Find(m.annotations, kBetaClassAnnotation)) pv.storage_class = *beta;
+  NodeRef status = cx.Mapping(object, "status");
+  if (status.Valid()) cx.String(status, "phase", &pv.phase);
+  if (!cx.Clean()) return std::nullopt;
+  return pv;
+}
+
+std::optional<StorageClass> DecodeStorageClass(NodeRef object, DiagnosticSink& diags) {
+  DecodeContext cx(diags);
+  Meta m = ReadMeta(cx, object, "StorageClass");
+  StorageClass sc;
+  sc.name = m.name;
+  cx.String(object, "provisioner", &sc.provisioner);
+  std::string mode;
+  cx.String(object, "volumeBindingMode", &mode);
+  if (mode == "WaitForFirstConsumer") {
+    sc.wait_for_first_consumer = true;
+  } else if (!mode.empty() && mode != "Immediate") {
+    cx.BadEnum(object.Get("volumeBindingMode"), "volumeBindingMode", mode, {"Immediate", "WaitForFirstConsumer"});
+  }
+  // allowedTopologies: TopologySelectorTerms, each a list of {key, values}
+  // that must all hold (a value of the node's label among the values).
+  NodeRef topologies = cx.Sequence(object, "allowedTopologies");
+  for (uint32_t i = 0; topologies.Valid() && i < topologies.Size(); ++i) {
+    NodeRef term = topologies.At(i);
+    if (!cx.ExpectMapping(term, "a topology selector term")) continue;
+    NodeSelectorTerm out;
+    NodeRef expressions = cx.Sequence(term, "matchLabelExpressions");
+    for (uint32_t j = 0; expressions.Valid() && j < expressions.Size(); ++j) {
+      NodeRef e = expressions.At(j);
+      if (!cx.ExpectMapping(e, "a topology requirement")) continue;
+      SelectorRequirement r;
+      r.span = e.GetSpan();
+      cx.String(e, "key", &r.key);
+      cx.StringList(e, "values", &r.values);
+      out.match_expressions.push_back(std::move(r));
+    }
+    sc.allowed_topologies.push_back(std::move(out));
+  }
+  if (!cx.Clean()) return std::nullopt;
+  return sc;
+}
+
+std::optional<CsiNode> DecodeCsiNode(NodeRef object, DiagnosticSink& diags) {
+  DecodeContext cx(diags);
+  Meta m = ReadMeta(cx, object, "CSINode");
+  CsiNode node;
+  node.name = m.name;
+  NodeRef spec = cx.Mapping(object, "spec");
+  NodeRef drivers = spec.Valid() ? cx.Sequence(spec, "drivers") : NodeRef();
+  for (uint32_t i = 0; drivers.Valid() && i < drivers.Size(); ++i) {
+    NodeRef d = drivers.At(i);
+    if (!cx.ExpectMapping(d, "a CSI driver")) continue;
+    std::string name;
+    cx.String(d, "name", &name);
+    NodeRef allocatable = cx.Mapping(d, "allocatable");
+    std::optional<int32_t> count;
+    if (allocatable.Valid()) cx.Int32(allocatable, "count", &count);
+    if (count) node.limits.emplace_back(std::move(name), *count);
+  }
+  if (!cx.Clean()) return std::nullopt;
+  return node;
+}
+
+std::optional<PriorityClass> DecodePriorityClass(NodeRef object, DiagnosticSink& diags) {
+  DecodeContext cx(diags);
+  Meta m = ReadMeta(cx, object, "PriorityClass");
+  PriorityClass pc;
+  pc.name = m.name;
+  std::optional<int32_t> value;
+  cx.Int32(object, "value", &value);
+  pc.value = value.value_or(0);
+  cx.Bool(object, "globalDefault", &pc.global_default);
+  std::string policy;
+  cx.String(object, "preemptionPolicy", &policy);
+  if (policy == "Never" || policy == "PreemptLowerPriority") {
+    pc.preemption_policy = policy;
+  } else if (!policy.empty()) {
+    cx.BadEnum(object.Get("preemptionPolicy"), "preemptionPolicy", policy, {"PreemptLowerPriority", "Never"});
+  }
+  if (!cx.Clean()) return std::nullopt;
+  return pc;
+}
+
+std::optional<PodDisruptionBudget> DecodePodDisruptionBudget(NodeRef object, DiagnosticSink& diags) {
+  DecodeContext cx(diags);
+  Meta m = ReadMeta(cx, object, "PodDisruptionBudget");
+  PodDisruptionBudget pdb;
+  pdb.name = m.name;
+  if (!m.namespace_name.empty()) pdb.namespace_name = m.namespace_name;
+  NodeRef spec = cx.Mapping(object, "spec");
+  NodeRef selector = spec.Valid() ? cx.Mapping(spec, "selector") : NodeRef();
+  if (selector.Valid()) pdb.selector = DecodeLabelSelector(cx, selector);
+  NodeRef status = cx.Mapping(object, "status");
+  std::optional<int32_t> allowed;
+  if (status.Valid()) cx.Int32(status, "disruptionsAllowed", &allowed);
+  pdb.disruptions_allowed = allowed.value_or(0);
+  if (!cx.Clean()) return std::nullopt;
+  return pdb;
+}
+
+}  // namespace policy::k8s

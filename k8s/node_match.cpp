@@ -1,0 +1,33 @@
+#include "k8s/node_match.h"
+
+#include <algorithm>
+
+#include "support/decimal.h"
+
+namespace policy::k8s {
+
+bool RequirementHolds(const SelectorRequirement& r, std::optional<std::string_view> have) {
+  bool in = have && std::find(r.values.begin(), r.values.end(), *have) != r.values.end();
+  switch (r.op) {
+    case SelectorOp::kIn: return in;
+    case SelectorOp::kNotIn: return !in;
+    case SelectorOp::kExists: return have.has_value();
+    case SelectorOp::kDoesNotExist: return !have.has_value();
+    case SelectorOp::kGt:
+    case SelectorOp::kLt: {
+      if (!have || r.values.size() != 1) return false;
+      std::optional<int64_t> a = ParseDecimalInt(*have), b = ParseDecimalInt(r.values[0]);
+      if (!a || !b) return false;
+      return r.op == SelectorOp::kGt ? *a > *b : *a < *b;
+    }
+  }
+  return false;
+}
+
+bool Tolerates(const Toleration& t, std::string_view key, std::string_view value, TaintEffect effect) {
+  if (t.effect && *t.effect != effect) return false;
+  if (!t.key.empty() && t.key != key) return false;
+  return t.op == TolerationOp::kExists || t.value == value;
+}
+
+}  // namespace policy::k8s

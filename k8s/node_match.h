@@ -1,0 +1,45 @@
+#pragma once
+/// What kube-scheduler's node-level predicates match, written once for every
+/// C++ caller (the engine's volume checks, suggestions, the interpreter's
+/// cluster view, manifest lints); the stdlib's NodeAffinity and
+/// TaintToleration policies say the same in the policy language, and
+/// tests/unit/k8s/node_match_test.cpp holds the two to one answer.
+///
+///   RequirementHolds  a NodeSelectorRequirement (labels.Requirement.Matches):
+///                     In, NotIn, Exists, DoesNotExist; Gt and Lt compare
+///                     integers — a value or an operand that is not one (or
+///                     not exactly one operand) matches nothing
+///   TermMatches       a NodeSelectorTerm: every requirement holds, matchFields
+///                     against the node's name; an empty term matches nothing
+///   Tolerates         v1.Toleration.ToleratesTaint: effect (empty: any), key
+///                     (empty: any), then Exists, or Equal with equal values
+
+#include <optional>
+#include <string_view>
+
+#include "k8s/objects.h"
+
+namespace policy::k8s {
+
+/// `have`: the node's value for the requirement's key, nullopt when absent.
+bool RequirementHolds(const SelectorRequirement& r, std::optional<std::string_view> have);
+
+/// `label(key)` gives a node label (std::optional<std::string_view>); `name`
+/// is what matchFields' metadata.name sees (volume node affinity checks a
+/// node made of labels alone: its name is empty).
+template <class Label>
+bool TermMatches(const NodeSelectorTerm& term, Label&& label, std::string_view name) {
+  if (term.match_expressions.empty() && term.match_fields.empty()) return false;
+  for (const SelectorRequirement& r : term.match_expressions) {
+    if (!RequirementHolds(r, label(std::string_view(r.key)))) return false;
+  }
+  for (const SelectorRequirement& r : term.match_fields) {
+    if (!RequirementHolds(r, r.key == "metadata.name" ? std::optional<std::string_view>(name) : std::nullopt)) return false;
+  }
+  return true;
+}
+
+bool Tolerates(const Toleration& t, std::string_view key, std::string_view value, TaintEffect effect);
+inline bool Tolerates(const Toleration& t, const Taint& taint) { return Tolerates(t, taint.key, taint.value, taint.effect); }
+
+}  // namespace policy::k8s

@@ -1,0 +1,41 @@
+#pragma once
+/// Reads the pod to place from a file: one Pod, or one workload whose pod
+/// template is the pod (policyc check --pod).
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "k8s/objects.h"
+#include "support/diagnostic.h"
+
+namespace policy::k8s {
+
+/// The pod in `source`; nullopt with diagnostics when the file is invalid,
+/// holds no object, more than one, or an object that is not a pod.
+std::optional<Pod> ReadPod(const Source& source, DiagnosticSink& diags);
+
+}  // namespace policy::k8s
+
+namespace policy::k8s {
+
+/// What a manifest file (`--pod`: a Pod, a workload, or a Helm-rendered
+/// mix) holds: every Pod and workload as the pod to place (a workload's
+/// template), and the objects that join the snapshot while they are
+/// checked. Other kinds (ConfigMaps, Secrets, ...) are counted and skipped.
+struct Manifest {
+  std::vector<Pod> pods;
+  std::vector<SelectorOwner> owners;  ///< Services, ReplicaSets, StatefulSets, ReplicationControllers
+  std::vector<Namespace> namespaces;
+  std::vector<PersistentVolumeClaim> claims;
+  std::vector<PersistentVolume> volumes;
+  std::vector<StorageClass> classes;
+  std::vector<PriorityClass> priority_classes;
+  std::vector<std::string> skipped;  ///< kinds of the objects not read, in order
+};
+
+/// The manifest in `source`; nullopt with diagnostics when the file is
+/// invalid, an object in it is, or it holds no Pod or workload.
+std::optional<Manifest> ReadManifest(const Source& source, DiagnosticSink& diags);
+
+}  // namespace policy::k8s
