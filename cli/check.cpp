@@ -16,12 +16,12 @@
 #include "cli/args.h"
 #include "cli/engine_setup.h"
 #include "cli/commands.h"
-#include "cli/input.h"
+#include "runtime/tooling/input.h"
+#include "runtime/tooling/snapshot_objects.h"
 #include "cli/report.h"
-#include "cli/structured_output.h"
-#include "compiler/driver/compilation.h"
+#include "runtime/tooling/structured_output.h"
+#include "runtime/tooling/policy_compile.h"
 #include "k8s/pod_reader.h"
-#include "compiler/passes/pass.h"
 #include "support/suggest.h"
 #include "support/json_writer.h"
 #include "runtime/engine/engine.h"
@@ -89,21 +89,19 @@ int Fail(const DiagnosticSink& diags) {
 }
 
 int Lint(const std::vector<std::string>& files) {
-  driver::Compilation compilation;
+  tooling::PolicyChecker checker;
   bool failed = false;
   for (const std::string& path : files) {
     DiagnosticSink diags;
-    std::shared_ptr<Source> source = ReadInput(path, diags);
-    const driver::CompiledFile* compiled = source ? compilation.Add(source, diags) : nullptr;
+    std::shared_ptr<Source> source = tooling::ReadInput(path, diags);
+    std::optional<std::vector<std::string>> names = source ? checker.Check(source, diags) : std::nullopt;
     if (!diags.All().empty()) std::fputs(RenderAll(diags).c_str(), stderr);
-    if (!compiled) {
+    if (!names) {
       failed = true;
       continue;
     }
-    std::vector<std::string> names;
-    for (const syntax::PolicyDecl& p : compiled->module.policies) names.push_back(p.name);
     size_t warnings = diags.All().size();
-    fmt::print("{}: {} polic{} ({}), {}\n", path, names.size(), names.size() == 1 ? "y" : "ies", fmt::join(names, ", "),
+    fmt::print("{}: {} polic{} ({}), {}\n", path, names->size(), names->size() == 1 ? "y" : "ies", fmt::join(*names, ", "),
                warnings == 0 ? std::string("no problems")
                              : fmt::format("{} warning{}", warnings, warnings == 1 ? "" : "s"));
   }
@@ -117,7 +115,7 @@ class CheckRun {
   explicit CheckRun(const Args& args) : args_(args) {}
 
   int Run() {
-    std::optional<OutputFormat> format = ParseOutputFormat("check", args_.Get("output", "text"));
+    std::optional<tooling::OutputFormat> format = tooling::ParseOutputFormat("check", args_.Get("output", "text"));
     if (!format) return kExitBadInput;
     format_ = *format;
     if (!ReadInputs() || !ChooseProfile() || !EngineFromFlags() || !NodesExist() || !BuildEngine()) {
@@ -171,11 +169,11 @@ class CheckRun {
 
   std::string Render(const Answer& a) const { return Render(a, a.pod); }
   std::string Render(const Answer& a, const std::string& pod) const {
-    if (format_ == OutputFormat::kText) {
+    if (format_ == tooling::OutputFormat::kText) {
       return PlacementText(pod, a.placement, args_.GetAll("node"), args_.Has("all-nodes"), a.notes,
                            a.suggestions ? SuggestionsText(*a.suggestions, a.fits) : std::string());
     }
-    return Structured(format_, JsonOf(a, pod));
+    return tooling::Structured(format_, JsonOf(a, pod));
   }
 
   static std::string JsonOf(const Answer& a, const std::string& pod) {
@@ -190,7 +188,7 @@ class CheckRun {
   // of check documents, each written as it is made (a pod's is O(nodes)).
   // Exit 0 when every pod fits somewhere, 1 when one does not.
   int Many() {
-    bool json = format_ != OutputFormat::kText;
+    bool json = format_ != tooling::OutputFormat::kText;
     bool all_fit = true;
     size_t documents = 0;
     bool details = args_.Has("all-nodes") || args_.Has("node") || !args_.Has("all-pending");
@@ -230,8 +228,8 @@ class CheckRun {
       if (json) {
         std::string d = JsonOf(*shown, name);
         while (!d.empty() && d.back() == '\n') d.pop_back();
-        if (format_ == OutputFormat::kYaml) {  // a sequence of one, and the next one's continues it
-          fmt::print("{}", Structured(format_, "[" + d + "]\n"));
+        if (format_ == tooling::OutputFormat::kYaml) {  // a sequence of one, and the next one's continues it
+          fmt::print("{}", tooling::Structured(format_, "[" + d + "]\n"));
         } else {
           fmt::print("{}{}", documents == 0 ? "[" : ",\n", d);
         }
@@ -243,8 +241,8 @@ class CheckRun {
       }
     }
     if (json && documents == 0) {
-      fmt::print("{}", Structured(format_, "[]\n"));
-    } else if (json && format_ != OutputFormat::kYaml) {
+      fmt::print("{}", tooling::Structured(format_, "[]\n"));
+    } else if (json && format_ != tooling::OutputFormat::kYaml) {
       fmt::print("]\n");
     } else if (pods_.empty()) {
       fmt::print("no Pending pod in {}\n", fmt::join(args_.GetAll("cluster"), ", "));
@@ -258,9 +256,9 @@ class CheckRun {
   }
 
   bool ReadInputs() {
-    std::optional<std::vector<rt::SnapshotFile>> snapshot = SnapshotFiles(args_.GetAll("cluster"), diags_);
+    std::optional<std::vector<rt::SnapshotFile>> snapshot = tooling::SnapshotFiles(args_.GetAll("cluster"), diags_);
     if (!snapshot) return Refuse();
-    cluster_ = engine::Cluster::LoadFiles(*snapshot, CacheFromFlags(args_.Has("no-cache")), diags_);
+    cluster_ = engine::Cluster::LoadFiles(*snapshot, tooling::CacheFromFlags(args_.Has("no-cache")), diags_);
     if (!cluster_) return Refuse();
     if (args_.Has("all-pending")) {
       pods_ = cluster_->Report().pending;
@@ -271,7 +269,7 @@ class CheckRun {
       pods_.push_back(std::move(*from_dump));
       return true;
     }
-    pod_source_ = ReadInput(pod, diags_);
+    pod_source_ = tooling::ReadInput(pod, diags_);
     if (!pod_source_) {
       Refuse();
       if (pod.find('/') != std::string::npos) {  // it may have meant NAMESPACE/NAME
@@ -283,7 +281,7 @@ class CheckRun {
     if (!manifest) return Refuse();
     // The objects the manifest brings join the snapshot (replacing the
     // dump's of the same name, as applying it would) while its pods are checked.
-    AddManifestObjects(*manifest, *cluster_);
+    tooling::AddManifestObjects(*manifest, *cluster_);
     pods_ = std::move(manifest->pods);
     return true;
   }
@@ -349,7 +347,7 @@ class CheckRun {
   std::shared_ptr<Source> pod_source_;  // the pod's spans point into it
   std::vector<k8s::Pod> pods_;          // the pod, a manifest's pods, or every Pending pod (--all-pending)
   rt::Profile profile_;
-  OutputFormat format_ = OutputFormat::kText;
+  tooling::OutputFormat format_ = tooling::OutputFormat::kText;
   engine::EngineOptions options_;
   std::unique_ptr<engine::Engine> engine_;
 };

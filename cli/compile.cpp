@@ -8,12 +8,9 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "cli/input.h"
-#include "compiler/codegen/jit.h"
-#include "compiler/driver/compilation.h"
+#include "runtime/tooling/input.h"
 #include "k8s/pod_reader.h"
-#include "compiler/passes/pass.h"
-#include "compiler/syntax/parser.h"
+#include "runtime/tooling/policy_compile.h"
 #include "runtime/engine/cluster.h"
 
 namespace policy::cli {
@@ -43,7 +40,6 @@ Errors are reported with file:line:col and exit status 2.
 }  // namespace
 
 int RunCompile(const std::vector<std::string>& argv) {
-  std::string error;
   std::variant<Args, int> parsed = ParseCommand("compile", argv, {{"emit"}, {"pod"}, {"cluster", true, true}, {"disable-pass", true, true}, {"print-after", true, true}, {"time-passes", false}, {"jit-opt"}}, kUsage);
   if (const int* status = std::get_if<int>(&parsed)) return *status;
   Args* args = &std::get<Args>(parsed);
@@ -52,11 +48,12 @@ int RunCompile(const std::vector<std::string>& argv) {
     return kExitBadInput;
   }
   std::string emit = args->Get("emit", "ast");
-  if (emit != "ast" && emit != "ir" && emit != "ir-opt" && emit != "llvm" && emit != "asm") {
+  std::optional<tooling::EmitStage> stage = tooling::EmitStageNamed(emit);
+  if (!stage) {
     fmt::print(stderr, "policyc compile: `--emit={}` is not available; this build emits `ast`, `ir`, `ir-opt`, `llvm` and `asm`\n", emit);
     return kExitBadInput;
   }
-  bool native = emit == "llvm" || emit == "asm";
+  bool native = *stage == tooling::EmitStage::kLlvm || *stage == tooling::EmitStage::kAsm;
   std::string level_error;
   std::optional<int64_t> level = args->GetInt("jit-opt", 2, 0, 3, &level_error);
   if (!level) {
@@ -67,31 +64,29 @@ int RunCompile(const std::vector<std::string>& argv) {
     fmt::print(stderr, "policyc compile: `--emit={}` compiles a policy specialized to a pod; give `--pod`\n", emit);
     return kExitBadInput;
   }
-  passes::PassOptions options;
-  for (const std::string& name : args->GetAll("disable-pass")) options.disabled.insert(name);
+  tooling::EmitOptions options;
+  options.stage = *stage;
+  options.jit_opt = static_cast<int>(*level);
+  for (const std::string& name : args->GetAll("disable-pass")) options.disabled_passes.insert(name);
   for (const std::string& name : args->GetAll("print-after")) options.print_after.insert(name);
-  options.time = args->Has("time-passes");
-  std::vector<std::string_view> known = passes::PassNames();
-  for (const std::set<std::string>* names : {&options.disabled, &options.print_after}) {
-    for (const std::string& name : *names) {
-      if (name != "all" && std::find(known.begin(), known.end(), name) == known.end()) {
-        fmt::print(stderr, "policyc compile: unknown pass `{}`; the passes are {}\n", name, fmt::join(known, ", "));
-        return kExitBadInput;
-      }
+  options.time_passes = args->Has("time-passes");
+  for (const std::set<std::string>* names : {&options.disabled_passes, &options.print_after}) {
+    if (std::optional<std::string> unknown = tooling::UnknownPass(*names)) {
+      fmt::print(stderr, "policyc compile: {}\n", *unknown);
+      return kExitBadInput;
     }
   }
   const std::string& path = args->Positional()[0];
   DiagnosticSink diags;
-  std::shared_ptr<Source> source = ReadInput(path, diags);
+  std::shared_ptr<Source> source = tooling::ReadInput(path, diags);
   if (!source) {
     std::fputs(RenderAll(diags).c_str(), stderr);
     return kExitBadInput;
   }
-  driver::Compilation compilation;
   std::optional<k8s::Pod> pod;
   std::shared_ptr<Source> pod_source;  // the pod's spans point into it
   if (args->Has("pod")) {
-    pod_source = ReadInput(args->Get("pod"), diags);
+    pod_source = tooling::ReadInput(args->Get("pod"), diags);
     if (pod_source) pod = k8s::ReadPod(*pod_source, diags);
     if (!pod) {
       std::fputs(RenderAll(diags).c_str(), stderr);
@@ -105,66 +100,22 @@ int RunCompile(const std::vector<std::string>& argv) {
       fmt::print(stderr, "policyc compile: `--cluster` binds a pod's specialized IR to a table; give `--pod` too\n");
       return kExitBadInput;
     }
-    std::vector<std::shared_ptr<const Source>> snapshot = ReadSnapshot(args->GetAll("cluster"), diags);
+    std::vector<std::shared_ptr<const Source>> snapshot = tooling::ReadSnapshot(args->GetAll("cluster"), diags);
     if (!snapshot.empty()) cluster = engine::Cluster::Load(snapshot, diags);
     if (!cluster) {
       std::fputs(RenderAll(diags).c_str(), stderr);
       return kExitBadInput;
     }
-    options.table = &cluster->Dictionary();
+    options.cluster = cluster.get();
   }
-  if (std::string_view(path).ends_with(".ir")) {
-    // Printed IR: start in the middle of the pipeline.
-    if (emit == "ast") {
-      fmt::print(stderr, "policyc compile: {} is IR; there is no syntax tree to emit\n", path);
-      return kExitBadInput;
-    }
-    Expected<ir::Program> program = compilation.ParseIr(source->Text());
-    if (!program) {
-      fmt::print(stderr, "policyc compile: {}:{}\n", path, program.error().message);
-      return kExitBadInput;
-    }
-    if (emit == "ir-opt") {
-      std::string trace;
-      program = compilation.Optimize(*program, options, &trace);
-      fmt::print("{}", trace);
-    }
-    fmt::print("{}", ir::Print(*program));
-    return kExitOk;
-  }
-  if (emit == "ast") {
-    std::optional<syntax::Module> module = syntax::ParseAnyPolicyFile(*source, diags);
-    if (!module) {
-      std::fputs(RenderAll(diags).c_str(), stderr);
-      return kExitBadInput;
-    }
-    fmt::print("{}", syntax::PrintModule(*module));
-    return kExitOk;
-  }
-  const driver::CompiledFile* compiled = compilation.Add(source, diags);
+  std::string error;
+  std::optional<std::string> listing = tooling::Emit(source, options, diags, error);
   if (!diags.All().empty()) std::fputs(RenderAll(diags).c_str(), stderr);
-  if (!compiled) return kExitBadInput;
-  if (emit == "ir") {
-    fmt::print("{}", ir::Print(compiled->program));
-    return kExitOk;
+  if (!listing) {
+    if (!error.empty()) fmt::print(stderr, "policyc compile: {}{}\n", path, error);
+    return kExitBadInput;
   }
-  std::string trace;
-  ir::Program optimized = compilation.Optimize(compiled->program, options, &trace);
-  fmt::print("{}", trace);
-  if (!native) {
-    fmt::print("{}", ir::Print(optimized));
-    return kExitOk;
-  }
-  codegen::Jit jit(codegen::JitOptions{static_cast<int>(*level)});
-  for (size_t f = 0; f < optimized.functions.size(); ++f) {
-    Expected<std::string> text = jit.EmitText(optimized, f, emit == "asm");
-    if (text) {
-      fmt::print("; policy {}\n{}", optimized.functions[f].name, *text);
-    } else {
-      fmt::print("; policy {}: not compiled (the interpreter runs it): {}\n", optimized.functions[f].name,
-                 text.error().message);
-    }
-  }
+  fmt::print("{}", *listing);
   return kExitOk;
 }
 

@@ -12,16 +12,15 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/engine_setup.h"
-#include "cli/input.h"
-#include "cli/snapshot_objects.h"
-#include "cli/structured_output.h"
+#include "runtime/tooling/input.h"
+#include "runtime/tooling/snapshot_objects.h"
+#include "runtime/tooling/structured_output.h"
 #include "k8s/quantity.h"
 #include "support/json_writer.h"
 #include "runtime/engine/cluster.h"
 #include "runtime/engine/drain.h"
 #include "runtime/engine/engine.h"
 #include "runtime/sched/profile.h"
-#include "runtime/sched/resolve_volumes.h"
 
 namespace policy::cli {
 namespace {
@@ -116,7 +115,7 @@ std::string Json(const engine::DrainPlan& plan) {
 }
 
 int Drain(const Args& args) {
-  std::optional<OutputFormat> format = ParseOutputFormat("drain", args.Get("output", "text"));
+  std::optional<tooling::OutputFormat> format = tooling::ParseOutputFormat("drain", args.Get("output", "text"));
   if (!format) return kExitBadInput;
   std::string error;
   std::optional<int64_t> max_drained = args.GetInt("max-drained", INT64_MAX, 1, INT64_MAX, &error);
@@ -129,13 +128,13 @@ int Drain(const Args& args) {
     std::fputs(RenderAll(diags).c_str(), stderr);
     return kExitBadInput;
   };
-  std::vector<std::shared_ptr<const Source>> snapshot = ReadSnapshot(args.GetAll("cluster"), diags);
+  std::vector<std::shared_ptr<const Source>> snapshot = tooling::ReadSnapshot(args.GetAll("cluster"), diags);
   if (snapshot.empty()) return refuse();
   std::unique_ptr<engine::Cluster> cluster = engine::Cluster::Load(snapshot, diags);
   if (!cluster) return refuse();
-  SnapshotObjects objects;
-  if (!ReadSnapshotObjects(snapshot, objects, diags, true)) return refuse();
-  for (auto& [key, pod] : objects.bound) rt::ResolvePriority(pod, cluster->Table());
+  tooling::SnapshotObjects objects;
+  if (!tooling::ReadSnapshotObjects(snapshot, objects, diags, true)) return refuse();
+  tooling::ResolveBoundPriorities(objects, cluster->Table());
   std::optional<rt::Profile> profile = ProfileFromFlags("drain", args, "default-scheduler", diags);
   if (!profile) return diags.HasErrors() ? refuse() : kExitBadInput;
   std::optional<engine::EngineOptions> options = EngineOptionsFromFlags("drain", args);
@@ -148,7 +147,7 @@ int Drain(const Args& args) {
   drain.nodes = args.GetAll("node");
   drain.max_drained = static_cast<size_t>(*max_drained);
   engine::DrainPlan plan = engine::PlanDrain(*engine, *cluster, objects.bound, objects.nodes, drain);
-  fmt::print("{}", *format == OutputFormat::kText ? Text(plan) : Structured(*format, Json(plan)));
+  fmt::print("{}", *format == tooling::OutputFormat::kText ? Text(plan) : tooling::Structured(*format, Json(plan)));
   return plan.drained.empty() ? kExitNo : kExitOk;
 }
 

@@ -5,25 +5,16 @@
 
 #include <fmt/format.h>
 
-#include "cli/input.h"
-#include "compiler/passes/pass.h"
+#include "runtime/tooling/input.h"
+#include "runtime/tooling/policy_compile.h"
 
 namespace policy::cli {
-
-void AddManifestObjects(k8s::Manifest& manifest, engine::Cluster& cluster) {
-  for (k8s::SelectorOwner& o : manifest.owners) cluster.SetSelectorOwner(std::move(o));
-  for (k8s::Namespace& ns : manifest.namespaces) cluster.SetNamespace(ns.name, std::move(ns.labels));
-  for (k8s::PersistentVolumeClaim& c : manifest.claims) cluster.SetClaim(std::move(c));
-  for (k8s::PersistentVolume& v : manifest.volumes) cluster.SetVolume(std::move(v));
-  for (k8s::StorageClass& c : manifest.classes) cluster.SetStorageClass(std::move(c));
-  for (k8s::PriorityClass& c : manifest.priority_classes) cluster.SetPriorityClass(std::move(c));
-}
 
 std::optional<rt::Profile> ProfileFromFlags(std::string_view command, const Args& args, const std::string& scheduler_name,
                                             DiagnosticSink& diags) {
   rt::Profile profile = rt::DefaultProfile();
   if (args.Has("profile")) {
-    std::shared_ptr<Source> source = ReadInput(args.Get("profile"), diags);
+    std::shared_ptr<Source> source = tooling::ReadInput(args.Get("profile"), diags);
     if (!source) return std::nullopt;
     std::optional<std::vector<rt::Profile>> profiles = rt::ReadProfiles(*source, diags);
     if (!profiles) return std::nullopt;
@@ -55,13 +46,10 @@ std::optional<rt::Profile> ProfileFromFlags(std::string_view command, const Args
 
 std::optional<engine::EngineOptions> EngineOptionsFromFlags(std::string_view command, const Args& args) {
   engine::EngineOptions options;
-  std::vector<std::string_view> known = passes::PassNames();
-  for (const std::string& name : args.GetAll("disable-pass")) {
-    if (name != "all" && std::find(known.begin(), known.end(), name) == known.end()) {
-      fmt::print(stderr, "policyc {}: unknown pass `{}`; the passes are {}\n", command, name, fmt::join(known, ", "));
-      return std::nullopt;
-    }
-    options.disabled_passes.insert(name);
+  for (const std::string& name : args.GetAll("disable-pass")) options.disabled_passes.insert(name);
+  if (std::optional<std::string> unknown = tooling::UnknownPass(options.disabled_passes)) {
+    fmt::print(stderr, "policyc {}: {}\n", command, *unknown);
+    return std::nullopt;
   }
   // A queue has many pods of few templates: compiling beside deciding pays.
   std::string backend = args.Get("engine", command == "schedule" ? "tiered" : "auto");
@@ -91,7 +79,7 @@ std::unique_ptr<engine::Engine> EngineFromFlags(const Args& args, const rt::Prof
                                                 const engine::EngineOptions& options, DiagnosticSink& diags) {
   std::vector<std::shared_ptr<const Source>> policies;
   for (const std::string& path : args.GetAll("policy")) {
-    std::shared_ptr<Source> source = ReadInput(path, diags);
+    std::shared_ptr<Source> source = tooling::ReadInput(path, diags);
     if (!source) return nullptr;
     policies.push_back(std::move(source));
   }

@@ -17,10 +17,6 @@
 
 namespace policy::cli {
 
-/// Adds the objects a manifest brings (Services, Namespaces, claims,
-/// volumes, StorageClasses, PriorityClasses) to the cluster, in place of the
-/// snapshot's of the same name, as applying the manifest would.
-void AddManifestObjects(k8s::Manifest& manifest, engine::Cluster& cluster);
 
 /// The default profile or --profile's (the one for `scheduler_name`),
 /// restricted by --plugins.

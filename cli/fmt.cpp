@@ -11,7 +11,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "cli/input.h"
+#include "runtime/tooling/input.h"
 #include "cli/line_diff.h"
 #include "compiler/syntax/formatter.h"
 
@@ -50,7 +50,7 @@ int RunFmt(const std::vector<std::string>& argv) {
     return kExitBadInput;
   }
   std::string missing;
-  std::vector<std::string> files = FilesUnder(args.Positional(), {".policy"}, missing);
+  std::vector<std::string> files = tooling::FilesUnder(args.Positional(), {".policy"}, missing);
   if (!missing.empty()) {
     fmt::print(stderr, "policyc fmt: no file or directory `{}`\n", missing);
     return kExitBadInput;
@@ -58,7 +58,7 @@ int RunFmt(const std::vector<std::string>& argv) {
   bool bad = false, unformatted = false;
   for (const std::string& path : files) {
     DiagnosticSink diags;
-    std::shared_ptr<Source> source = ReadInput(path, diags);
+    std::shared_ptr<Source> source = tooling::ReadInput(path, diags);
     std::optional<std::string> formatted = source ? syntax::FormatPolicyFile(*source, diags) : std::nullopt;
     if (!formatted) {
       std::fputs(RenderAll(diags).c_str(), stderr);

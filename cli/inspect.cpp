@@ -8,8 +8,8 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "cli/input.h"
-#include "cli/structured_output.h"
+#include "runtime/tooling/input.h"
+#include "runtime/tooling/structured_output.h"
 #include "cli/summary.h"
 #include "k8s/pod_reader.h"
 #include "k8s/pod_resources.h"
@@ -127,34 +127,34 @@ int RunInspect(const std::vector<std::string>& argv) {
   std::variant<Args, int> parsed = ParseCommand("inspect", argv, {{"cluster", true, true}, {"pod"}, {"output", true, false, 'o'}, {"all-labels", false}, {"no-cache", false}}, kUsage);
   if (const int* status = std::get_if<int>(&parsed)) return *status;
   Args* args = &std::get<Args>(parsed);
-  std::optional<OutputFormat> format = ParseOutputFormat("inspect", args->Get("output", "text"));
+  std::optional<tooling::OutputFormat> format = tooling::ParseOutputFormat("inspect", args->Get("output", "text"));
   if (!format) return kExitBadInput;
-  bool text = *format == OutputFormat::kText;
+  bool text = *format == tooling::OutputFormat::kText;
   if (args->Has("cluster") == args->Has("pod") || !args->Positional().empty()) {
     fmt::print(stderr, "policyc inspect: give exactly one of `--cluster FILE` or `--pod FILE`\n\n{}", kUsage);
     return kExitBadInput;
   }
   DiagnosticSink diags;
   if (args->Has("pod")) {
-    auto source = ReadInput(args->Get("pod"), diags);
+    auto source = tooling::ReadInput(args->Get("pod"), diags);
     if (!source) return Fail(diags);
     std::optional<k8s::Pod> pod = k8s::ReadPod(*source, diags);
     if (!pod) return Fail(diags);
     if (!diags.All().empty()) std::fputs(RenderAll(diags).c_str(), stderr);  // warnings
-    fmt::print("{}", text ? PodText(*pod) : Structured(*format, PodJson(*pod)));
+    fmt::print("{}", text ? PodText(*pod) : tooling::Structured(*format, PodJson(*pod)));
     return kExitOk;
   }
-  std::optional<std::vector<rt::SnapshotFile>> snapshot = SnapshotFiles(args->GetAll("cluster"), diags);
+  std::optional<std::vector<rt::SnapshotFile>> snapshot = tooling::SnapshotFiles(args->GetAll("cluster"), diags);
   if (!snapshot) return Fail(diags);
   std::unique_ptr<engine::Cluster> cluster =
-      engine::Cluster::LoadFiles(*snapshot, CacheFromFlags(args->Has("no-cache")), diags);
+      engine::Cluster::LoadFiles(*snapshot, tooling::CacheFromFlags(args->Has("no-cache")), diags);
   if (!cluster) return Fail(diags);
   if (!diags.All().empty()) std::fputs(RenderAll(diags).c_str(), stderr);  // warnings
   std::vector<std::string> paths = args->GetAll("cluster");
   std::string file = paths.size() == 1 ? paths[0] : fmt::format("{}", fmt::join(paths, ", "));
   ClusterSummary summary = Summarize(file, cluster->Table(), cluster->Report());
   fmt::print("{}", text ? RenderText(summary, args->Has("all-labels") ? SIZE_MAX : 15)
-                        : Structured(*format, RenderJson(summary)));
+                        : tooling::Structured(*format, RenderJson(summary)));
   return kExitOk;
 }
 

@@ -16,9 +16,9 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "cli/input.h"
-#include "cli/manifest_lints.h"
-#include "cli/structured_output.h"
+#include "runtime/tooling/input.h"
+#include "runtime/tooling/manifest_lints.h"
+#include "runtime/tooling/structured_output.h"
 #include "support/json_writer.h"
 #include "runtime/engine/cluster.h"
 #include "runtime/engine/engine.h"
@@ -144,13 +144,13 @@ void LintPolicies(engine::Engine& engine, engine::Cluster& cluster, const std::v
 }
 
 int Lint(const Args& args) {
-  std::optional<OutputFormat> format = ParseOutputFormat("lint", args.Get("output", "text"));
+  std::optional<tooling::OutputFormat> format = tooling::ParseOutputFormat("lint", args.Get("output", "text"));
   if (!format) return kExitBadInput;
   DiagnosticSink diags;
   std::unique_ptr<engine::Cluster> cluster;
   if (args.Has("cluster")) {
-    std::optional<std::vector<rt::SnapshotFile>> snapshot = SnapshotFiles(args.GetAll("cluster"), diags);
-    if (snapshot) cluster = engine::Cluster::LoadFiles(*snapshot, CacheFromFlags(args.Has("no-cache")), diags);
+    std::optional<std::vector<rt::SnapshotFile>> snapshot = tooling::SnapshotFiles(args.GetAll("cluster"), diags);
+    if (snapshot) cluster = engine::Cluster::LoadFiles(*snapshot, tooling::CacheFromFlags(args.Has("no-cache")), diags);
     if (!cluster) {
       std::fputs(RenderAll(diags).c_str(), stderr);
       return kExitBadInput;
@@ -164,14 +164,14 @@ int Lint(const Args& args) {
       policy_paths.push_back(path);
       continue;
     }
-    std::shared_ptr<Source> source = ReadInput(path, diags);
+    std::shared_ptr<Source> source = tooling::ReadInput(path, diags);
     if (!source) continue;
     manifests.push_back(source);
-    for (k8s::Pod& p : LintManifest(*source, cluster.get(), diags)) pods.push_back(std::move(p));
+    for (k8s::Pod& p : tooling::LintManifest(*source, cluster.get(), diags)) pods.push_back(std::move(p));
   }
   std::vector<std::shared_ptr<const Source>> policies;
   for (const std::string& path : policy_paths) {
-    if (std::shared_ptr<Source> source = ReadInput(path, diags)) policies.push_back(source);
+    if (std::shared_ptr<Source> source = tooling::ReadInput(path, diags)) policies.push_back(source);
   }
   if (!policies.empty()) {
     // Passes off: every rule as written, where the diagnostics point.
@@ -189,7 +189,7 @@ int Lint(const Args& args) {
     std::fputs(RenderAll(diags).c_str(), stderr);
     return kExitBadInput;
   }
-  if (*format == OutputFormat::kText) {
+  if (*format == tooling::OutputFormat::kText) {
     if (diags.All().empty()) {
       fmt::print("no problems found ({} pod{}, {} polic{}{})\n", pods.size(), pods.size() == 1 ? "" : "s", policies.size(),
                  policies.size() == 1 ? "y" : "ies",
@@ -198,7 +198,7 @@ int Lint(const Args& args) {
       fmt::print("{}", RenderAll(diags));
     }
   } else {
-    fmt::print("{}", Structured(*format, Json(diags.Sorted())));
+    fmt::print("{}", tooling::Structured(*format, Json(diags.Sorted())));
   }
   return lint_errors ? kExitNo : kExitOk;
 }

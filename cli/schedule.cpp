@@ -25,9 +25,10 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/engine_setup.h"
-#include "cli/input.h"
-#include "cli/output_cluster.h"
-#include "cli/snapshot_objects.h"
+#include "runtime/tooling/input.h"
+#include "runtime/tooling/output_cluster.h"
+#include "runtime/tooling/schedule_run.h"
+#include "runtime/tooling/snapshot_objects.h"
 #include "cli/report.h"
 #include "k8s/pod_reader.h"
 #include "support/json_writer.h"
@@ -35,7 +36,6 @@
 #include "k8s/object_reader.h"
 #include "runtime/engine/engine.h"
 #include "runtime/engine/scheduler.h"
-#include "runtime/sched/resolve_volumes.h"
 
 namespace policy::cli {
 namespace {
@@ -96,19 +96,6 @@ copy that did not fit), 2 bad input or usage.
 
 std::string Key(const k8s::Pod& pod) { return pod.namespace_name + "/" + pod.name; }
 
-// A DaemonSet pod pinned to `node` as its controller pins it
-// (ReplaceDaemonSetPodNodeNameNodeAffinity): every required term gets
-// `metadata.name In [node]` as its only field requirement.
-void PinToNode(k8s::Pod& pod, const std::string& node) {
-  k8s::SelectorRequirement pin;
-  pin.key = "metadata.name";
-  pin.values = {node};
-  if (!pod.affinity.node_affinity) pod.affinity.node_affinity.emplace();
-  std::optional<std::vector<k8s::NodeSelectorTerm>>& required = pod.affinity.node_affinity->required;
-  if (!required || required->empty()) required = std::vector<k8s::NodeSelectorTerm>{{}};
-  for (k8s::NodeSelectorTerm& term : *required) term.match_fields = {pin};
-}
-
 class ScheduleRun {
  public:
   explicit ScheduleRun(const Args& args) : args_(args) {}
@@ -165,7 +152,7 @@ class ScheduleRun {
     for (const engine::Outcome* e : finished_) pending += e->node ? 0 : 1;
     if (args_.Has("output-cluster") && !WriteCluster(args_.Get("output-cluster"))) return kExitBadInput;
     if (jsonl_) {
-      for (const engine::Outcome* e : finished_) fmt::print("{}", Record(*e));
+      for (const engine::Outcome* e : finished_) fmt::print("{}", tooling::OutcomeRecord(*e));
     } else {
       PrintText(before, fitted);
     }
@@ -211,141 +198,59 @@ class ScheduleRun {
   }
 
   bool ReadInputs() {
-    std::vector<std::shared_ptr<const Source>> snapshot = ReadSnapshot(args_.GetAll("cluster"), diags_);
+    std::vector<std::shared_ptr<const Source>> snapshot = tooling::ReadSnapshot(args_.GetAll("cluster"), diags_);
     if (snapshot.empty()) return Refuse(), false;
     cluster_ = engine::Cluster::Load(snapshot, diags_);
     if (!cluster_) return Refuse(), false;
-    SnapshotObjects objects;
-    if (!ReadSnapshotObjects(snapshot, objects, diags_)) return Refuse(), false;
+    tooling::SnapshotObjects objects;
+    if (!tooling::ReadSnapshotObjects(snapshot, objects, diags_)) return Refuse(), false;
+    tooling::ResolveBoundPriorities(objects, cluster_->Table());
     bound_ = std::move(objects.bound);
-    for (auto& [key, pod] : bound_) rt::ResolvePriority(pod, cluster_->Table());
     snapshot_ = std::move(snapshot);
     std::vector<k8s::Pod> queue;
     for (const k8s::Pod& p : cluster_->Report().pending) {
       if (p.scheduler_name == "default-scheduler") queue.push_back(p);
     }
     for (const std::string& path : args_.GetAll("pending")) {
-      std::shared_ptr<Source> source = ReadInput(path, diags_);
+      std::shared_ptr<Source> source = tooling::ReadInput(path, diags_);
       if (!source) return Refuse(), false;
       sources_.push_back(source);
       std::optional<k8s::Manifest> manifest = k8s::ReadManifest(*source, diags_);
       if (!manifest) return Refuse(), false;
-      AddManifestObjects(*manifest, *cluster_);
-      for (k8s::Pod& pod : manifest->pods) Expand(std::move(pod), queue);
+      tooling::AddManifestObjects(*manifest, *cluster_);
+      for (k8s::Pod& pod : manifest->pods) tooling::ExpandWorkload(std::move(pod), cluster_->Table(), queue);
     }
     if (args_.Has("fill")) {
-      std::shared_ptr<Source> source = ReadInput(args_.Get("fill"), diags_);
+      std::shared_ptr<Source> source = tooling::ReadInput(args_.Get("fill"), diags_);
       if (!source) return Refuse(), false;
       sources_.push_back(source);
       std::optional<k8s::Pod> pod = k8s::ReadPod(*source, diags_);
       if (!pod) return Refuse(), false;
       fill_ = std::move(*pod);
     }
-    // Priorities: spec.priority, else the PriorityClass's (an unknown class
-    // is refused, as admission refuses it), else the global default.
-    for (k8s::Pod& pod : queue) {
-      if (!pod.priority_class_name.empty() && !pod.priority &&
-          !cluster_->Table().Storage().priority_classes.contains(pod.priority_class_name) &&
-          pod.priority_class_name != "system-node-critical" && pod.priority_class_name != "system-cluster-critical") {
-        fmt::print(stderr, "policyc schedule: pod {} names the PriorityClass `{}`, which the snapshot does not have\n",
-                   Key(pod), pod.priority_class_name);
-        return false;
-      }
-      rt::ResolvePriority(pod, cluster_->Table());
+    if (std::optional<std::string> refused = tooling::ResolveQueuePriorities(queue, cluster_->Table())) {
+      fmt::print(stderr, "policyc schedule: {}\n", *refused);
+      return false;
     }
     queue_ = std::move(queue);
     return true;
   }
 
-  // A workload's template stands for its replicas; a DaemonSet's for one
-  // pod per node.
-  void Expand(k8s::Pod pod, std::vector<k8s::Pod>& queue) {
-    if (pod.template_of.empty()) {
-      queue.push_back(std::move(pod));
-      return;
-    }
-    std::string name = pod.name;
-    if (pod.template_of.starts_with("DaemonSet/")) {
-      const rt::NodeTable& table = cluster_->Table();
-      for (rt::RowId row : table.LiveRows()) {
-        k8s::Pod copy = pod;
-        std::string node(table.NodeName(row));
-        copy.name = name + "-" + node;
-        PinToNode(copy, node);
-        queue.push_back(std::move(copy));
-      }
-      return;
-    }
-    for (int32_t i = 0; i < pod.template_replicas; ++i) {
-      k8s::Pod copy = pod;
-      copy.name = fmt::format("{}-{}", name, i);
-      queue.push_back(std::move(copy));
-    }
-  }
-
-  // --fill: copies of the pod until one stays Pending (no preemption by
-  // them); how many fitted.
+  // --fill: copies of the pod until one stays Pending; how many fitted.
   size_t Fill() {
     if (!fill_) return 0;
-    std::string name = fill_->name;
-    for (size_t i = 0;; ++i) {
-      k8s::Pod copy = *fill_;
-      copy.name = fmt::format("{}-fill-{}", name, i);
-      const engine::Outcome& o = scheduler_->Place(std::move(copy), false);
-      finished_.push_back(&o);
-      fills_.insert(&o);
-      if (!o.node) return i;
+    std::vector<const engine::Outcome*> copies = tooling::FillUntilPending(*scheduler_, *fill_);
+    for (const engine::Outcome* o : copies) {
+      finished_.push_back(o);
+      fills_.insert(o);
     }
-  }
-
-  std::string Record(const engine::Outcome& e) const {
-    JsonWriter w(JsonWriter::Style::kLine);
-    w.BeginObject();
-    w.Key("pod").String(Key(e.pod));
-    if (e.node) {
-      w.Key("node").String(*e.node);
-    } else {
-      w.Key("node").Null();
-    }
-    w.Key("attempts").Int(e.attempts);
-    if (e.node) w.Key("score").Int(e.score);
-    w.Key("feasible").Int(static_cast<int64_t>(e.feasible));
-    w.Key("preempted").BeginArray();
-    for (const std::string& v : e.preempted) w.String(v);
-    w.EndArray();
-    if (!e.node) {
-      w.Key("summary").String(e.Summary());
-      w.Key("reasons").BeginArray();
-      for (const rt::NodeResult& n : e.placement().nodes) {
-        for (const rt::NodeReason& r : n.reasons) {
-          w.BeginObject();
-          w.Key("node").String(n.name);
-          w.Key("plugin").String(r.plugin);
-          w.Key("reason").String(r.reason);
-          w.Key("detail").String(r.detail);
-          w.EndObject();
-        }
-      }
-      w.EndArray();
-    }
-    w.EndObject();
-    return w.Take();
+    return copies.size() - 1;
   }
 
   // --output-cluster: the snapshot as the run left it.
   bool WriteCluster(const std::string& path) const {
-    RunResult result;
-    for (const engine::Outcome* e : finished_) {
-      bool fill = fills_.contains(e);
-      if (fill && !e->node) continue;  // the copy that did not fit
-      ScheduledPod p{e->pod.namespace_name, e->pod.name, fill ? fill_->name : "", e->pod.template_of, e->node};
-      result.pods.push_back(std::move(p));
-      for (const std::string& victim : e->preempted) result.evicted.push_back(victim);
-    }
-    for (const engine::AssumedClaim& c : scheduler_->AssumedClaims()) {
-      result.claims.push_back({c.namespace_name, c.claim, c.volume, c.selected_node});
-    }
-    std::string text = ClusterAfter(snapshot_, sources_, result);
+    tooling::RunResult result = tooling::ResultOf(finished_, fills_, fill_ ? fill_->name : "", *scheduler_);
+    std::string text = tooling::ClusterAfter(snapshot_, sources_, result);
     std::FILE* out = std::fopen(path.c_str(), "wb");
     bool ok = out != nullptr && std::fwrite(text.data(), 1, text.size(), out) == text.size();
     if (out != nullptr) ok = std::fclose(out) == 0 && ok;

@@ -11,7 +11,7 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "cli/engine_setup.h"
-#include "cli/input.h"
+#include "runtime/tooling/input.h"
 #include "runtime/host/host.h"
 #include "server/api_watch.h"
 #include "server/kube_api.h"
@@ -175,7 +175,7 @@ int RunServe(const std::vector<std::string>& argv) {
   host::ClusterState state;
   std::optional<server::ApiClient> api;
   if (args.Has("cluster")) {
-    std::vector<std::shared_ptr<const Source>> snapshot = ReadSnapshot(args.GetAll("cluster"), diags);
+    std::vector<std::shared_ptr<const Source>> snapshot = tooling::ReadSnapshot(args.GetAll("cluster"), diags);
     if (snapshot.empty() || !state.Load(snapshot, diags)) {
       fmt::print(stderr, "{}", RenderAll(diags));
       return kExitBadInput;

@@ -13,8 +13,8 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
-#include "cli/input.h"
-#include "cli/test_file.h"
+#include "runtime/tooling/input.h"
+#include "runtime/tooling/test_file.h"
 
 namespace policy::cli {
 namespace {
@@ -38,7 +38,7 @@ Exit status: 0 every case passed, 1 some case failed, 2 bad usage or a
 file that is not a readable test.
 )";
 
-void PrintCoverage(const std::map<std::string, RuleCoverage>& coverage) {
+void PrintCoverage(const std::map<std::string, tooling::RuleCoverage>& coverage) {
   if (coverage.empty()) {
     fmt::print("\ncoverage: no policy ran\n");
     return;
@@ -78,26 +78,26 @@ int RunTest(const std::vector<std::string>& argv) {
     return kExitBadInput;
   }
   std::string missing;
-  std::vector<std::string> files = FilesUnder(args.Positional(), {".yaml", ".yml"}, missing);
+  std::vector<std::string> files = tooling::FilesUnder(args.Positional(), {".yaml", ".yml"}, missing);
   if (!missing.empty()) {
     fmt::print(stderr, "policyc test: no file or directory `{}`\n", missing);
     return kExitBadInput;
   }
-  TestOptions options;
+  tooling::TestOptions options;
   options.policy_dirs = args.GetAll("policies");
   options.coverage = args.Has("coverage");
-  std::map<std::string, RuleCoverage> coverage;
+  std::map<std::string, tooling::RuleCoverage> coverage;
   size_t passed = 0, failed = 0, skipped = 0;
   bool unreadable = false;
   for (const std::string& file : files) {
-    TestFileResult result = RunTestFile(file, options, coverage);
+    tooling::TestFileResult result = tooling::RunTestFile(file, options, coverage);
     if (!result.error.empty()) {
       fmt::print(stderr, "policyc test: {}: {}{}", file, result.error, result.error.ends_with('\n') ? "" : "\n");
       unreadable = true;
       continue;
     }
     skipped += result.not_a_test;
-    for (const CaseResult& c : result.cases) {
+    for (const tooling::CaseResult& c : result.cases) {
       if (c.differences.empty()) {
         ++passed;
         if (args.Has("verbose")) fmt::print("ok   {}: {}\n", file, c.name);

@@ -6,7 +6,7 @@
 #include <string>
 #include <string_view>
 
-namespace policy::cli {
+namespace policy::tooling {
 
 enum class OutputFormat { kText, kJson, kYaml };
 
@@ -19,4 +19,4 @@ std::optional<OutputFormat> ParseOutputFormat(std::string_view command, std::str
 /// order and every string that YAML would read as something else quoted.
 std::string Structured(OutputFormat format, const std::string& json);
 
-}  // namespace policy::cli
+}  // namespace policy::tooling

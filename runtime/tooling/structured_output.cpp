@@ -1,4 +1,4 @@
-#include "cli/structured_output.h"
+#include "runtime/tooling/structured_output.h"
 
 #include <simdjson.h>
 #include <yaml-cpp/yaml.h>
@@ -7,7 +7,7 @@
 
 #include <fmt/format.h>
 
-namespace policy::cli {
+namespace policy::tooling {
 namespace {
 
 // Whether a plain YAML scalar `s` might be read as something other than a
@@ -87,4 +87,4 @@ std::string Structured(OutputFormat format, const std::string& json) {
   return std::string(out.c_str()) + "\n";
 }
 
-}  // namespace policy::cli
+}  // namespace policy::tooling

@@ -10,9 +10,17 @@
 #include <vector>
 
 #include "k8s/objects.h"
+#include "k8s/pod_reader.h"
 #include "support/diagnostic.h"
 
-namespace policy::cli {
+namespace policy::engine {
+class Cluster;
+}
+namespace policy::rt {
+class NodeTable;
+}
+
+namespace policy::tooling {
 
 struct SnapshotObjects {
   std::unordered_map<std::string, k8s::Pod> bound;  ///< pods bound to a node (not finished), by namespace/name
@@ -23,4 +31,14 @@ struct SnapshotObjects {
 bool ReadSnapshotObjects(const std::vector<std::shared_ptr<const Source>>& snapshot, SnapshotObjects& out,
                          DiagnosticSink& diags, bool nodes = false);
 
-}  // namespace policy::cli
+/// Adds the objects a manifest brings (Services, Namespaces, claims,
+/// volumes, StorageClasses, PriorityClasses) to the cluster, in place of the
+/// snapshot's of the same name, as applying the manifest would.
+void AddManifestObjects(k8s::Manifest& manifest, engine::Cluster& cluster);
+
+/// Each bound pod's priority as admission gave it (spec.priority, else its
+/// PriorityClass's in `table`, else the global default): what preemption
+/// compares.
+void ResolveBoundPriorities(SnapshotObjects& objects, const rt::NodeTable& table);
+
+}  // namespace policy::tooling

@@ -1,4 +1,4 @@
-#include "cli/input.h"
+#include "runtime/tooling/input.h"
 
 #include <cstdlib>
 
@@ -10,7 +10,7 @@
 
 #include <fmt/format.h>
 
-namespace policy::cli {
+namespace policy::tooling {
 namespace {
 
 void CannotRead(const std::string& path, const std::string& why, DiagnosticSink& diags) {
@@ -132,4 +132,4 @@ rt::CacheOptions CacheFromFlags(bool no_cache) {
   return options;
 }
 
-}  // namespace policy::cli
+}  // namespace policy::tooling

@@ -18,11 +18,11 @@ namespace policy::engine {
 class Cluster;
 }
 
-namespace policy::cli {
+namespace policy::tooling {
 
 /// Lints every pod of `manifest` against `cluster` (null: only the
 /// manifest's own errors, which need no snapshot). Returns the pods read,
 /// for the policy lints.
 std::vector<k8s::Pod> LintManifest(const Source& manifest, const engine::Cluster* cluster, DiagnosticSink& diags);
 
-}  // namespace policy::cli
+}  // namespace policy::tooling

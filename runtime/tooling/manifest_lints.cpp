@@ -3,7 +3,7 @@
 // allocatable — are read from the table once; each lint reads them with the
 // pod and points at the pod's YAML.
 
-#include "cli/manifest_lints.h"
+#include "runtime/tooling/manifest_lints.h"
 
 #include <algorithm>
 #include <charconv>
@@ -24,7 +24,7 @@
 #include "support/suggest.h"
 #include "runtime/engine/cluster.h"
 
-namespace policy::cli {
+namespace policy::tooling {
 namespace {
 
 struct NodeFacts {
@@ -534,4 +534,4 @@ std::vector<k8s::Pod> LintManifest(const Source& manifest, const engine::Cluster
   return pods;
 }
 
-}  // namespace policy::cli
+}  // namespace policy::tooling

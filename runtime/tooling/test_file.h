@@ -12,7 +12,7 @@
 
 #include "support/source.h"
 
-namespace policy::cli {
+namespace policy::tooling {
 
 /// How often each rule of each policy was seen to reject and to pass a
 /// node, over every case run (--coverage).
@@ -47,4 +47,4 @@ struct TestFileResult {
 TestFileResult RunTestFile(const std::string& path, const TestOptions& options,
                            std::map<std::string, RuleCoverage>& coverage);
 
-}  // namespace policy::cli
+}  // namespace policy::tooling

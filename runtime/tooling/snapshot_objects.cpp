@@ -1,9 +1,12 @@
-#include "cli/snapshot_objects.h"
+#include "runtime/tooling/snapshot_objects.h"
 
 #include "k8s/decode.h"
 #include "k8s/object_reader.h"
+#include "k8s/pod_reader.h"
+#include "runtime/engine/cluster.h"
+#include "runtime/sched/resolve_volumes.h"
 
-namespace policy::cli {
+namespace policy::tooling {
 namespace {
 
 class Reader final : public k8s::ObjectVisitor {
@@ -37,4 +40,17 @@ bool ReadSnapshotObjects(const std::vector<std::shared_ptr<const Source>>& snaps
   return !diags.HasErrors();
 }
 
-}  // namespace policy::cli
+void AddManifestObjects(k8s::Manifest& manifest, engine::Cluster& cluster) {
+  for (k8s::SelectorOwner& o : manifest.owners) cluster.SetSelectorOwner(std::move(o));
+  for (k8s::Namespace& ns : manifest.namespaces) cluster.SetNamespace(ns.name, std::move(ns.labels));
+  for (k8s::PersistentVolumeClaim& c : manifest.claims) cluster.SetClaim(std::move(c));
+  for (k8s::PersistentVolume& v : manifest.volumes) cluster.SetVolume(std::move(v));
+  for (k8s::StorageClass& c : manifest.classes) cluster.SetStorageClass(std::move(c));
+  for (k8s::PriorityClass& c : manifest.priority_classes) cluster.SetPriorityClass(std::move(c));
+}
+
+void ResolveBoundPriorities(SnapshotObjects& objects, const rt::NodeTable& table) {
+  for (auto& [key, pod] : objects.bound) rt::ResolvePriority(pod, table);
+}
+
+}  // namespace policy::tooling

@@ -9,7 +9,7 @@
 #include "support/diagnostic.h"
 #include "runtime/columnar/cluster_loader.h"
 
-namespace policy::cli {
+namespace policy::tooling {
 
 /// Reads `path` (`-`: standard input); on failure reports `cannot read
 /// PATH: why` and returns null. Shared, so diagnostics about it keep it
@@ -37,4 +37,4 @@ std::optional<std::vector<rt::SnapshotFile>> SnapshotFiles(const std::vector<std
 /// POLICYC_CACHE_MIN_BYTES sets the smallest file cached (default 1 MiB).
 rt::CacheOptions CacheFromFlags(bool no_cache);
 
-}  // namespace policy::cli
+}  // namespace policy::tooling

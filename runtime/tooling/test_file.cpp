@@ -2,7 +2,7 @@
 // reader, so every problem points into the test file; each case is placed
 // as `check` places it and compared with what it expects.
 
-#include "cli/test_file.h"
+#include "runtime/tooling/test_file.h"
 
 #include <algorithm>
 #include <charconv>
@@ -11,8 +11,8 @@
 
 #include <fmt/format.h>
 
-#include "cli/engine_setup.h"
-#include "cli/input.h"
+#include "runtime/tooling/snapshot_objects.h"
+#include "runtime/tooling/input.h"
 #include "k8s/decode.h"
 #include "k8s/object_reader.h"
 #include "k8s/pod_reader.h"
@@ -22,7 +22,7 @@
 #include "runtime/engine/policy_rules.h"
 #include "runtime/sched/profile.h"
 
-namespace policy::cli {
+namespace policy::tooling {
 namespace {
 
 namespace fs = std::filesystem;
@@ -444,4 +444,4 @@ TestFileResult RunTestFile(const std::string& path, const TestOptions& options,
   return out;
 }
 
-}  // namespace policy::cli
+}  // namespace policy::tooling

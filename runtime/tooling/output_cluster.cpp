@@ -1,11 +1,11 @@
-#include "cli/output_cluster.h"
+#include "runtime/tooling/output_cluster.h"
 
 #include <functional>
 #include <map>
 #include <unordered_map>
 #include <unordered_set>
 
-#include "cli/structured_output.h"
+#include "runtime/tooling/structured_output.h"
 #include "k8s/decode.h"
 #include "k8s/document.h"
 #include "k8s/document_json.h"
@@ -13,7 +13,7 @@
 #include "support/diagnostic.h"
 #include "support/json_writer.h"
 
-namespace policy::cli {
+namespace policy::tooling {
 namespace {
 
 using k8s::NodeRef;
@@ -223,4 +223,4 @@ std::string ClusterAfter(const std::vector<std::shared_ptr<const Source>>& snaps
   return json_input ? json : Structured(OutputFormat::kYaml, json);
 }
 
-}  // namespace policy::cli
+}  // namespace policy::tooling

@@ -10,7 +10,7 @@
 
 #include "support/source.h"
 
-namespace policy::cli {
+namespace policy::tooling {
 
 /// One pod of the run as it ended.
 struct ScheduledPod {
@@ -44,4 +44,4 @@ struct RunResult {
 std::string ClusterAfter(const std::vector<std::shared_ptr<const Source>>& snapshot,
                          const std::vector<std::shared_ptr<Source>>& inputs, const RunResult& result);
 
-}  // namespace policy::cli
+}  // namespace policy::tooling
