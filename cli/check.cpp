@@ -354,15 +354,9 @@ class CheckRun {
 
 }  // namespace
 
-int RunCheck(const std::vector<std::string>& argv) {
-  std::variant<Args, int> parsed =
-      ParseCommand("check", argv,
-                   {{"cluster", true, true}, {"pod"}, {"plugins"}, {"profile"}, {"policy", true, true}, {"output", true, false, 'o'},
-                    {"disable-pass", true, true}, {"node", true, true}, {"all-nodes", false}, {"all-pending", false},
-                    {"engine"}, {"jit-opt"}, {"verify-jit", false}, {"suggest", false}, {"no-suggest", false}, {"no-cache", false}},
-                   kUsage);
-  if (const int* status = std::get_if<int>(&parsed)) return *status;
-  const Args& args = std::get<Args>(parsed);
+namespace {
+
+int Run(const Args& args) {
   if (!args.Has("cluster") && !args.Has("pod")) {
     std::vector<std::string> files = args.Positional();
     for (const std::string& f : args.GetAll("policy")) files.push_back(f);
@@ -387,6 +381,14 @@ int RunCheck(const std::vector<std::string>& argv) {
     return kExitBadInput;
   }
   return CheckRun(args).Run();
+}
+
+}  // namespace
+
+Command CheckCommand() {
+  return {"check", "place a pod on a cluster snapshot and explain, or lint policy files", kUsage,
+          {{"cluster", true, true}, {"pod"}, {"plugins"}, {"profile"}, {"policy", true, true}, {"output", true, false, 'o'}, {"disable-pass", true, true}, {"node", true, true}, {"all-nodes", false}, {"all-pending", false}, {"engine"}, {"jit-opt"}, {"verify-jit", false}, {"suggest", false}, {"no-suggest", false}, {"no-cache", false}},
+          &Run};
 }
 
 }  // namespace policy::cli

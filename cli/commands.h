@@ -1,20 +1,37 @@
 #pragma once
-/// policyc subcommands. Each takes the arguments after its name and returns
-/// the process exit status (args.h).
+/// The command table: every policyc command as one row (name, summary,
+/// usage, flags, run). Dispatch, `policyc help`, and `policyc completion`
+/// are made from it. A command is a file in cli/ defining its row
+/// (`Command XCommand()`) and its line in commands.cpp's table.
 
 #include <string>
+#include <string_view>
 #include <vector>
+
+#include "cli/args.h"
 
 namespace policy::cli {
 
-int RunInspect(const std::vector<std::string>& argv);
-int RunCompile(const std::vector<std::string>& argv);
-int RunCheck(const std::vector<std::string>& argv);
-int RunSchedule(const std::vector<std::string>& argv);
-int RunServe(const std::vector<std::string>& argv);
-int RunDrain(const std::vector<std::string>& argv);
-int RunLint(const std::vector<std::string>& argv);
-int RunTest(const std::vector<std::string>& argv);
-int RunFmt(const std::vector<std::string>& argv);
+struct Command {
+  std::string_view name;
+  std::string_view summary;  ///< one line, in the help's list
+  const char* usage;         ///< `policyc NAME --help`
+  std::vector<FlagSpec> flags;
+  /// Runs with the flags parsed; returns the exit status (args.h).
+  int (*run)(const Args& args);
+};
+
+/// Every command, in the order the help lists them.
+const std::vector<Command>& Commands();
+const Command* FindCommand(std::string_view name);
+
+/// Parses `argv` with the command's flags and runs it (help and usage
+/// errors as the flags parser prints them).
+int RunCommand(const Command& command, const std::vector<std::string>& argv);
+/// The same, by name (for tests and fuzzers); 2 for an unknown command.
+int RunCommand(std::string_view name, const std::vector<std::string>& argv);
+
+/// The process: `policyc ARGS...`.
+int Main(std::vector<std::string> args);
 
 }  // namespace policy::cli

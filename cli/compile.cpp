@@ -39,10 +39,10 @@ Errors are reported with file:line:col and exit status 2.
 
 }  // namespace
 
-int RunCompile(const std::vector<std::string>& argv) {
-  std::variant<Args, int> parsed = ParseCommand("compile", argv, {{"emit"}, {"pod"}, {"cluster", true, true}, {"disable-pass", true, true}, {"print-after", true, true}, {"time-passes", false}, {"jit-opt"}}, kUsage);
-  if (const int* status = std::get_if<int>(&parsed)) return *status;
-  Args* args = &std::get<Args>(parsed);
+namespace {
+
+int Run(const Args& parsed_args) {
+  const Args* args = &parsed_args;
   if (args->Positional().size() != 1) {
     fmt::print(stderr, "policyc compile: give exactly one policy file\n\n{}", kUsage);
     return kExitBadInput;
@@ -117,6 +117,14 @@ int RunCompile(const std::vector<std::string>& argv) {
   }
   fmt::print("{}", *listing);
   return kExitOk;
+}
+
+}  // namespace
+
+Command CompileCommand() {
+  return {"compile", "compile a policy file and print a compiler stage (--emit=ast|ir|ir-opt|llvm|asm)", kUsage,
+          {{"emit"}, {"pod"}, {"cluster", true, true}, {"disable-pass", true, true}, {"print-after", true, true}, {"time-passes", false}, {"jit-opt"}},
+          &Run};
 }
 
 }  // namespace policy::cli

@@ -27,7 +27,8 @@ namespace {
 
 constexpr const char* kUsage = R"(usage: policyc drain --cluster CLUSTER [--node NAME ...] [--max-drained N]
                      [--plugins P1,P2,...] [--profile PROFILE.yaml] [--policy FILE.policy ...]
-                     [--output|-o text|json|yaml] [--engine interp|jit|auto|tiered]
+                     [--output|-o text|json|yaml] [--engine interp|jit|auto|tiered] [--jit-opt 0..3]
+                     [--disable-pass NAME|all ...] [--verify-jit]
 
 Which nodes of CLUSTER (a snapshot, as for `check`) could be drained with
 every pod they run placed elsewhere, and what the cluster would lose in
@@ -153,15 +154,9 @@ int Drain(const Args& args) {
 
 }  // namespace
 
-int RunDrain(const std::vector<std::string>& argv) {
-  std::variant<Args, int> parsed =
-      ParseCommand("drain", argv,
-                   {{"cluster", true, true}, {"node", true, true}, {"max-drained"}, {"profile"}, {"policy", true, true},
-                    {"plugins"}, {"output", true, false, 'o'}, {"disable-pass", true, true}, {"engine"}, {"jit-opt"},
-                    {"verify-jit", false}},
-                   kUsage);
-  if (const int* status = std::get_if<int>(&parsed)) return *status;
-  const Args& args = std::get<Args>(parsed);
+namespace {
+
+int Run(const Args& args) {
   if (!args.Has("cluster")) {
     fmt::print(stderr, "policyc drain: `--cluster` is missing\n\n{}", kUsage);
     return kExitBadInput;
@@ -172,6 +167,14 @@ int RunDrain(const std::vector<std::string>& argv) {
     return kExitBadInput;
   }
   return Drain(args);
+}
+
+}  // namespace
+
+Command DrainCommand() {
+  return {"drain", "which nodes could go, their pods placed elsewhere (cluster compression)", kUsage,
+          {{"cluster", true, true}, {"node", true, true}, {"max-drained"}, {"profile"}, {"policy", true, true}, {"plugins"}, {"output", true, false, 'o'}, {"disable-pass", true, true}, {"engine"}, {"jit-opt"}, {"verify-jit", false}},
+          &Run};
 }
 
 }  // namespace policy::cli

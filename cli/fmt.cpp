@@ -35,11 +35,9 @@ is not formatted (--check, --diff), 2 a file does not parse, or bad usage.
 
 }  // namespace
 
-int RunFmt(const std::vector<std::string>& argv) {
-  std::variant<Args, int> parsed =
-      ParseCommand("fmt", argv, {{"check", false}, {"diff", false}, {"write", false, false, 'w'}}, kUsage);
-  if (const int* status = std::get_if<int>(&parsed)) return *status;
-  const Args& args = std::get<Args>(parsed);
+namespace {
+
+int Run(const Args& args) {
   int modes = args.Has("check") + args.Has("diff") + args.Has("write");
   if (modes > 1) {
     fmt::print(stderr, "policyc fmt: give one of --check, --diff and --write\n\n{}", kUsage);
@@ -91,6 +89,14 @@ int RunFmt(const std::vector<std::string>& argv) {
   if (bad) return kExitBadInput;
   bool judged = args.Has("check") || args.Has("diff");
   return judged && unformatted ? kExitNo : kExitOk;
+}
+
+}  // namespace
+
+Command FmtCommand() {
+  return {"fmt", "lay out policy files one canonical way (--check, --diff, --write)", kUsage,
+          {{"check", false}, {"diff", false}, {"write", false, false, 'w'}},
+          &Run};
 }
 
 }  // namespace policy::cli

@@ -122,11 +122,11 @@ int Fail(const DiagnosticSink& diags) {
 
 }  // namespace
 
-int RunInspect(const std::vector<std::string>& argv) {
+namespace {
+
+int Run(const Args& parsed_args) {
   std::string error;
-  std::variant<Args, int> parsed = ParseCommand("inspect", argv, {{"cluster", true, true}, {"pod"}, {"output", true, false, 'o'}, {"all-labels", false}, {"no-cache", false}}, kUsage);
-  if (const int* status = std::get_if<int>(&parsed)) return *status;
-  Args* args = &std::get<Args>(parsed);
+  const Args* args = &parsed_args;
   std::optional<tooling::OutputFormat> format = tooling::ParseOutputFormat("inspect", args->Get("output", "text"));
   if (!format) return kExitBadInput;
   bool text = *format == tooling::OutputFormat::kText;
@@ -156,6 +156,14 @@ int RunInspect(const std::vector<std::string>& argv) {
   fmt::print("{}", text ? RenderText(summary, args->Has("all-labels") ? SIZE_MAX : 15)
                         : tooling::Structured(*format, RenderJson(summary)));
   return kExitOk;
+}
+
+}  // namespace
+
+Command InspectCommand() {
+  return {"inspect", "load a cluster snapshot or a pod and summarise what policyc reads", kUsage,
+          {{"cluster", true, true}, {"pod"}, {"output", true, false, 'o'}, {"all-labels", false}, {"no-cache", false}},
+          &Run};
 }
 
 }  // namespace policy::cli

@@ -205,16 +205,22 @@ int Lint(const Args& args) {
 
 }  // namespace
 
-int RunLint(const std::vector<std::string>& argv) {
-  std::variant<Args, int> parsed = ParseCommand(
-      "lint", argv, {{"cluster", true, true}, {"policy", true, true}, {"output", true, false, 'o'}, {"no-cache", false}}, kUsage);
-  if (const int* status = std::get_if<int>(&parsed)) return *status;
-  const Args& args = std::get<Args>(parsed);
+namespace {
+
+int Run(const Args& args) {
   if (args.Positional().empty() && !args.Has("policy")) {
     fmt::print(stderr, "policyc lint: give manifests or policies to lint\n\n{}", kUsage);
     return kExitBadInput;
   }
   return Lint(args);
+}
+
+}  // namespace
+
+Command LintCommand() {
+  return {"lint", "scheduling lints of manifests and policies against a snapshot", kUsage,
+          {{"cluster", true, true}, {"policy", true, true}, {"output", true, false, 'o'}, {"no-cache", false}},
+          &Run};
 }
 
 }  // namespace policy::cli

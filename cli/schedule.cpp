@@ -45,6 +45,7 @@ constexpr const char* kUsage = R"(usage: policyc schedule --cluster CLUSTER [--p
                         [--output|-o text|jsonl] [--tie-break first|random] [--seed N]
                         [--percentage-of-nodes-to-score N] [--no-retry] [--stats]
                         [--engine interp|jit|auto|tiered] [--jit-opt 0..3] [--no-incremental]
+                        [--disable-pass NAME|all ...] [--verify-jit] [--verify-incremental]
                         [--output-cluster FILE]
 
 Places the Pending pods of CLUSTER (those without spec.nodeName) and of each
@@ -350,16 +351,9 @@ class ScheduleRun {
 
 }  // namespace
 
-int RunSchedule(const std::vector<std::string>& argv) {
-  std::variant<Args, int> parsed = ParseCommand(
-      "schedule", argv,
-      {{"cluster", true, true}, {"pending", true, true}, {"fill"}, {"profile"}, {"policy", true, true}, {"plugins"},
-       {"output", true, false, 'o'}, {"tie-break"}, {"seed"}, {"percentage-of-nodes-to-score"}, {"no-retry", false},
-       {"output-cluster"}, {"stats", false}, {"disable-pass", true, true}, {"engine"}, {"jit-opt"}, {"verify-jit", false},
-       {"no-incremental", false}, {"verify-incremental", false}},
-      kUsage);
-  if (const int* status = std::get_if<int>(&parsed)) return *status;
-  const Args& args = std::get<Args>(parsed);
+namespace {
+
+int Run(const Args& args) {
   if (!args.Has("cluster")) {
     fmt::print(stderr, "policyc schedule: `--cluster` is missing\n\n{}", kUsage);
     return kExitBadInput;
@@ -370,6 +364,14 @@ int RunSchedule(const std::vector<std::string>& argv) {
     return kExitBadInput;
   }
   return ScheduleRun(args).Run();
+}
+
+}  // namespace
+
+Command ScheduleCommand() {
+  return {"schedule", "place a queue of pods one after another, as kube-scheduler would", kUsage,
+          {{"cluster", true, true}, {"pending", true, true}, {"fill"}, {"profile"}, {"policy", true, true}, {"plugins"}, {"output", true, false, 'o'}, {"tie-break"}, {"seed"}, {"percentage-of-nodes-to-score"}, {"no-retry", false}, {"output-cluster"}, {"stats", false}, {"disable-pass", true, true}, {"engine"}, {"jit-opt"}, {"verify-jit", false}, {"no-incremental", false}, {"verify-incremental", false}},
+          &Run};
 }
 
 }  // namespace policy::cli

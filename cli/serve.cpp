@@ -24,7 +24,7 @@ namespace {
 constexpr const char* kUsage = R"(usage: policyc serve (--cluster SNAPSHOT [--cluster MORE ...] [--events FILE|-] | --kubeconfig FILE | --in-cluster)
                      [--listen HOST:PORT] [--prefix /policyc]
                      [--profile CONFIG.yaml] [--plugins A,B] [--policy FILE ...] [--mode authoritative|policies|decide]
-                     [--engine interp|jit|tiered] [--jit-opt 0..3]
+                     [--engine interp|jit|tiered] [--jit-opt 0..3] [--disable-pass NAME|all ...] [--verify-jit]
                      [--max-body-bytes N] [--read-timeout S] [--threads N] [--max-connections N] [--log-requests] [--all-reasons]
                      [--tls-cert CERT.pem --tls-key KEY.pem [--client-ca CA.pem] | --insecure-http]
 
@@ -74,17 +74,9 @@ extern "C" void OnStopSignal(int) { stop_requested = true; }
 
 }  // namespace
 
-int RunServe(const std::vector<std::string>& argv) {
-  std::variant<Args, int> parsed = ParseCommand(
-      "serve", argv,
-      {{"cluster", true, true}, {"listen"}, {"prefix"}, {"profile"}, {"plugins"}, {"policy", true, true}, {"mode"},
-       {"events"}, {"engine"}, {"jit-opt"}, {"disable-pass", true, true}, {"verify-jit", false}, {"max-body-bytes"},
-       {"read-timeout"}, {"threads"}, {"tls-cert"}, {"tls-key"}, {"client-ca"}, {"insecure-http", false},
-       {"kubeconfig"}, {"in-cluster", false}, {"log-requests", false}, {"max-connections"},
-       {"all-reasons", false}},
-      kUsage);
-  if (const int* status = std::get_if<int>(&parsed)) return *status;
-  const Args& args = std::get<Args>(parsed);
+namespace {
+
+int Run(const Args& args) {
   int sources = (args.Has("cluster") ? 1 : 0) + (args.Has("kubeconfig") ? 1 : 0) + (args.Has("in-cluster") ? 1 : 0);
   if (sources != 1) {
     fmt::print(stderr, "policyc serve: give the cluster state one way: --cluster SNAPSHOT, --kubeconfig FILE or --in-cluster\n\n{}",
@@ -222,6 +214,14 @@ int RunServe(const std::vector<std::string>& argv) {
   watcher.join();
   if (watch) watch->Stop();
   return kExitOk;
+}
+
+}  // namespace
+
+Command ServeCommand() {
+  return {"serve", "answer kube-scheduler as an extender (filter, prioritize, preempt)", kUsage,
+          {{"cluster", true, true}, {"listen"}, {"prefix"}, {"profile"}, {"plugins"}, {"policy", true, true}, {"mode"}, {"events"}, {"engine"}, {"jit-opt"}, {"disable-pass", true, true}, {"verify-jit", false}, {"max-body-bytes"}, {"read-timeout"}, {"threads"}, {"tls-cert"}, {"tls-key"}, {"client-ca"}, {"insecure-http", false}, {"kubeconfig"}, {"in-cluster", false}, {"log-requests", false}, {"max-connections"}, {"all-reasons", false}},
+          &Run};
 }
 
 }  // namespace policy::cli

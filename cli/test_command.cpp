@@ -68,11 +68,9 @@ void PrintCoverage(const std::map<std::string, tooling::RuleCoverage>& coverage)
 
 }  // namespace
 
-int RunTest(const std::vector<std::string>& argv) {
-  std::variant<Args, int> parsed = ParseCommand(
-      "test", argv, {{"policies", true, true}, {"coverage", false}, {"verbose", false, false, 'v'}}, kUsage);
-  if (const int* status = std::get_if<int>(&parsed)) return *status;
-  const Args& args = std::get<Args>(parsed);
+namespace {
+
+int Run(const Args& args) {
   if (args.Positional().empty()) {
     fmt::print(stderr, "policyc test: give test files or directories\n\n{}", kUsage);
     return kExitBadInput;
@@ -113,6 +111,14 @@ int RunTest(const std::vector<std::string>& argv) {
   fmt::print("{} passed, {} failed\n", passed, failed);
   if (unreadable) return kExitBadInput;
   return failed > 0 ? kExitNo : kExitOk;
+}
+
+}  // namespace
+
+Command TestCommand() {
+  return {"test", "run policy tests (cases of pods and what must come of them)", kUsage,
+          {{"policies", true, true}, {"coverage", false}, {"verbose", false, false, 'v'}},
+          &Run};
 }
 
 }  // namespace policy::cli

@@ -30,6 +30,7 @@ run "schedule --output-cluster reads back as the run left it" python3 tests/cli/
 run "every check suggestion holds when made to the files" python3 tests/cli/suggestions_verified.py \
   --policyc build/policyc
 run "every drain plan holds when replayed on the files" python3 tests/cli/drain_verified.py --policyc build/policyc
+run "the command table: help, completion and usage agree" python3 tests/cli/command_table.py --policyc build/policyc
 run "fmt keeps every policy the same program, idempotently" python3 tests/cli/fmt_roundtrip.py --policyc build/policyc
 run "stdlib, policies and examples are formatted" build/policyc fmt --check stdlib policies examples
 run "the snapshot cache changes no answer, and is not trusted when it should not be" python3 tests/cli/cache_same_answers.py \

@@ -97,14 +97,14 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   int status;
   {
     Quiet quiet;
-    status = policy::cli::RunCheck(argv);
+    status = policy::cli::RunCommand("check", argv);
   }
   if (status != 0 && status != 1 && status != 2) __builtin_trap();
   // `fmt --diff` of the policy (a DSL file only: the YAML form is not formatted).
   if (!yaml_policy) {
     {
       Quiet quiet;
-      status = policy::cli::RunFmt({policy, "--diff"});
+      status = policy::cli::RunCommand("fmt", {policy, "--diff"});
     }
     if (status != 0 && status != 1 && status != 2) __builtin_trap();
   }
@@ -114,7 +114,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
                                      POLICYC_SOURCE_DIR "/examples/cluster.yaml", "--output", "json"};
     {
       Quiet quiet;
-      status = policy::cli::RunLint(lint);
+      status = policy::cli::RunCommand("lint", lint);
     }
     if (status != 0 && status != 1 && status != 2) __builtin_trap();
   }
@@ -129,7 +129,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     if (parts.size() > 2 && !parts[2].empty()) queue.insert(queue.end(), {"--profile", Dir() + "/profile.yaml"});
     {
       Quiet quiet;
-      status = policy::cli::RunSchedule(queue);
+      status = policy::cli::RunCommand("schedule", queue);
     }
     if (status != 0 && status != 1 && status != 2) __builtin_trap();
     // And `drain` on the cluster that run left (written only then).
@@ -138,7 +138,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       if (parts.size() > 2 && !parts[2].empty()) drain.insert(drain.end(), {"--profile", Dir() + "/profile.yaml"});
       {
         Quiet quiet;
-        status = policy::cli::RunDrain(drain);
+        status = policy::cli::RunCommand("drain", drain);
       }
       if (status != 0 && status != 1 && status != 2) __builtin_trap();
     }

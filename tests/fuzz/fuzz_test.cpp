@@ -40,7 +40,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   int null = open("/dev/null", O_WRONLY);
   dup2(null, 1);
   close(null);
-  int status = policy::cli::RunTest({path, "--policies", POLICYC_SOURCE_DIR "/policies", "--coverage"});
+  int status = policy::cli::RunCommand("test", {path, "--policies", POLICYC_SOURCE_DIR "/policies", "--coverage"});
   std::fflush(stdout);
   dup2(out, 1);
   close(out);
