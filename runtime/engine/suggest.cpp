@@ -157,13 +157,16 @@ class Suggester {
 
   std::vector<Edit> PodEdits() {
     std::vector<Edit> edits;
-    if (failing_.contains("TaintToleration") || failing_.contains("NodeUnschedulable")) TolerationEdits(edits);
-    if (failing_.contains("NodeResourcesFit")) RequestEdits(edits);
-    if (failing_.contains("NodeAffinity")) NodeAffinityEdits(edits);
-    if (failing_.contains("PodTopologySpread")) SpreadEdits(edits);
-    if (failing_.contains("InterPodAffinity")) PodAffinityEdits(edits);
-    if (failing_.contains("NodePorts")) HostPortEdits(edits);
-    if (failing_.contains("NodeName") && !pod_.node_name.empty()) {
+    // The remedies of the failing plugins, as their rows declare them.
+    std::set<rt::PodRemedy> remedies;
+    for (const std::string& plugin : failing_) remedies.insert(RemedyOf(plugin));
+    if (remedies.contains(rt::PodRemedy::kTolerate)) TolerationEdits(edits);
+    if (remedies.contains(rt::PodRemedy::kLowerRequests)) RequestEdits(edits);
+    if (remedies.contains(rt::PodRemedy::kNodeAffinity)) NodeAffinityEdits(edits);
+    if (remedies.contains(rt::PodRemedy::kSpread)) SpreadEdits(edits);
+    if (remedies.contains(rt::PodRemedy::kPodAffinity)) PodAffinityEdits(edits);
+    if (remedies.contains(rt::PodRemedy::kHostPorts)) HostPortEdits(edits);
+    if (remedies.contains(rt::PodRemedy::kDropNodeName) && !pod_.node_name.empty()) {
       Edit e;
       e.change = {"drop-node-name", fmt::format("drop spec.nodeName `{}` (a pod naming its node skips the scheduler)",
                                                 pod_.node_name), {{"nodeName", pod_.node_name}}};
@@ -249,10 +252,20 @@ class Suggester {
     return e;
   }
 
+  static rt::PodRemedy RemedyOf(std::string_view plugin) {
+    const rt::InTreePlugin* row = rt::FindInTreePlugin(plugin);
+    return row != nullptr ? row->remedy : rt::PodRemedy::kNone;
+  }
+
+  // The resource a reason says the node is short of (the plugin's
+  // shortage_prefix and the name), else nullopt.
   static std::optional<std::string> ShortResource(const std::string& plugin, const std::string& reason) {
-    constexpr std::string_view kInsufficient = "Insufficient ";
-    if (plugin != "NodeResourcesFit" || !reason.starts_with(kInsufficient)) return std::nullopt;
-    return reason.substr(kInsufficient.size());
+    const rt::InTreePlugin* row = rt::FindInTreePlugin(plugin);
+    if (row == nullptr || row->remedy != rt::PodRemedy::kLowerRequests || row->shortage_prefix.empty() ||
+        !reason.starts_with(row->shortage_prefix)) {
+      return std::nullopt;
+    }
+    return reason.substr(row->shortage_prefix.size());
   }
 
   // Per resource, the largest amounts free on the nodes short of it and of
@@ -518,14 +531,15 @@ class Suggester {
   std::optional<std::vector<Need>> NeedsOf(rt::RowId row, const NodeNeeds& needs, const std::vector<Edit>& singles) {
     std::vector<Need> out;
     for (const std::string& plugin : needs.plugins) {
-      if (plugin == "TaintToleration" || plugin == "NodeUnschedulable") {
+      rt::PodRemedy remedy = RemedyOf(plugin);
+      if (remedy == rt::PodRemedy::kTolerate) {
         for (uint32_t id : Table().Taints(row)) {
           bool have = std::any_of(out.begin(), out.end(), [&](const Need& n) { return n.kind == Need::Kind::kTaint && n.id == id; });
           if (!have && Untolerated(id)) out.push_back({Need::Kind::kTaint, id, {}, 0});
         }
         continue;
       }
-      if (plugin == "NodeResourcesFit") {
+      if (remedy == rt::PodRemedy::kLowerRequests) {
         for (const auto& [p, reason] : needs.reasons) {
           if (p != plugin) continue;
           std::optional<std::string> name = ShortResource(p, reason);
@@ -647,8 +661,10 @@ class Suggester {
   // A plugin the node itself answers for, whatever runs on it.
   bool NodeRejects(rt::RowId row, const NodeNeeds& needs) {
     for (const std::string& p : needs.plugins) {
-      if (p == "NodeName" || p == "NodeAffinity" || p == "VolumeZone" || p == "VolumeBinding") return true;
-      if (p == "TaintToleration") {
+      const rt::InTreePlugin* plugin = rt::FindInTreePlugin(p);
+      if (plugin == nullptr) continue;
+      if (plugin->node_only) return true;
+      if (plugin->remedy == rt::PodRemedy::kTolerate) {  // but a node like it need not be cordoned
         for (uint32_t id : Table().Taints(row)) {
           if (Untolerated(id) && Table().pool().Get(Table().TaintDictionary()[id].key) != kUnschedulableTaint) return true;
         }

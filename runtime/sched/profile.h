@@ -32,6 +32,19 @@
 namespace policy::rt {
 
 /// A kube-scheduler plugin and where policyc's implementation lives.
+/// The edit of the pod that can lift a plugin's rejection, as `check`'s
+/// suggestions make them (engine/suggest.cpp, docs/suggestions.md).
+enum class PodRemedy : uint8_t {
+  kNone,
+  kTolerate,       ///< tolerate the node's taints
+  kLowerRequests,  ///< ask for less of a resource the node is short of
+  kNodeAffinity,   ///< drop or widen node selector and required node affinity terms
+  kSpread,         ///< relax topology spread constraints
+  kPodAffinity,    ///< drop required pod (anti-)affinity terms
+  kHostPorts,      ///< drop host ports
+  kDropNodeName,   ///< drop spec.nodeName
+};
+
 struct InTreePlugin {
   std::string_view name;
   std::string_view filter_file;  ///< stdlib source of its filters; empty: none
@@ -43,6 +56,13 @@ struct InTreePlugin {
   /// node, the extender lists it in FailedAndUnresolvableNodes): "" none,
   /// "*" every one, else those whose reason contains this text.
   std::string_view unresolvable = "";
+  PodRemedy remedy = PodRemedy::kNone;
+  /// Its answer is the node's own, whatever runs there: a node like a
+  /// rejected one rejects the pod too (suggestions add no such node).
+  bool node_only = false;
+  /// kLowerRequests: a reason naming a resource the node is short of is
+  /// this text and the resource's name.
+  std::string_view shortage_prefix = "";
 };
 
 /// Every built-in, in kube-scheduler's default filter order.
