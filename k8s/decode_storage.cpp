@@ -49,169 +49,169 @@ Quantity Storage(DecodeContext& cx, NodeRef parent, std::string_view key) {
 // storagehelpers.GetPersistentVolume(Claim)Class reads it.
 constexpr std::string_view kBetaClassAnnotation = "volume.beta.kubernetes.io/storage-class";
 
+// What claims and volumes both carry: spec.accessModes and volumeMode, the
+// beta class annotation over the class `spec` gave, status.phase.
+template <typename Object>
+void ReadVolumeCommon(DecodeContext& cx, NodeRef object, NodeRef spec, const Meta& m, Object& out) {
+  if (spec.Valid()) {
+    cx.StringList(spec, "accessModes", &out.access_modes);
+    cx.String(spec, "volumeMode", &out.volume_mode);
+  }
+  if (const std::string* beta = Find(m.annotations, kBetaClassAnnotation)) out.storage_class = *beta;
+  NodeRef status = cx.Mapping(object, "status");
+  if (status.Valid()) cx.String(status, "phase", &out.phase);
+}
+
+// One object of `kind`: its metadata (the name into `out.name`), then
+// `read(cx, meta, out)` for the rest (it may take the metadata's maps). The object, or nullopt after an error.
+template <typename Object, typename Read>
+std::optional<Object> DecodeObject(NodeRef object, DiagnosticSink& diags, std::string_view kind, Read read) {
+  DecodeContext cx(diags);
+  Meta m = ReadMeta(cx, object, kind);
+  Object out;
+  out.name = m.name;
+  read(cx, m, out);
+  if (!cx.Clean()) return std::nullopt;
+  return out;
+}
+
 }  // namespace
 
 std::optional<PersistentVolumeClaim> DecodePersistentVolumeClaim(NodeRef object, DiagnosticSink& diags) {
-  DecodeContext cx(diags);
-  Meta m = ReadMeta(cx, object, "PersistentVolumeClaim");
-  PersistentVolumeClaim pvc;
-  pvc.name = m.name;
-  if (!m.namespace_name.empty()) pvc.namespace_name = m.namespace_name;
-  pvc.deleting = m.deleting;
-  pvc.bind_completed = Find(m.annotations, "pv.kubernetes.io/bind-completed") != nullptr;
-  if (const std::string* node = Find(m.annotations, "volume.kubernetes.io/selected-node")) pvc.selected_node = *node;
-  NodeRef spec = cx.Mapping(object, "spec");
-  if (spec.Valid()) {
-    cx.StringList(spec, "accessModes", &pvc.access_modes);
-    NodeRef cls = spec.Get("storageClassName");
-    if (cls.Valid() && !cls.IsNull()) {
-      std::string name;
-      cx.String(spec, "storageClassName", &name);
-      pvc.storage_class = name;
+  return DecodeObject<PersistentVolumeClaim>(object, diags, "PersistentVolumeClaim",
+                                  [&](DecodeContext& cx, Meta& m, PersistentVolumeClaim& pvc) {
+    if (!m.namespace_name.empty()) pvc.namespace_name = m.namespace_name;
+    pvc.deleting = m.deleting;
+    pvc.bind_completed = Find(m.annotations, "pv.kubernetes.io/bind-completed") != nullptr;
+    if (const std::string* node = Find(m.annotations, "volume.kubernetes.io/selected-node")) pvc.selected_node = *node;
+    NodeRef spec = cx.Mapping(object, "spec");
+    if (spec.Valid()) {
+      NodeRef cls = spec.Get("storageClassName");
+      if (cls.Valid() && !cls.IsNull()) {
+        std::string name;
+        cx.String(spec, "storageClassName", &name);
+        pvc.storage_class = name;
+      }
+      cx.String(spec, "volumeName", &pvc.volume_name);
+      NodeRef resources = cx.Mapping(spec, "resources");
+      if (resources.Valid()) pvc.request = Storage(cx, resources, "requests");
+      NodeRef selector = cx.Mapping(spec, "selector");
+      if (selector.Valid()) pvc.selector = DecodeLabelSelector(cx, selector);
     }
-    cx.String(spec, "volumeName", &pvc.volume_name);
-    cx.String(spec, "volumeMode", &pvc.volume_mode);
-    NodeRef resources = cx.Mapping(spec, "resources");
-    if (resources.Valid()) pvc.request = Storage(cx, resources, "requests");
-    NodeRef selector = cx.Mapping(spec, "selector");
-    if (selector.Valid()) pvc.selector = DecodeLabelSelector(cx, selector);
-  }
-  if (const std::string* beta = Find(m.annotations, kBetaClassAnnotation)) pvc.storage_class = *beta;
-  NodeRef status = cx.Mapping(object, "status");
-  if (status.Valid()) cx.String(status, "phase", &pvc.phase);
-  if (!cx.Clean()) return std::nullopt;
-  return pvc;
+    ReadVolumeCommon(cx, object, spec, m, pvc);
+  });
 }
 
 std::optional<PersistentVolume> DecodePersistentVolume(NodeRef object, DiagnosticSink& diags) {
-  DecodeContext cx(diags);
-  Meta m = ReadMeta(cx, object, "PersistentVolume");
-  PersistentVolume pv;
-  pv.name = m.name;
-  pv.labels = std::move(m.labels);
-  pv.deleting = m.deleting;
-  NodeRef spec = cx.Mapping(object, "spec");
-  if (spec.Valid()) {
-    cx.StringList(spec, "accessModes", &pv.access_modes);
-    cx.String(spec, "storageClassName", &pv.storage_class);
-    cx.String(spec, "volumeMode", &pv.volume_mode);
-    pv.capacity = Storage(cx, spec, "capacity");
-    NodeRef claim = cx.Mapping(spec, "claimRef");
-    if (claim.Valid()) {
-      cx.String(claim, "namespace", &pv.claim_namespace);
-      cx.String(claim, "name", &pv.claim_name);
+  return DecodeObject<PersistentVolume>(object, diags, "PersistentVolume",
+                                  [&](DecodeContext& cx, Meta& m, PersistentVolume& pv) {
+    pv.labels = std::move(m.labels);
+    pv.deleting = m.deleting;
+    NodeRef spec = cx.Mapping(object, "spec");
+    if (spec.Valid()) {
+      cx.String(spec, "storageClassName", &pv.storage_class);
+      pv.capacity = Storage(cx, spec, "capacity");
+      NodeRef claim = cx.Mapping(spec, "claimRef");
+      if (claim.Valid()) {
+        cx.String(claim, "namespace", &pv.claim_namespace);
+        cx.String(claim, "name", &pv.claim_name);
+      }
+      NodeRef csi = cx.Mapping(spec, "csi");
+      if (csi.Valid()) {
+        cx.String(csi, "driver", &pv.csi_driver);
+        cx.String(csi, "volumeHandle", &pv.csi_handle);
+      }
+      NodeRef affinity = cx.Mapping(spec, "nodeAffinity");
+      NodeRef required = affinity.Valid() ? cx.Mapping(affinity, "required") : NodeRef();
+      NodeRef terms = required.Valid() ? cx.Sequence(required, "nodeSelectorTerms") : NodeRef();
+      for (uint32_t i = 0; terms.Valid() && i < terms.Size(); ++i) {
+        pv.node_affinity.push_back(DecodeNodeSelectorTerm(cx, terms.At(i)));
+      }
     }
-    NodeRef csi = cx.Mapping(spec, "csi");
-    if (csi.Valid()) {
-      cx.String(csi, "driver", &pv.csi_driver);
-      cx.String(csi, "volumeHandle", &pv.csi_handle);
-    }
-    NodeRef affinity = cx.Mapping(spec, "nodeAffinity");
-    NodeRef required = affinity.Valid() ? cx.Mapping(affinity, "required") : NodeRef();
-    NodeRef terms = required.Valid() ? cx.Sequence(required, "nodeSelectorTerms") : NodeRef();
-    for (uint32_t i = 0; terms.Valid() && i < terms.Size(); ++i) {
-      pv.node_affinity.push_back(DecodeNodeSelectorTerm(cx, terms.At(i)));
-    }
-  }
-  if (const std::string* beta = Find(m.annotations, kBetaClassAnnotation)) pv.storage_class = *beta;
-  NodeRef status = cx.Mapping(object, "status");
-  if (status.Valid()) cx.String(status, "phase", &pv.phase);
-  if (!cx.Clean()) return std::nullopt;
-  return pv;
+    ReadVolumeCommon(cx, object, spec, m, pv);
+  });
 }
 
 std::optional<StorageClass> DecodeStorageClass(NodeRef object, DiagnosticSink& diags) {
-  DecodeContext cx(diags);
-  Meta m = ReadMeta(cx, object, "StorageClass");
-  StorageClass sc;
-  sc.name = m.name;
-  cx.String(object, "provisioner", &sc.provisioner);
-  std::string mode;
-  cx.String(object, "volumeBindingMode", &mode);
-  if (mode == "WaitForFirstConsumer") {
-    sc.wait_for_first_consumer = true;
-  } else if (!mode.empty() && mode != "Immediate") {
-    cx.BadEnum(object.Get("volumeBindingMode"), "volumeBindingMode", mode, {"Immediate", "WaitForFirstConsumer"});
-  }
-  // allowedTopologies: TopologySelectorTerms, each a list of {key, values}
-  // that must all hold (a value of the node's label among the values).
-  NodeRef topologies = cx.Sequence(object, "allowedTopologies");
-  for (uint32_t i = 0; topologies.Valid() && i < topologies.Size(); ++i) {
-    NodeRef term = topologies.At(i);
-    if (!cx.ExpectMapping(term, "a topology selector term")) continue;
-    NodeSelectorTerm out;
-    NodeRef expressions = cx.Sequence(term, "matchLabelExpressions");
-    for (uint32_t j = 0; expressions.Valid() && j < expressions.Size(); ++j) {
-      NodeRef e = expressions.At(j);
-      if (!cx.ExpectMapping(e, "a topology requirement")) continue;
-      SelectorRequirement r;
-      r.span = e.GetSpan();
-      cx.String(e, "key", &r.key);
-      cx.StringList(e, "values", &r.values);
-      out.match_expressions.push_back(std::move(r));
+  return DecodeObject<StorageClass>(object, diags, "StorageClass",
+                                  [&](DecodeContext& cx, Meta& m, StorageClass& sc) {
+    cx.String(object, "provisioner", &sc.provisioner);
+    std::string mode;
+    cx.String(object, "volumeBindingMode", &mode);
+    if (mode == "WaitForFirstConsumer") {
+      sc.wait_for_first_consumer = true;
+    } else if (!mode.empty() && mode != "Immediate") {
+      cx.BadEnum(object.Get("volumeBindingMode"), "volumeBindingMode", mode, {"Immediate", "WaitForFirstConsumer"});
     }
-    sc.allowed_topologies.push_back(std::move(out));
-  }
-  if (!cx.Clean()) return std::nullopt;
-  return sc;
+    // allowedTopologies: TopologySelectorTerms, each a list of {key, values}
+    // that must all hold (a value of the node's label among the values).
+    NodeRef topologies = cx.Sequence(object, "allowedTopologies");
+    for (uint32_t i = 0; topologies.Valid() && i < topologies.Size(); ++i) {
+      NodeRef term = topologies.At(i);
+      if (!cx.ExpectMapping(term, "a topology selector term")) continue;
+      NodeSelectorTerm out;
+      NodeRef expressions = cx.Sequence(term, "matchLabelExpressions");
+      for (uint32_t j = 0; expressions.Valid() && j < expressions.Size(); ++j) {
+        NodeRef e = expressions.At(j);
+        if (!cx.ExpectMapping(e, "a topology requirement")) continue;
+        SelectorRequirement r;
+        r.span = e.GetSpan();
+        cx.String(e, "key", &r.key);
+        cx.StringList(e, "values", &r.values);
+        out.match_expressions.push_back(std::move(r));
+      }
+      sc.allowed_topologies.push_back(std::move(out));
+    }
+  });
 }
 
 std::optional<CsiNode> DecodeCsiNode(NodeRef object, DiagnosticSink& diags) {
-  DecodeContext cx(diags);
-  Meta m = ReadMeta(cx, object, "CSINode");
-  CsiNode node;
-  node.name = m.name;
-  NodeRef spec = cx.Mapping(object, "spec");
-  NodeRef drivers = spec.Valid() ? cx.Sequence(spec, "drivers") : NodeRef();
-  for (uint32_t i = 0; drivers.Valid() && i < drivers.Size(); ++i) {
-    NodeRef d = drivers.At(i);
-    if (!cx.ExpectMapping(d, "a CSI driver")) continue;
-    std::string name;
-    cx.String(d, "name", &name);
-    NodeRef allocatable = cx.Mapping(d, "allocatable");
-    std::optional<int32_t> count;
-    if (allocatable.Valid()) cx.Int32(allocatable, "count", &count);
-    if (count) node.limits.emplace_back(std::move(name), *count);
-  }
-  if (!cx.Clean()) return std::nullopt;
-  return node;
+  return DecodeObject<CsiNode>(object, diags, "CSINode",
+                                  [&](DecodeContext& cx, Meta& m, CsiNode& node) {
+    NodeRef spec = cx.Mapping(object, "spec");
+    NodeRef drivers = spec.Valid() ? cx.Sequence(spec, "drivers") : NodeRef();
+    for (uint32_t i = 0; drivers.Valid() && i < drivers.Size(); ++i) {
+      NodeRef d = drivers.At(i);
+      if (!cx.ExpectMapping(d, "a CSI driver")) continue;
+      std::string name;
+      cx.String(d, "name", &name);
+      NodeRef allocatable = cx.Mapping(d, "allocatable");
+      std::optional<int32_t> count;
+      if (allocatable.Valid()) cx.Int32(allocatable, "count", &count);
+      if (count) node.limits.emplace_back(std::move(name), *count);
+    }
+  });
 }
 
 std::optional<PriorityClass> DecodePriorityClass(NodeRef object, DiagnosticSink& diags) {
-  DecodeContext cx(diags);
-  Meta m = ReadMeta(cx, object, "PriorityClass");
-  PriorityClass pc;
-  pc.name = m.name;
-  std::optional<int32_t> value;
-  cx.Int32(object, "value", &value);
-  pc.value = value.value_or(0);
-  cx.Bool(object, "globalDefault", &pc.global_default);
-  std::string policy;
-  cx.String(object, "preemptionPolicy", &policy);
-  if (policy == "Never" || policy == "PreemptLowerPriority") {
-    pc.preemption_policy = policy;
-  } else if (!policy.empty()) {
-    cx.BadEnum(object.Get("preemptionPolicy"), "preemptionPolicy", policy, {"PreemptLowerPriority", "Never"});
-  }
-  if (!cx.Clean()) return std::nullopt;
-  return pc;
+  return DecodeObject<PriorityClass>(object, diags, "PriorityClass",
+                                  [&](DecodeContext& cx, Meta& m, PriorityClass& pc) {
+    std::optional<int32_t> value;
+    cx.Int32(object, "value", &value);
+    pc.value = value.value_or(0);
+    cx.Bool(object, "globalDefault", &pc.global_default);
+    std::string policy;
+    cx.String(object, "preemptionPolicy", &policy);
+    if (policy == "Never" || policy == "PreemptLowerPriority") {
+      pc.preemption_policy = policy;
+    } else if (!policy.empty()) {
+      cx.BadEnum(object.Get("preemptionPolicy"), "preemptionPolicy", policy, {"PreemptLowerPriority", "Never"});
+    }
+  });
 }
 
 std::optional<PodDisruptionBudget> DecodePodDisruptionBudget(NodeRef object, DiagnosticSink& diags) {
-  DecodeContext cx(diags);
-  Meta m = ReadMeta(cx, object, "PodDisruptionBudget");
-  PodDisruptionBudget pdb;
-  pdb.name = m.name;
-  if (!m.namespace_name.empty()) pdb.namespace_name = m.namespace_name;
-  NodeRef spec = cx.Mapping(object, "spec");
-  NodeRef selector = spec.Valid() ? cx.Mapping(spec, "selector") : NodeRef();
-  if (selector.Valid()) pdb.selector = DecodeLabelSelector(cx, selector);
-  NodeRef status = cx.Mapping(object, "status");
-  std::optional<int32_t> allowed;
-  if (status.Valid()) cx.Int32(status, "disruptionsAllowed", &allowed);
-  pdb.disruptions_allowed = allowed.value_or(0);
-  if (!cx.Clean()) return std::nullopt;
-  return pdb;
+  return DecodeObject<PodDisruptionBudget>(object, diags, "PodDisruptionBudget",
+                                  [&](DecodeContext& cx, Meta& m, PodDisruptionBudget& pdb) {
+    if (!m.namespace_name.empty()) pdb.namespace_name = m.namespace_name;
+    NodeRef spec = cx.Mapping(object, "spec");
+    NodeRef selector = spec.Valid() ? cx.Mapping(spec, "selector") : NodeRef();
+    if (selector.Valid()) pdb.selector = DecodeLabelSelector(cx, selector);
+    NodeRef status = cx.Mapping(object, "status");
+    std::optional<int32_t> allowed;
+    if (status.Valid()) cx.Int32(status, "disruptionsAllowed", &allowed);
+    pdb.disruptions_allowed = allowed.value_or(0);
+  });
 }
 
 }  // namespace policy::k8s

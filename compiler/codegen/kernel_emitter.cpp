@@ -10,6 +10,7 @@
 #include <llvm/IR/IRBuilder.h>
 
 #include "compiler/codegen/arith_emitter.h"
+#include "compiler/codegen/counted_loop.h"
 #include "compiler/codegen/kernel_shape.h"
 
 namespace policy::codegen {
@@ -105,18 +106,10 @@ class KernelEmitter {
   /// `for k in [0, n)` from the current block, the kernel's work per row;
   /// the builder is left in the loop's exit block.
   Rows EmitRows(Kind kind, size_t score, bool fast, llvm::Value* rows, llvm::Value* n, llvm::Value* out) {
-    llvm::Function* f = b_.GetInsertBlock()->getParent();
-    llvm::BasicBlock* before = b_.GetInsertBlock();
-    auto* loop = llvm::BasicBlock::Create(cx_, "row", f);
-    auto* exit = llvm::BasicBlock::Create(cx_, "rows.done", f);
-    b_.CreateCondBr(b_.CreateICmpEQ(n, b_.getInt64(0)), exit, loop);
-    b_.SetInsertPoint(loop);
-    llvm::PHINode* k = b_.CreatePHI(i64_, 2, "k");
-    k->addIncoming(b_.getInt64(0), before);
-    llvm::PHINode* m = b_.CreatePHI(i64_, 2, "m");  // kPass: rows written so far
-    m->addIncoming(b_.getInt64(0), before);
-    llvm::PHINode* slow = b_.CreatePHI(i1_, 2, "slow");
-    slow->addIncoming(b_.getFalse(), before);
+    CountedLoop loop(b_, "row", b_.getInt64(0), n);
+    llvm::Value* k = loop.Index();
+    llvm::PHINode* m = loop.Carry(b_.getInt64(0), "m");  // kPass: rows written so far
+    llvm::PHINode* slow = loop.Carry(b_.getFalse(), "slow");
     arith_.SetFast(fast, slow);
     row_ = b_.CreateZExt(b_.CreateLoad(i32_, b_.CreateGEP(i32_, rows, k)), i64_, "rownum");
     memo_.clear();
@@ -143,20 +136,8 @@ class KernelEmitter {
     }
     llvm::Value* slow_next = arith_.Slow();
     arith_.SetFast(false, nullptr);
-    llvm::Value* next = b_.CreateAdd(k, b_.getInt64(1));
-    llvm::BasicBlock* latch = b_.GetInsertBlock();
-    k->addIncoming(next, latch);
-    m->addIncoming(m_next, latch);
-    slow->addIncoming(slow_next, latch);
-    b_.CreateCondBr(b_.CreateICmpULT(next, n), loop, exit);
-    b_.SetInsertPoint(exit);
-    llvm::PHINode* count = b_.CreatePHI(i64_, 2);
-    count->addIncoming(b_.getInt64(0), before);
-    count->addIncoming(m_next, latch);
-    llvm::PHINode* any_slow = b_.CreatePHI(i1_, 2);
-    any_slow->addIncoming(b_.getFalse(), before);
-    any_slow->addIncoming(slow_next, latch);
-    return {exit, count, any_slow};
+    loop.End({m_next, slow_next});
+    return {loop.Exit(), loop.Final(0), loop.Final(1)};
   }
 
  public:
@@ -420,27 +401,11 @@ class KernelEmitter {
     if (scan.kind == LoopKind::kAny) return any;
     if (scan.kind == LoopKind::kCount) return count;
     // all: no taint outside the set, in these words or any later word of the row.
-    llvm::Function* f = b_.GetInsertBlock()->getParent();
-    llvm::BasicBlock* before = b_.GetInsertBlock();
-    auto* loop = llvm::BasicBlock::Create(cx_, "taint.rest", f);
-    auto* after = llvm::BasicBlock::Create(cx_, "taint.done", f);
-    llvm::Value* start = b_.getInt64(words);
-    b_.CreateCondBr(b_.CreateICmpULT(start, taint_words_), loop, after);
-    b_.SetInsertPoint(loop);
-    llvm::PHINode* w = b_.CreatePHI(i64_, 2);
-    llvm::PHINode* acc = b_.CreatePHI(i64_, 2);
-    w->addIncoming(start, before);
-    acc->addIncoming(b_.getInt64(0), before);
-    llvm::Value* word = b_.CreateLoad(i64_, b_.CreateGEP(i64_, base, w));
-    llvm::Value* acc2 = b_.CreateOr(acc, word);
-    llvm::Value* w2 = b_.CreateAdd(w, b_.getInt64(1));
-    w->addIncoming(w2, loop);
-    acc->addIncoming(acc2, loop);
-    b_.CreateCondBr(b_.CreateICmpULT(w2, taint_words_), loop, after);
-    b_.SetInsertPoint(after);
-    llvm::PHINode* rest = b_.CreatePHI(i64_, 2);
-    rest->addIncoming(b_.getInt64(0), before);
-    rest->addIncoming(acc2, loop);
+    CountedLoop loop(b_, "taint.rest", b_.getInt64(words), taint_words_);
+    llvm::PHINode* acc = loop.Carry(b_.getInt64(0));
+    llvm::Value* word = b_.CreateLoad(i64_, b_.CreateGEP(i64_, base, loop.Index()));
+    loop.End({b_.CreateOr(acc, word)});
+    llvm::Value* rest = loop.Final(0);
     return b_.CreateAnd(b_.CreateNot(outside), b_.CreateICmpEQ(rest, b_.getInt64(0)));
   }
 
