@@ -549,4 +549,14 @@ Reply Extender::Bind(std::string_view body) {
   return {200, std::move(out), std::move(failure)};
 }
 
+std::span<const Extender::Verb> Extender::Verbs() {
+  static constexpr Verb kVerbs[] = {
+      {"filter", &Extender::Filter},
+      {"prioritize", &Extender::Prioritize},
+      {"preempt", &Extender::Preempt},
+      {"bind", &Extender::Bind},
+  };
+  return kVerbs;
+}
+
 }  // namespace policy::server

@@ -105,6 +105,14 @@ class Extender {
   /// a refused binding is forgotten and its reason is the Error.
   Reply Bind(std::string_view body);
 
+  /// The verbs, as the server serves them (POST PREFIX/NAME), in order: a
+  /// new verb is its method here and its row in extender.cpp.
+  struct Verb {
+    const char* name;
+    Reply (Extender::*call)(std::string_view body);
+  };
+  static std::span<const Verb> Verbs();
+
   /// A decision among the nodes a request names, holding the cluster while
   /// the answer is written.
   struct Named {

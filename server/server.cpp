@@ -129,10 +129,7 @@ Server::Server(host::Decisions& decisions, host::ClusterState& state, ServerOpti
       }
     });
   };
-  verb("filter", &Extender::Filter);
-  verb("prioritize", &Extender::Prioritize);
-  verb("preempt", &Extender::Preempt);
-  verb("bind", &Extender::Bind);
+  for (const Extender::Verb& v : Extender::Verbs()) verb(v.name, v.call);
   s.Get("/healthz", [](const httplib::Request&, httplib::Response& res) { res.set_content("ok\n", "text/plain"); });
   s.Get("/readyz", [this](const httplib::Request&, httplib::Response& res) {
     bool ready = state_.NodeCount() > 0;
@@ -181,9 +178,10 @@ bool Server::Bind(std::string* error) {
 }
 
 void Server::Listen() {
-  Log("info", fmt::format("serving the extender at {}://{}:{}{}/{{filter,prioritize,preempt,bind}}",
-                          options_.tls_cert.empty() ? "http" : "https", options_.host, port_,
-                          options_.prefix == "/" ? "" : options_.prefix));
+  std::vector<std::string_view> verbs;
+  for (const Extender::Verb& v : Extender::Verbs()) verbs.push_back(v.name);
+  Log("info", fmt::format("serving the extender at {}://{}:{}{}/{{{}}}", options_.tls_cert.empty() ? "http" : "https",
+                          options_.host, port_, options_.prefix == "/" ? "" : options_.prefix, fmt::join(verbs, ",")));
   http_->listen_after_bind();
   Log("info", "stopped: the requests in flight were answered");
 }

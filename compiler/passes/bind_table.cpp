@@ -358,8 +358,8 @@ class BindTablePass final : public Pass {
 
 }  // namespace
 
-std::unique_ptr<Pass> CreateBindTablePass(const NodeDictionary& table, lang::TypeTable& types) {
-  return std::make_unique<BindTablePass>(table, types);
+std::unique_ptr<Pass> CreateBindTablePass(const PassOptions& o) {
+  return o.table != nullptr && o.types != nullptr ? std::make_unique<BindTablePass>(*o.table, *o.types) : nullptr;
 }
 
 }  // namespace policy::passes

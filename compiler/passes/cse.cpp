@@ -59,6 +59,6 @@ class CsePass final : public Pass {
 
 }  // namespace
 
-std::unique_ptr<Pass> CreateCsePass() { return std::make_unique<CsePass>(); }
+std::unique_ptr<Pass> CreateCsePass(const PassOptions&) { return std::make_unique<CsePass>(); }
 
 }  // namespace policy::passes

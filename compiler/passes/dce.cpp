@@ -41,6 +41,6 @@ class DcePass final : public Pass {
 
 }  // namespace
 
-std::unique_ptr<Pass> CreateDcePass() { return std::make_unique<DcePass>(); }
+std::unique_ptr<Pass> CreateDcePass(const PassOptions&) { return std::make_unique<DcePass>(); }
 
 }  // namespace policy::passes

@@ -242,6 +242,6 @@ class FoldPass final : public Pass {
 
 }  // namespace
 
-std::unique_ptr<Pass> CreateFoldPass() { return std::make_unique<FoldPass>(); }
+std::unique_ptr<Pass> CreateFoldPass(const PassOptions&) { return std::make_unique<FoldPass>(); }
 
 }  // namespace policy::passes

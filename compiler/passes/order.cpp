@@ -89,6 +89,7 @@ class OrderPass final : public Pass {
 
 }  // namespace
 
-std::unique_ptr<Pass> CreateOrderPass(const NodeDictionary* table) { return std::make_unique<OrderPass>(table); }
+/// The table (may be null) gives label statistics for selectivity estimates.
+std::unique_ptr<Pass> CreateOrderPass(const PassOptions& o) { return std::make_unique<OrderPass>(o.table); }
 
 }  // namespace policy::passes

@@ -2,9 +2,11 @@
 /// Optimisation passes over the IR and the pipeline that runs them.
 ///
 /// One pass per file, each a class in an anonymous namespace behind a
-/// CreateXPass() factory; Run() says whether it changed the program. The
-/// pipeline (pipeline_passes.cpp) is one ordered, named table; every pass can
-/// be disabled, timed and printed after, and the verifier runs after each.
+/// `CreateXPass(const PassOptions&)` factory (null when the pass cannot run
+/// with those options); Run() says whether it changed the program. The
+/// pipeline (pipeline_passes.cpp) is one ordered, named table that declares
+/// the factories; every pass can be disabled, timed and printed after, and
+/// the verifier runs after each. A new pass is its file and its row.
 
 #include <memory>
 #include <set>
@@ -25,14 +27,7 @@ class Pass {
   virtual bool Run(ir::Program& program) = 0;
 };
 
-std::unique_ptr<Pass> CreateSpecializePass(const k8s::Pod& pod, lang::TypeTable& types);
 class NodeDictionary;
-std::unique_ptr<Pass> CreateBindTablePass(const NodeDictionary& table, lang::TypeTable& types);
-std::unique_ptr<Pass> CreateFoldPass();
-std::unique_ptr<Pass> CreateCsePass();
-std::unique_ptr<Pass> CreateDcePass();
-/// `table` (may be null) gives label statistics for selectivity estimates.
-std::unique_ptr<Pass> CreateOrderPass(const NodeDictionary* table);
 
 struct PassOptions {
   std::set<std::string> disabled;     ///< --disable-pass=NAME

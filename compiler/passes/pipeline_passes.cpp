@@ -10,6 +10,15 @@
 #include "compiler/passes/pass.h"
 
 namespace policy::passes {
+
+// Each pass's factory, defined in the pass's own file.
+std::unique_ptr<Pass> CreateSpecializePass(const PassOptions& o);
+std::unique_ptr<Pass> CreateBindTablePass(const PassOptions& o);
+std::unique_ptr<Pass> CreateFoldPass(const PassOptions& o);
+std::unique_ptr<Pass> CreateCsePass(const PassOptions& o);
+std::unique_ptr<Pass> CreateDcePass(const PassOptions& o);
+std::unique_ptr<Pass> CreateOrderPass(const PassOptions& o);
+
 namespace {
 
 struct PassEntry {
@@ -18,28 +27,17 @@ struct PassEntry {
   std::unique_ptr<Pass> (*create)(const PassOptions&);
 };
 
-std::unique_ptr<Pass> Specialize(const PassOptions& o) {
-  return o.pod != nullptr && o.types != nullptr ? CreateSpecializePass(*o.pod, *o.types) : nullptr;
-}
-std::unique_ptr<Pass> BindTable(const PassOptions& o) {
-  return o.table != nullptr && o.types != nullptr ? CreateBindTablePass(*o.table, *o.types) : nullptr;
-}
-std::unique_ptr<Pass> Fold(const PassOptions&) { return CreateFoldPass(); }
-std::unique_ptr<Pass> Cse(const PassOptions&) { return CreateCsePass(); }
-std::unique_ptr<Pass> Dce(const PassOptions&) { return CreateDcePass(); }
-std::unique_ptr<Pass> Order(const PassOptions& o) { return CreateOrderPass(o.table); }
-
 // Order matters:
 constexpr PassEntry kPipeline[] = {
-    {"specialize", Specialize},  // first: the pod's values become constants for every later pass
-    {"fold", Fold},              // after specialize: constants and short circuits, canonical operands for CSE
-    {"specialize", Specialize},  // again: pod reads whose keys folded to constants (a param's resource names)
-    {"fold", Fold},
-    {"bind-table", BindTable},   // after fold: label tests and taint loops against constants, bound to ids
-    {"fold", Fold},              // again: what binding decided for every node (a value no node has) folds away
-    {"cse", Cse},                // after fold: merges what folding made identical
-    {"dce", Dce},                // drops what specialization, folding and CSE left unused
-    {"order", Order},            // last: costs and selectivities are estimated on the final, smallest program
+    {"specialize", CreateSpecializePass},  // first: the pod's values become constants for every later pass
+    {"fold", CreateFoldPass},              // after specialize: constants and short circuits, canonical operands for CSE
+    {"specialize", CreateSpecializePass},  // again: pod reads whose keys folded to constants (a param's resource names)
+    {"fold", CreateFoldPass},
+    {"bind-table", CreateBindTablePass},   // after fold: label tests and taint loops against constants, bound to ids
+    {"fold", CreateFoldPass},              // again: what binding decided for every node (a value no node has) folds away
+    {"cse", CreateCsePass},                // after fold: merges what folding made identical
+    {"dce", CreateDcePass},                // drops what specialization, folding and CSE left unused
+    {"order", CreateOrderPass},            // last: costs and selectivities are estimated on the final, smallest program
 };
 
 }  // namespace

@@ -431,8 +431,8 @@ class SpecializePass final : public Pass {
 
 }  // namespace
 
-std::unique_ptr<Pass> CreateSpecializePass(const k8s::Pod& pod, lang::TypeTable& types) {
-  return std::make_unique<SpecializePass>(pod, types);
+std::unique_ptr<Pass> CreateSpecializePass(const PassOptions& o) {
+  return o.pod != nullptr && o.types != nullptr ? std::make_unique<SpecializePass>(*o.pod, *o.types) : nullptr;
 }
 
 }  // namespace policy::passes
