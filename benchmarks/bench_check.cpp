@@ -128,7 +128,7 @@ std::unique_ptr<Setup> Build(int nodes, Mode mode, policy::engine::Backend backe
       std::make_shared<const policy::Source>("c.json", policy::bench::GenerateCluster(spec, policy::bench::Format::kJson)),
       diags);
   policy::Source pod_source("pod.yaml", kPod);
-  std::optional<policy::k8s::Pod> pod = policy::k8s::ReadPod(pod_source, diags);
+  std::optional<policy::k8s::Pod> pod = policy::k8s::ReadPod(pod_source, diags, policy::k8s::FieldValidation::kStrict);
   if (!s->cluster || !pod) {
     std::fprintf(stderr, "bench_check: %s", policy::RenderAll(diags).c_str());
     std::abort();

@@ -95,8 +95,8 @@ World& TheWorld() {
     k8s::ReadCluster(*source, w->list, diags, nullptr);
     for (const k8s::Node& n : w->list.nodes) w->node_by_name[n.name] = &n;
     Source anti_source("anti.yaml", kAntiPod), spread_source("spread.yaml", kSpreadPod);
-    w->anti = *k8s::ReadPod(anti_source, diags);
-    w->spread = *k8s::ReadPod(spread_source, diags);
+    w->anti = *k8s::ReadPod(anti_source, diags, k8s::FieldValidation::kStrict);
+    w->spread = *k8s::ReadPod(spread_source, diags, k8s::FieldValidation::kStrict);
     return w;
   }();
   return *w;

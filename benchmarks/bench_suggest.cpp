@@ -71,7 +71,7 @@ World& TheWorld() {
     w->engine = engine::Engine::Create(rt::DefaultProfile(), {}, {}, diags);
     for (auto [name, text] : {std::pair{"gpu", kGpuPod}, std::pair{"zone", kZonePod}}) {
       Source source("pod.yaml", text);
-      std::optional<k8s::Pod> pod = k8s::ReadPod(source, diags);
+      std::optional<k8s::Pod> pod = k8s::ReadPod(source, diags, k8s::FieldValidation::kStrict);
       if (pod) w->pods.emplace(name, std::move(*pod));
     }
     if (!w->cluster || !w->engine || w->pods.size() != 2) {

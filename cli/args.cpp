@@ -4,6 +4,8 @@
 
 #include <fmt/format.h>
 
+#include "support/suggest.h"
+
 namespace policy::cli {
 
 std::optional<Args> Args::Parse(const std::vector<std::string>& argv, const std::vector<FlagSpec>& specs,
@@ -24,18 +26,29 @@ std::optional<Args> Args::Parse(const std::vector<std::string>& argv, const std:
         if (s.name == name) spec = &s;
       }
       if (spec == nullptr) {
-        *error = fmt::format("unknown flag `--{}`", name);
+        std::vector<std::string_view> names;
+        for (const FlagSpec& s : specs) names.push_back(s.name);
+        std::string_view close = Closest(name, names);
+        *error = fmt::format("unknown flag `--{}`{}", name, close.empty() ? "" : fmt::format("; did you mean `--{}`?", close));
         return std::nullopt;
       }
-    } else if (arg.size() == 2 && arg[0] == '-' && arg[1] != '-') {
+    } else if (arg.size() >= 2 && arg[0] == '-' && arg[1] != '-') {
       for (const FlagSpec& s : specs) {
         if (s.short_name == arg[1]) spec = &s;
       }
       if (spec == nullptr) {
-        *error = fmt::format("unknown flag `{}`", arg);
+        *error = fmt::format("unknown flag `{}`", arg.substr(0, 2));
         return std::nullopt;
       }
       name = spec->name;
+      // `-ojson`, as kubectl (pflag) reads a short flag with its value attached.
+      if (arg.size() > 2) {
+        if (!spec->takes_value) {
+          *error = fmt::format("`-{}` takes no value", arg[1]);
+          return std::nullopt;
+        }
+        value = arg.substr(arg[2] == '=' ? 3 : 2);
+      }
     } else {
       args.positional_.push_back(arg);  // `-` included: standard input
       continue;
@@ -66,7 +79,7 @@ std::variant<Args, int> ParseCommand(std::string_view command, const std::vector
   std::string error;
   std::optional<Args> args = Args::Parse(argv, specs, &error);
   if (!args) {
-    fmt::print(stderr, "policyc {}: {}\n\n{}", command, error, usage);
+    fmt::print(stderr, "policyc {}: {}\nRun `policyc {} --help` for usage.\n", command, error, command);
     return kExitBadInput;
   }
   if (args->Has("help")) {

@@ -21,6 +21,8 @@
 #include "cli/report.h"
 #include "runtime/tooling/structured_output.h"
 #include "runtime/tooling/policy_compile.h"
+#include "server/api_watch.h"
+#include "server/kube_api.h"
 #include "k8s/pod_reader.h"
 #include "support/suggest.h"
 #include "support/json_writer.h"
@@ -32,14 +34,22 @@
 namespace policy::cli {
 namespace {
 
-constexpr const char* kUsage = R"(usage: policyc check --cluster CLUSTER (--pod POD | --all-pending) [--plugins P1,P2,...] [--profile PROFILE.yaml]
+constexpr const char* kUsage = R"(usage: policyc check [--cluster CLUSTER | --kubeconfig FILE [--context NAME] | --in-cluster]
+                     (--pod POD [-n NAMESPACE] | --all-pending) [--plugins P1,P2,...] [--profile PROFILE.yaml]
                      [--policy FILE.policy ...] [--output|-o text|json|yaml] [--node NAME ...] [--all-nodes]
                      [--disable-pass NAME|all ...] [--engine interp|jit|auto|tiered] [--jit-opt 0..3]
-                     [--verify-jit] [--suggest|--no-suggest] [--no-cache]
+                     [--verify-jit] [--suggest|--no-suggest] [--no-cache] [--validate strict|warn|ignore]
        policyc check POLICY.policy...
 
+Without --cluster, the cluster is the live one kubectl would talk to: the
+current context of $KUBECONFIG or ~/.kube/config (--kubeconfig, --context),
+or the pod's service account (--in-cluster); its objects are listed as
+`policyc serve` lists them (nodes, pods and every kind below), read only.
+
 Places POD (a Pod, or a workload whose template is the pod, from a file;
-or NAMESPACE/NAME, a Pending pod of the snapshot) on the nodes of
+or a pod of the snapshot by name, as kubectl names one: NAME in --namespace
+(-n, default `default`) or NAMESPACE/NAME; a pod bound to a node is answered
+as if it were Pending now, taken off its node) on the nodes of
 CLUSTER (`kubectl get nodes,pods,namespaces,services,replicasets,statefulsets,
 replicationcontrollers,pvc,pv,storageclasses,csinodes,priorityclasses,pdb -A -o yaml`
 or `-o json`: every kind the plugins read; --cluster may be given several
@@ -76,9 +86,14 @@ pod; `tiered` interprets while the kernels compile on another thread.
 the time). --verify-jit also runs the interpreter everywhere and
 aborts on any difference (testing).
 
-A snapshot file of 1 MiB or more is kept, once loaded, in a binary cache
-beside it (FILE.policyc-cache) that the next run loads instead while the
-file is unchanged (docs/cache.md); --no-cache reads the file itself.
+A snapshot file of 1 MiB or more is kept, once loaded, in a binary cache in
+$XDG_CACHE_HOME/policyc (else ~/.cache/policyc; nothing is written beside
+it) that the next run loads instead while the file is unchanged
+(docs/cache.md); --no-cache reads the file itself.
+
+--validate says what an unknown field of the pod's manifest is, as kubectl's
+--validate does: strict (the default) refuses it with every other problem of
+the file at once (exit 2), warn reads on without it, ignore says nothing.
 
 With policy files only, type-checks and lints them.
 )";
@@ -124,6 +139,7 @@ class CheckRun {
     if (!diags_.All().empty()) std::fputs(RenderAll(diags_).c_str(), stderr);  // warnings
     if (args_.Has("all-pending") || pods_.size() > 1) return Many();
     Answer answer = Check(std::move(pods_.front()), true);
+    if (!bound_note_.empty()) answer.notes.notes.insert(answer.notes.notes.begin(), bound_note_);
     fmt::print("{}", Render(answer));
     return answer.fits ? kExitOk : kExitNo;
   }
@@ -200,6 +216,7 @@ class CheckRun {
     std::deque<Answer> kept;
     for (k8s::Pod& pod : pods_) {
       std::string name = pod.namespace_name + "/" + pod.name;
+      std::string recorded = pod.scheduled_message;
       const Answer* shown = nullptr;  // kept, or `own`
       Answer own;
       std::optional<engine::TemplatePod> t;
@@ -237,7 +254,7 @@ class CheckRun {
       } else if (details) {
         fmt::print("{}\n", Render(*shown, name));
       } else {
-        fmt::print("{}: {}\n", name, shown->placement.summary);
+        fmt::print("{}: {}\n{}", name, shown->placement.summary, Recorded(recorded, shown->placement.summary));
       }
     }
     if (json && documents == 0) {
@@ -245,7 +262,7 @@ class CheckRun {
     } else if (json && format_ != tooling::OutputFormat::kYaml) {
       fmt::print("]\n");
     } else if (pods_.empty()) {
-      fmt::print("no Pending pod in {}\n", fmt::join(args_.GetAll("cluster"), ", "));
+      fmt::print("no Pending pod in {}\n", where_);
     }
     return all_fit ? kExitOk : kExitNo;
   }
@@ -255,29 +272,47 @@ class CheckRun {
     return false;
   }
 
+  // What kube-scheduler last said about a Pending pod (its PodScheduled
+  // condition's message, when the dump has one) beside policyc's summary,
+  // and whether the two agree; kube adds its preemption attempt after the
+  // summary (`... preemption: 0/N nodes are available: ...`), which policyc's
+  // summary leaves out.
+  static std::string Recorded(const std::string& recorded, const std::string& summary) {
+    if (recorded.empty()) return "";
+    std::string_view kube = recorded;
+    if (size_t preemption = kube.find(" preemption: "); preemption != std::string_view::npos) {
+      kube = kube.substr(0, preemption);
+    }
+    if (kube == summary) return "  kube-scheduler's recorded answer (status.conditions PodScheduled) is the same\n";
+    return fmt::format("  kube-scheduler recorded (status.conditions PodScheduled): {}\n"
+                       "  which differs: the dump is not the cluster kube-scheduler last saw, or it runs a profile or "
+                       "plugins this check does not (--profile)\n",
+                       recorded);
+  }
+
   bool ReadInputs() {
-    std::optional<std::vector<rt::SnapshotFile>> snapshot = tooling::SnapshotFiles(args_.GetAll("cluster"), diags_);
-    if (!snapshot) return Refuse();
-    cluster_ = engine::Cluster::LoadFiles(*snapshot, tooling::CacheFromFlags(args_.Has("no-cache")), diags_);
+    if (args_.Has("cluster")) {
+      where_ = fmt::format("{}", fmt::join(args_.GetAll("cluster"), ", "));
+      std::optional<std::vector<rt::SnapshotFile>> snapshot = tooling::SnapshotFiles(args_.GetAll("cluster"), diags_);
+      if (!snapshot) return Refuse();
+      cluster_ = engine::Cluster::LoadFiles(*snapshot, tooling::CacheFromFlags(args_.Has("no-cache")), diags_);
+    } else if (!ReadLive()) {
+      return false;
+    }
     if (!cluster_) return Refuse();
     if (args_.Has("all-pending")) {
       pods_ = cluster_->Report().pending;
       return true;
     }
     std::string pod = args_.Get("pod");
-    if (std::optional<k8s::Pod> from_dump = PendingPod(pod)) {
-      pods_.push_back(std::move(*from_dump));
-      return true;
-    }
+    // Not a file: a pod of the snapshot by name, as kubectl names one
+    // (NAME in --namespace, default `default`; or NAMESPACE/NAME).
+    if (pod != "-" && !std::filesystem::exists(pod)) return SnapshotPod(pod);
     pod_source_ = tooling::ReadInput(pod, diags_);
-    if (!pod_source_) {
-      Refuse();
-      if (pod.find('/') != std::string::npos) {  // it may have meant NAMESPACE/NAME
-        fmt::print(stderr, "policyc check: and the snapshot has no Pending pod `{}`{}\n", pod, ClosestPending(pod));
-      }
-      return false;
-    }
-    std::optional<k8s::Manifest> manifest = k8s::ReadManifest(*pod_source_, diags_);
+    if (!pod_source_) return Refuse();
+    std::optional<k8s::FieldValidation> validation = ValidationFromFlags("check", args_);
+    if (!validation) return false;
+    std::optional<k8s::Manifest> manifest = k8s::ReadManifest(*pod_source_, diags_, *validation);
     if (!manifest) return Refuse();
     // The objects the manifest brings join the snapshot (replacing the
     // dump's of the same name, as applying it would) while its pods are checked.
@@ -286,22 +321,68 @@ class CheckRun {
     return true;
   }
 
-  // `--pod NAMESPACE/NAME`: a Pending pod of the snapshot (a file of that
-  // name wins).
-  std::optional<k8s::Pod> PendingPod(const std::string& name) const {
-    if (name == "-" || std::filesystem::exists(name)) return std::nullopt;
-    for (const k8s::Pod& p : cluster_->Report().pending) {
-      if (p.namespace_name + "/" + p.name == name) return p;
+  // No --cluster: the live cluster, listed as `serve` lists it, from the
+  // kubeconfig's context (--kubeconfig, else $KUBECONFIG or ~/.kube/config,
+  // as kubectl; --context) or the pod's service account (--in-cluster).
+  bool ReadLive() {
+    std::string error;
+    std::optional<server::ApiConfig> config =
+        args_.Has("in-cluster")
+            ? server::InClusterApi("/var/run/secrets/kubernetes.io/serviceaccount", &error)
+            : server::KubeconfigApi(args_.Get("kubeconfig", server::DefaultKubeconfig()), &error, args_.Get("context"));
+    if (!config) {
+      fmt::print(stderr, "policyc check: {}\n(give a snapshot with --cluster, or a kubeconfig with --kubeconfig)\n", error);
+      return false;
     }
-    return std::nullopt;
+    server::ApiClient api(std::move(*config));
+    std::map<size_t, std::string> versions;
+    std::vector<std::string> not_served;
+    if (!server::ListApi(api, snapshot_sources_, versions, not_served, &error)) {
+      fmt::print(stderr, "policyc check: {}\n", error);
+      return false;
+    }
+    for (const std::string& kind : not_served) {
+      fmt::print(stderr, "policyc check: the API does not serve {}; read without them\n", kind);
+    }
+    where_ = fmt::format("the cluster at {} ({})", api.config().server, api.config().origin);
+    cluster_ = engine::Cluster::Load(snapshot_sources_, diags_);
+    return true;
   }
 
-  std::string ClosestPending(const std::string& name) const {
+  // `--pod NAME` (in --namespace) or `--pod NAMESPACE/NAME` that is no
+  // file: a Pending pod of the snapshot, or a bound one, answered for the
+  // cluster without it (set aside from its node) with a note saying so: where
+  // it would go now, its own node among the candidates.
+  bool SnapshotPod(const std::string& name) {
+    std::string key = name.find('/') != std::string::npos ? name : args_.Get("namespace", "default") + "/" + name;
+    for (const k8s::Pod& p : cluster_->Report().pending) {
+      if (p.namespace_name + "/" + p.name == key) {
+        pods_.push_back(p);
+        return true;
+      }
+    }
+    std::vector<std::shared_ptr<const Source>> snapshot =
+        args_.Has("cluster") ? tooling::ReadSnapshot(args_.GetAll("cluster"), diags_) : snapshot_sources_;
+    tooling::SnapshotObjects objects;
+    if (snapshot.empty() || !tooling::ReadSnapshotObjects(snapshot, objects, diags_)) return Refuse();
+    if (auto it = objects.bound.find(key); it != objects.bound.end()) {
+      k8s::Pod pod = it->second;
+      bound_note_ = fmt::format("{} is bound to {}: answered as if it were Pending now, with it taken off {}", key,
+                                pod.node_name, pod.node_name);
+      cluster_->UnbindPod(pod.namespace_name, pod.name);
+      pod.node_name.clear();
+      snapshot_sources_ = std::move(snapshot);  // the pod's spans point into them
+      pods_.push_back(std::move(pod));
+      return true;
+    }
     std::vector<std::string> names;
     for (const k8s::Pod& p : cluster_->Report().pending) names.push_back(p.namespace_name + "/" + p.name);
+    for (const auto& [k, p] : objects.bound) names.push_back(k);
     std::vector<std::string_view> views(names.begin(), names.end());
-    std::string_view close = Closest(name, views);
-    return close.empty() ? std::string() : fmt::format("; did you mean `{}`?", close);
+    std::string_view close = Closest(key, views);
+    fmt::print(stderr, "policyc check: `{}` is no file, and {} has no pod `{}`{}\n", name, where_, key,
+               close.empty() ? std::string() : fmt::format("; did you mean `{}`?", close));
+    return false;
   }
 
   // The scheduler the profile is chosen for: the pod's (the first pod's
@@ -328,21 +409,17 @@ class CheckRun {
   }
 
   bool NodesExist() {
-    const rt::NodeTable& table = cluster_->Table();
-    for (const std::string& name : args_.GetAll("node")) {
-      if (table.FindNode(name)) continue;
-      std::vector<std::string_view> names;
-      for (rt::RowId row : table.LiveRows()) names.push_back(table.NodeName(row));
-      std::string_view close = Closest(name, names);
-      fmt::print(stderr, "policyc check: no node named `{}` in {}{}\n", name, fmt::join(args_.GetAll("cluster"), ", "),
-                 close.empty() ? "" : fmt::format("; did you mean `{}`?", close));
-      return false;
-    }
-    return true;
+    std::optional<std::string> unknown =
+        tooling::UnknownNode(cluster_->Table(), args_.GetAll("node"), {where_});
+    if (unknown) fmt::print(stderr, "policyc check: {}\n", *unknown);
+    return !unknown;
   }
 
   const Args& args_;
   DiagnosticSink diags_;
+  std::string bound_note_;  // --pod named a bound pod
+  std::string where_;       // the snapshot's files, or the live cluster, for messages
+  std::vector<std::shared_ptr<const Source>> snapshot_sources_;  // the live cluster's pages; a bound pod's files
   std::unique_ptr<engine::Cluster> cluster_;
   std::shared_ptr<Source> pod_source_;  // the pod's spans point into it
   std::vector<k8s::Pod> pods_;          // the pod, a manifest's pods, or every Pending pod (--all-pending)
@@ -357,27 +434,36 @@ class CheckRun {
 namespace {
 
 int Run(const Args& args) {
-  if (!args.Has("cluster") && !args.Has("pod")) {
+  bool live_flags = args.Has("kubeconfig") || args.Has("context") || args.Has("in-cluster");
+  if (!args.Has("cluster") && !args.Has("pod") && !args.Has("all-pending") && !live_flags) {
     std::vector<std::string> files = args.Positional();
     for (const std::string& f : args.GetAll("policy")) files.push_back(f);
     if (files.empty()) {
-      fmt::print(stderr, "policyc check: give --cluster and --pod, or policy files to lint\n\n{}", kUsage);
+      fmt::print(stderr, "policyc check: give --pod (or --all-pending), or policy files to lint\nRun `policyc check --help` for usage.\n");
       return kExitBadInput;
     }
     return Lint(files);
   }
   if (!args.Positional().empty()) {
-    fmt::print(stderr, "policyc check: unexpected argument `{}` beside --cluster and --pod (policies go with --policy)\n\n{}",
-               args.Positional().front(), kUsage);
+    fmt::print(stderr, "policyc check: unexpected argument `{}` beside --cluster and --pod (policies go with --policy)\nRun `policyc check --help` for usage.\n",
+               args.Positional().front());
     return kExitBadInput;
   }
   if (args.Has("all-pending") && args.Has("pod")) {
-    fmt::print(stderr, "policyc check: give `--pod` or `--all-pending`, not both\n\n{}", kUsage);
+    fmt::print(stderr, "policyc check: give `--pod` or `--all-pending`, not both\nRun `policyc check --help` for usage.\n");
     return kExitBadInput;
   }
-  if (!args.Has("cluster") || !(args.Has("pod") || args.Has("all-pending"))) {
-    fmt::print(stderr, "policyc check: `--{}` is missing: give both --cluster and --pod\n\n{}",
-               args.Has("cluster") ? "pod" : "cluster", kUsage);
+  if (!(args.Has("pod") || args.Has("all-pending"))) {
+    fmt::print(stderr, "policyc check: `--pod` is missing: give the pod to place (or --all-pending)\nRun `policyc check --help` for usage.\n");
+    return kExitBadInput;
+  }
+  if (args.Has("cluster") && live_flags) {
+    fmt::print(stderr, "policyc check: give the cluster one way: --cluster SNAPSHOT, or the live cluster (--kubeconfig, "
+                       "--context, --in-cluster)\nRun `policyc check --help` for usage.\n");
+    return kExitBadInput;
+  }
+  if (args.Has("in-cluster") && (args.Has("kubeconfig") || args.Has("context"))) {
+    fmt::print(stderr, "policyc check: --in-cluster takes no kubeconfig or context\nRun `policyc check --help` for usage.\n");
     return kExitBadInput;
   }
   return CheckRun(args).Run();
@@ -387,7 +473,8 @@ int Run(const Args& args) {
 
 Command CheckCommand() {
   return {"check", "place a pod on a cluster snapshot and explain, or lint policy files", kUsage,
-          {{"cluster", true, true}, {"pod"}, {"plugins"}, {"profile"}, {"policy", true, true}, {"output", true, false, 'o'}, {"disable-pass", true, true}, {"node", true, true}, {"all-nodes", false}, {"all-pending", false}, {"engine"}, {"jit-opt"}, {"verify-jit", false}, {"suggest", false}, {"no-suggest", false}, {"no-cache", false}},
+          {{"cluster", true, true}, {"pod"}, {"plugins"}, {"profile"}, {"policy", true, true}, {"output", true, false, 'o'}, {"disable-pass", true, true}, {"node", true, true}, {"all-nodes", false}, {"all-pending", false}, {"engine"}, {"jit-opt"}, {"verify-jit", false}, {"suggest", false}, {"no-suggest", false}, {"no-cache", false}, {"validate"},
+           {"namespace", true, false, 'n'}, {"kubeconfig"}, {"context"}, {"in-cluster", false}},
           &Run};
 }
 

@@ -8,6 +8,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/engine_setup.h"
 #include "runtime/tooling/input.h"
 #include "k8s/pod_reader.h"
 #include "runtime/tooling/policy_compile.h"
@@ -18,7 +19,7 @@ namespace {
 
 constexpr const char* kUsage = R"(usage: policyc compile FILE.policy|FILE.yaml|FILE.ir --emit=ast|ir|ir-opt|llvm|asm [--pod POD.yaml]
                        [--cluster SNAPSHOT.yaml] [--disable-pass=NAME ...] [--print-after=NAME|all ...]
-                       [--time-passes] [--jit-opt 0..3]
+                       [--time-passes] [--jit-opt 0..3] [--validate strict|warn|ignore]
 
 Compiles a policy file and prints the requested stage:
   ast      the syntax tree, as an indented S-expression
@@ -44,7 +45,7 @@ namespace {
 int Run(const Args& parsed_args) {
   const Args* args = &parsed_args;
   if (args->Positional().size() != 1) {
-    fmt::print(stderr, "policyc compile: give exactly one policy file\n\n{}", kUsage);
+    fmt::print(stderr, "policyc compile: give exactly one policy file\nRun `policyc compile --help` for usage.\n");
     return kExitBadInput;
   }
   std::string emit = args->Get("emit", "ast");
@@ -87,7 +88,9 @@ int Run(const Args& parsed_args) {
   std::shared_ptr<Source> pod_source;  // the pod's spans point into it
   if (args->Has("pod")) {
     pod_source = tooling::ReadInput(args->Get("pod"), diags);
-    if (pod_source) pod = k8s::ReadPod(*pod_source, diags);
+    std::optional<k8s::FieldValidation> validation = ValidationFromFlags("compile", *args);
+    if (!validation) return kExitBadInput;
+    if (pod_source) pod = k8s::ReadPod(*pod_source, diags, *validation);
     if (!pod) {
       std::fputs(RenderAll(diags).c_str(), stderr);
       return kExitBadInput;
@@ -123,7 +126,7 @@ int Run(const Args& parsed_args) {
 
 Command CompileCommand() {
   return {"compile", "compile a policy file and print a compiler stage (--emit=ast|ir|ir-opt|llvm|asm)", kUsage,
-          {{"emit"}, {"pod"}, {"cluster", true, true}, {"disable-pass", true, true}, {"print-after", true, true}, {"time-passes", false}, {"jit-opt"}},
+          {{"emit"}, {"pod"}, {"cluster", true, true}, {"disable-pass", true, true}, {"print-after", true, true}, {"time-passes", false}, {"jit-opt"}, {"validate"}},
           &Run};
 }
 

@@ -40,7 +40,8 @@ all find a place the node counts as drained and the next is tried against
 the cluster as that left it; when one fits nowhere the node stays as it was
 and that pod is named as what pins it, with kube-scheduler's reason.
 DaemonSet and mirror pods go with their node and are not placed. It reads
-the snapshot only: nothing is evicted or changed.
+the snapshot only: nothing is evicted or changed. --max-drained N stops
+after N nodes drained (0: none tried, the cluster's headroom as it is).
 
 Exit status: 0 some node can be drained, 1 none can, 2 bad input or usage.
 )";
@@ -119,7 +120,7 @@ int Drain(const Args& args) {
   std::optional<tooling::OutputFormat> format = tooling::ParseOutputFormat("drain", args.Get("output", "text"));
   if (!format) return kExitBadInput;
   std::string error;
-  std::optional<int64_t> max_drained = args.GetInt("max-drained", INT64_MAX, 1, INT64_MAX, &error);
+  std::optional<int64_t> max_drained = args.GetInt("max-drained", INT64_MAX, 0, INT64_MAX, &error);
   if (!max_drained) {
     fmt::print(stderr, "policyc drain: {}\n", error);
     return kExitBadInput;
@@ -133,6 +134,12 @@ int Drain(const Args& args) {
   if (snapshot.empty()) return refuse();
   std::unique_ptr<engine::Cluster> cluster = engine::Cluster::Load(snapshot, diags);
   if (!cluster) return refuse();
+  // A node asked for that the snapshot does not have is bad input, said
+  // before any work.
+  if (std::optional<std::string> unknown = tooling::UnknownNode(cluster->Table(), args.GetAll("node"), args.GetAll("cluster"))) {
+    fmt::print(stderr, "policyc drain: {}\n", *unknown);
+    return kExitBadInput;
+  }
   tooling::SnapshotObjects objects;
   if (!tooling::ReadSnapshotObjects(snapshot, objects, diags, true)) return refuse();
   tooling::ResolveBoundPriorities(objects, cluster->Table());
@@ -158,12 +165,11 @@ namespace {
 
 int Run(const Args& args) {
   if (!args.Has("cluster")) {
-    fmt::print(stderr, "policyc drain: `--cluster` is missing\n\n{}", kUsage);
+    fmt::print(stderr, "policyc drain: `--cluster` is missing\nRun `policyc drain --help` for usage.\n");
     return kExitBadInput;
   }
   if (!args.Positional().empty()) {
-    fmt::print(stderr, "policyc drain: unexpected argument `{}` (nodes go with --node)\n\n{}", args.Positional().front(),
-               kUsage);
+    fmt::print(stderr, "policyc drain: unexpected argument `{}` (nodes go with --node)\nRun `policyc drain --help` for usage.\n", args.Positional().front());
     return kExitBadInput;
   }
   return Drain(args);

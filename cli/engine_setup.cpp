@@ -7,6 +7,7 @@
 
 #include "runtime/tooling/input.h"
 #include "runtime/tooling/policy_compile.h"
+#include "support/suggest.h"
 
 namespace policy::cli {
 
@@ -40,8 +41,23 @@ std::optional<rt::Profile> ProfileFromFlags(std::string_view command, const Args
   }
   std::string unknown;
   std::optional<rt::Profile> restricted = rt::RestrictProfile(std::move(profile), only, &unknown);
-  if (!restricted) fmt::print(stderr, "policyc {}: unknown plugin `{}` in --plugins\n", command, unknown);
+  if (!restricted) {
+    std::vector<std::string_view> names;
+    for (const rt::InTreePlugin& p : rt::InTreePlugins()) names.push_back(p.name);
+    std::string_view close = Closest(unknown, names);
+    fmt::print(stderr, "policyc {}: unknown plugin `{}` in --plugins{}\n", command, unknown,
+               close.empty() ? "" : fmt::format("; did you mean `{}`?", close));
+  }
   return restricted;
+}
+
+std::optional<k8s::FieldValidation> ValidationFromFlags(std::string_view command, const Args& args) {
+  std::string value = args.Get("validate", "strict");
+  std::optional<k8s::FieldValidation> validation = k8s::ParseFieldValidation(value);
+  if (!validation) {
+    fmt::print(stderr, "policyc {}: `--validate` must be `strict`, `warn` or `ignore`, not `{}`\n", command, value);
+  }
+  return validation;
 }
 
 std::optional<engine::EngineOptions> EngineOptionsFromFlags(std::string_view command, const Args& args) {

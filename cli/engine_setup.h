@@ -22,6 +22,9 @@ namespace policy::cli {
 /// restricted by --plugins.
 std::optional<rt::Profile> ProfileFromFlags(std::string_view command, const Args& args, const std::string& scheduler_name,
                                             DiagnosticSink& diags);
+/// --validate (strict, the default, as kubectl's; warn; ignore): what an
+/// unknown field of the pods a person gives is; nullopt after a message.
+std::optional<k8s::FieldValidation> ValidationFromFlags(std::string_view command, const Args& args);
 /// --disable-pass, --engine, --jit-opt, --verify-jit.
 std::optional<engine::EngineOptions> EngineOptionsFromFlags(std::string_view command, const Args& args);
 /// The profile's built-ins and every --policy, compiled; null after

@@ -40,11 +40,11 @@ namespace {
 int Run(const Args& args) {
   int modes = args.Has("check") + args.Has("diff") + args.Has("write");
   if (modes > 1) {
-    fmt::print(stderr, "policyc fmt: give one of --check, --diff and --write\n\n{}", kUsage);
+    fmt::print(stderr, "policyc fmt: give one of --check, --diff and --write\nRun `policyc fmt --help` for usage.\n");
     return kExitBadInput;
   }
   if (args.Positional().empty()) {
-    fmt::print(stderr, "policyc fmt: give policy files or directories\n\n{}", kUsage);
+    fmt::print(stderr, "policyc fmt: give policy files or directories\nRun `policyc fmt --help` for usage.\n");
     return kExitBadInput;
   }
   std::string missing;
@@ -55,6 +55,12 @@ int Run(const Args& args) {
   }
   bool bad = false, unformatted = false;
   for (const std::string& path : files) {
+    if (path.ends_with(".yaml") || path.ends_with(".yml") || path.ends_with(".json")) {
+      fmt::print(stderr, "policyc fmt: {} is a YAML or JSON policy; fmt lays out files of the policy language (.policy)\n",
+                 path);
+      bad = true;
+      continue;
+    }
     DiagnosticSink diags;
     std::shared_ptr<Source> source = tooling::ReadInput(path, diags);
     std::optional<std::string> formatted = source ? syntax::FormatPolicyFile(*source, diags) : std::nullopt;

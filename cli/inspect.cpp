@@ -8,6 +8,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/engine_setup.h"
 #include "runtime/tooling/input.h"
 #include "runtime/tooling/structured_output.h"
 #include "cli/summary.h"
@@ -20,7 +21,7 @@ namespace policy::cli {
 namespace {
 
 constexpr const char* kUsage = R"(usage: policyc inspect --cluster FILE [--output|-o text|json|yaml] [--all-labels] [--no-cache]
-       policyc inspect --pod FILE [--output|-o text|json|yaml]
+       policyc inspect --pod FILE [--output|-o text|json|yaml] [--validate strict|warn|ignore]
 
 Loads a cluster snapshot (`kubectl get nodes,pods,namespaces,services,replicasets,
 statefulsets,replicationcontrollers,pvc,pv,storageclasses,csinodes,priorityclasses,pdb
@@ -131,14 +132,16 @@ int Run(const Args& parsed_args) {
   if (!format) return kExitBadInput;
   bool text = *format == tooling::OutputFormat::kText;
   if (args->Has("cluster") == args->Has("pod") || !args->Positional().empty()) {
-    fmt::print(stderr, "policyc inspect: give exactly one of `--cluster FILE` or `--pod FILE`\n\n{}", kUsage);
+    fmt::print(stderr, "policyc inspect: give exactly one of `--cluster FILE` or `--pod FILE`\nRun `policyc inspect --help` for usage.\n");
     return kExitBadInput;
   }
   DiagnosticSink diags;
   if (args->Has("pod")) {
     auto source = tooling::ReadInput(args->Get("pod"), diags);
     if (!source) return Fail(diags);
-    std::optional<k8s::Pod> pod = k8s::ReadPod(*source, diags);
+    std::optional<k8s::FieldValidation> validation = ValidationFromFlags("inspect", *args);
+    if (!validation) return kExitBadInput;
+    std::optional<k8s::Pod> pod = k8s::ReadPod(*source, diags, *validation);
     if (!pod) return Fail(diags);
     if (!diags.All().empty()) std::fputs(RenderAll(diags).c_str(), stderr);  // warnings
     fmt::print("{}", text ? PodText(*pod) : tooling::Structured(*format, PodJson(*pod)));
@@ -162,7 +165,7 @@ int Run(const Args& parsed_args) {
 
 Command InspectCommand() {
   return {"inspect", "load a cluster snapshot or a pod and summarise what policyc reads", kUsage,
-          {{"cluster", true, true}, {"pod"}, {"output", true, false, 'o'}, {"all-labels", false}, {"no-cache", false}},
+          {{"cluster", true, true}, {"pod"}, {"output", true, false, 'o'}, {"all-labels", false}, {"no-cache", false}, {"validate"}},
           &Run};
 }
 

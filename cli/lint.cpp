@@ -29,7 +29,7 @@ namespace policy::cli {
 namespace {
 
 constexpr const char* kUsage = R"(usage: policyc lint [MANIFEST ...] [POLICY.policy ...] [--cluster CLUSTER ...]
-                    [--policy FILE ...] [--output|-o text|json] [--no-cache]
+                    [--policy FILE ...] [--output|-o text|json|yaml] [--no-cache]
 
 Scheduling lints, each with a stable code, the place in your file and help
 (docs/lints.md). MANIFEST: Pods and workloads (Deployment, StatefulSet, Job,
@@ -209,7 +209,7 @@ namespace {
 
 int Run(const Args& args) {
   if (args.Positional().empty() && !args.Has("policy")) {
-    fmt::print(stderr, "policyc lint: give manifests or policies to lint\n\n{}", kUsage);
+    fmt::print(stderr, "policyc lint: give manifests or policies to lint\nRun `policyc lint --help` for usage.\n");
     return kExitBadInput;
   }
   return Lint(args);

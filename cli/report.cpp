@@ -120,7 +120,14 @@ void SuggestionsJson(const std::vector<engine::Suggestion>& suggestions, JsonWri
     w.Key("changes").BeginArray();
     for (const engine::Change& c : s.changes) {
       w.BeginObject().Key("kind").String(c.kind).Key("change").String(c.words);
-      for (const auto& [key, value] : c.fields) w.Key(key).String(value);
+      for (const auto& [key, value] : c.fields) {
+        w.Key(key);
+        if (const int64_t* n = std::get_if<int64_t>(&value)) {
+          w.Int(*n);
+        } else {
+          w.String(std::get<std::string>(value));
+        }
+      }
       w.EndObject();
     }
     w.EndArray();

@@ -29,6 +29,7 @@
 #include "runtime/tooling/output_cluster.h"
 #include "runtime/tooling/schedule_run.h"
 #include "runtime/tooling/snapshot_objects.h"
+#include "runtime/tooling/structured_output.h"
 #include "cli/report.h"
 #include "k8s/pod_reader.h"
 #include "support/json_writer.h"
@@ -42,11 +43,11 @@ namespace {
 
 constexpr const char* kUsage = R"(usage: policyc schedule --cluster CLUSTER [--pending FILE ...] [--fill POD]
                         [--profile PROFILE.yaml] [--policy FILE ...] [--plugins P1,P2,...]
-                        [--output|-o text|jsonl] [--tie-break first|random] [--seed N]
+                        [--output|-o text|jsonl|json|yaml] [--tie-break first|random] [--seed N]
                         [--percentage-of-nodes-to-score N] [--no-retry] [--stats]
                         [--engine interp|jit|auto|tiered] [--jit-opt 0..3] [--no-incremental]
                         [--disable-pass NAME|all ...] [--verify-jit] [--verify-incremental]
-                        [--output-cluster FILE]
+                        [--output-cluster FILE] [--validate strict|warn|ignore]
 
 Places the Pending pods of CLUSTER (those without spec.nodeName) and of each
 --pending file (a Deployment, ReplicaSet or StatefulSet stands for
@@ -59,7 +60,8 @@ the next. Pods left Pending are tried again while a round places any
 not fit: how many more fit.
 
 --output jsonl prints one record per pod (pod, node, attempts, score,
-feasible, preempted; summary and reasons when Pending); text (the default)
+feasible, preempted; summary and reasons when Pending), as the run goes;
+json and yaml the same records as one list at the end; text (the default)
 a line per pod and a summary with the cluster's utilisation before and
 after. --tie-break random picks among the best nodes with a generator seeded
 by --seed (default 1); first (the default) takes the first in snapshot order.
@@ -91,6 +93,9 @@ objects of the --pending files, and a Pod for each of their pods (a
 workload's from its template; spec.nodeName where it was placed) and each
 --fill copy that fitted. It can be checked or scheduled again.
 
+--validate says what an unknown field of a --pending or --fill manifest is,
+as for check: strict (the default) refuses it, warn reads on, ignore is silent.
+
 Exit status: 0 every pod placed, 1 some pod stayed Pending (with --fill, the
 copy that did not fit), 2 bad input or usage.
 )";
@@ -104,11 +109,14 @@ class ScheduleRun {
   int Run() {
     auto start = Clock::now();
     std::string output = args_.Get("output", "text");
-    if (output != "text" && output != "jsonl") {
-      fmt::print(stderr, "policyc schedule: `--output` must be `text` or `jsonl`, not `{}`\n", output);
+    if (output != "text" && output != "jsonl" && output != "json" && output != "yaml") {
+      fmt::print(stderr, "policyc schedule: `--output` must be `text`, `jsonl`, `json` or `yaml`, not `{}`\n", output);
       return kExitBadInput;
     }
-    jsonl_ = output == "jsonl";
+    jsonl_ = output != "text";  // records, one a line or as a list
+    list_ = output == "json" ? std::optional(tooling::OutputFormat::kJson)
+            : output == "yaml" ? std::optional(tooling::OutputFormat::kYaml)
+                               : std::nullopt;
     std::string tie = args_.Get("tie-break", "first");
     if (tie != "first" && tie != "random") {
       fmt::print(stderr, "policyc schedule: `--tie-break` must be `first` or `random`, not `{}`\n", tie);
@@ -152,7 +160,15 @@ class ScheduleRun {
     size_t pending = 0;
     for (const engine::Outcome* e : finished_) pending += e->node ? 0 : 1;
     if (args_.Has("output-cluster") && !WriteCluster(args_.Get("output-cluster"))) return kExitBadInput;
-    if (jsonl_) {
+    if (list_) {
+      std::string list = "[";
+      for (const engine::Outcome* e : finished_) {
+        std::string record = tooling::OutcomeRecord(*e);
+        while (!record.empty() && record.back() == '\n') record.pop_back();
+        list += (list.size() > 1 ? ",\n" : "") + record;
+      }
+      fmt::print("{}", tooling::Structured(*list_, list + "]\n"));
+    } else if (jsonl_) {
       for (const engine::Outcome* e : finished_) fmt::print("{}", tooling::OutcomeRecord(*e));
     } else {
       PrintText(before, fitted);
@@ -199,6 +215,8 @@ class ScheduleRun {
   }
 
   bool ReadInputs() {
+    std::optional<k8s::FieldValidation> validation = ValidationFromFlags("schedule", args_);
+    if (!validation) return false;
     std::vector<std::shared_ptr<const Source>> snapshot = tooling::ReadSnapshot(args_.GetAll("cluster"), diags_);
     if (snapshot.empty()) return Refuse(), false;
     cluster_ = engine::Cluster::Load(snapshot, diags_);
@@ -216,7 +234,7 @@ class ScheduleRun {
       std::shared_ptr<Source> source = tooling::ReadInput(path, diags_);
       if (!source) return Refuse(), false;
       sources_.push_back(source);
-      std::optional<k8s::Manifest> manifest = k8s::ReadManifest(*source, diags_);
+      std::optional<k8s::Manifest> manifest = k8s::ReadManifest(*source, diags_, *validation);
       if (!manifest) return Refuse(), false;
       tooling::AddManifestObjects(*manifest, *cluster_);
       for (k8s::Pod& pod : manifest->pods) tooling::ExpandWorkload(std::move(pod), cluster_->Table(), queue);
@@ -225,7 +243,7 @@ class ScheduleRun {
       std::shared_ptr<Source> source = tooling::ReadInput(args_.Get("fill"), diags_);
       if (!source) return Refuse(), false;
       sources_.push_back(source);
-      std::optional<k8s::Pod> pod = k8s::ReadPod(*source, diags_);
+      std::optional<k8s::Pod> pod = k8s::ReadPod(*source, diags_, *validation);
       if (!pod) return Refuse(), false;
       fill_ = std::move(*pod);
     }
@@ -337,6 +355,7 @@ class ScheduleRun {
   const Args& args_;
   DiagnosticSink diags_;
   bool jsonl_ = false;
+  std::optional<tooling::OutputFormat> list_;  // -o json or yaml: the records as one list
   std::unique_ptr<engine::Cluster> cluster_;
   std::unique_ptr<engine::Engine> engine_;
   std::vector<std::shared_ptr<Source>> sources_;  // the pods' spans point into them
@@ -355,12 +374,12 @@ namespace {
 
 int Run(const Args& args) {
   if (!args.Has("cluster")) {
-    fmt::print(stderr, "policyc schedule: `--cluster` is missing\n\n{}", kUsage);
+    fmt::print(stderr, "policyc schedule: `--cluster` is missing\nRun `policyc schedule --help` for usage.\n");
     return kExitBadInput;
   }
   if (!args.Positional().empty()) {
-    fmt::print(stderr, "policyc schedule: unexpected argument `{}` (pods go with --pending)\n\n{}",
-               args.Positional().front(), kUsage);
+    fmt::print(stderr, "policyc schedule: unexpected argument `{}` (pods go with --pending)\nRun `policyc schedule --help` for usage.\n",
+               args.Positional().front());
     return kExitBadInput;
   }
   return ScheduleRun(args).Run();
@@ -370,7 +389,7 @@ int Run(const Args& args) {
 
 Command ScheduleCommand() {
   return {"schedule", "place a queue of pods one after another, as kube-scheduler would", kUsage,
-          {{"cluster", true, true}, {"pending", true, true}, {"fill"}, {"profile"}, {"policy", true, true}, {"plugins"}, {"output", true, false, 'o'}, {"tie-break"}, {"seed"}, {"percentage-of-nodes-to-score"}, {"no-retry", false}, {"output-cluster"}, {"stats", false}, {"disable-pass", true, true}, {"engine"}, {"jit-opt"}, {"verify-jit", false}, {"no-incremental", false}, {"verify-incremental", false}},
+          {{"cluster", true, true}, {"pending", true, true}, {"fill"}, {"profile"}, {"policy", true, true}, {"plugins"}, {"output", true, false, 'o'}, {"tie-break"}, {"seed"}, {"percentage-of-nodes-to-score"}, {"no-retry", false}, {"output-cluster"}, {"stats", false}, {"disable-pass", true, true}, {"engine"}, {"jit-opt"}, {"verify-jit", false}, {"no-incremental", false}, {"verify-incremental", false}, {"validate"}},
           &Run};
 }
 

@@ -79,8 +79,7 @@ namespace {
 int Run(const Args& args) {
   int sources = (args.Has("cluster") ? 1 : 0) + (args.Has("kubeconfig") ? 1 : 0) + (args.Has("in-cluster") ? 1 : 0);
   if (sources != 1) {
-    fmt::print(stderr, "policyc serve: give the cluster state one way: --cluster SNAPSHOT, --kubeconfig FILE or --in-cluster\n\n{}",
-               kUsage);
+    fmt::print(stderr, "policyc serve: give the cluster state one way: --cluster SNAPSHOT, --kubeconfig FILE or --in-cluster\nRun `policyc serve --help` for usage.\n");
     return kExitBadInput;
   }
   if (args.Has("events") && !args.Has("cluster")) {
@@ -88,7 +87,7 @@ int Run(const Args& args) {
     return kExitBadInput;
   }
   if (!args.Positional().empty()) {
-    fmt::print(stderr, "policyc serve: unexpected argument `{}`\n\n{}", args.Positional().front(), kUsage);
+    fmt::print(stderr, "policyc serve: unexpected argument `{}`\nRun `policyc serve --help` for usage.\n", args.Positional().front());
     return kExitBadInput;
   }
   server::ServerOptions options;

@@ -5,7 +5,9 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <filesystem>
 #include <map>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -72,7 +74,7 @@ namespace {
 
 int Run(const Args& args) {
   if (args.Positional().empty()) {
-    fmt::print(stderr, "policyc test: give test files or directories\n\n{}", kUsage);
+    fmt::print(stderr, "policyc test: give test files or directories\nRun `policyc test --help` for usage.\n");
     return kExitBadInput;
   }
   std::string missing;
@@ -87,10 +89,22 @@ int Run(const Args& args) {
   std::map<std::string, tooling::RuleCoverage> coverage;
   size_t passed = 0, failed = 0, skipped = 0;
   bool unreadable = false;
+  // A file named on the command line must be a test; one found in a
+  // directory may be any YAML (a snapshot beside the tests) and is skipped.
+  std::set<std::string> named;
+  for (const std::string& p : args.Positional()) {
+    std::error_code ec;
+    if (std::filesystem::is_regular_file(p, ec)) named.insert(p);
+  }
   for (const std::string& file : files) {
     tooling::TestFileResult result = tooling::RunTestFile(file, options, coverage);
     if (!result.error.empty()) {
       fmt::print(stderr, "policyc test: {}: {}{}", file, result.error, result.error.ends_with('\n') ? "" : "\n");
+      unreadable = true;
+      continue;
+    }
+    if (result.not_a_test && named.contains(file)) {
+      fmt::print(stderr, "policyc test: {}: not a test file: {}\n", file, result.not_a_test_why);
       unreadable = true;
       continue;
     }
@@ -109,6 +123,10 @@ int Run(const Args& args) {
   if (options.coverage) PrintCoverage(coverage);
   if (skipped > 0) fmt::print("({} YAML file{} without cases skipped)\n", skipped, skipped == 1 ? "" : "s");
   fmt::print("{} passed, {} failed\n", passed, failed);
+  if (passed + failed == 0 && !unreadable) {
+    fmt::print(stderr, "policyc test: no test case in {}\n", fmt::join(args.Positional(), ", "));
+    return kExitBadInput;
+  }
   if (unreadable) return kExitBadInput;
   return failed > 0 ? kExitNo : kExitOk;
 }

@@ -320,6 +320,12 @@ std::optional<Pod> DecodePod(NodeRef object, DiagnosticSink& diags) {
     cx.String(status, "phase", &phase);
     pod.phase = ParsePhase(phase);
     cx.String(status, "startTime", &pod.start_time);
+    NodeRef conditions = status.Get("conditions");
+    for (uint32_t i = 0; conditions.Valid() && conditions.IsSequence() && i < conditions.Size(); ++i) {
+      NodeRef c = conditions.At(i);
+      if (!c.IsMapping() || c.Get("type").Text() != "PodScheduled" || c.Get("status").Text() != "False") continue;
+      if (NodeRef message = c.Get("message"); message.IsScalar()) pod.scheduled_message = std::string(message.Text());
+    }
   }
   if (pod.name.empty() && cx.Clean()) {
     Diagnostic& d = cx.Error(DiagCode::kMissingField, metadata.Valid() ? metadata : object, "the pod has no name");

@@ -332,6 +332,10 @@ struct Pod {
   std::string preemption_policy = "PreemptLowerPriority";  ///< spec.preemptionPolicy
   std::string creation_timestamp;  ///< metadata.creationTimestamp as written (RFC 3339; sorts as text)
   std::string start_time;          ///< status.startTime as written
+  /// The message of status.conditions' PodScheduled condition when it is
+  /// False: what kube-scheduler last said about a Pending pod. Read by no
+  /// plugin (templates ignore it, as they ignore names and times).
+  std::string scheduled_message;
   /// For a pod taken from a workload's template: how many pods the workload
   /// stands for (spec.replicas; a Job's spec.parallelism; 1 when unset; 0
   /// for a DaemonSet, whose pods are one per node).

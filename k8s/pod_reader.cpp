@@ -11,7 +11,7 @@ namespace {
 
 class FirstPod final : public ObjectVisitor {
  public:
-  explicit FirstPod(DiagnosticSink& diags) : diags_(diags) {}
+  FirstPod(DiagnosticSink& diags, FieldValidation validation) : diags_(diags), validation_(validation) {}
 
   void Visit(NodeRef object, std::string_view default_kind) override {
     ++count_;
@@ -26,8 +26,9 @@ class FirstPod final : public ObjectVisitor {
                    fmt::format("expected a Kubernetes object (a mapping), found {}", object.Describe()));
       return;
     }
+    // Unknown fields first and whatever else is wrong: every problem at once.
+    CheckUnknownFields(object, KindOf(object, default_kind), validation_, diags_);
     pod_ = DecodePodOrTemplate(object, default_kind, diags_);
-    if (pod_) WarnUnknownFields(object, KindOf(object, default_kind), diags_);
   }
 
   size_t count() const { return count_; }
@@ -35,13 +36,15 @@ class FirstPod final : public ObjectVisitor {
 
  private:
   DiagnosticSink& diags_;
+  FieldValidation validation_;
   size_t count_ = 0;
   std::optional<Pod> pod_;
 };
 
 class ManifestReader final : public ObjectVisitor {
  public:
-  ManifestReader(DiagnosticSink& diags, Manifest& out) : diags_(diags), out_(out) {}
+  ManifestReader(DiagnosticSink& diags, Manifest& out, FieldValidation validation)
+      : diags_(diags), out_(out), validation_(validation) {}
 
   void Visit(NodeRef object, std::string_view default_kind) override {
     if (!object.IsMapping()) {
@@ -56,10 +59,8 @@ class ManifestReader final : public ObjectVisitor {
       other_kind_ = std::string(kind);
     }
     if (kind == "Pod" || IsWorkloadKind(kind)) {
-      if (std::optional<Pod> pod = DecodePodOrTemplate(object, default_kind, diags_)) {
-        WarnUnknownFields(object, kind, diags_);
-        out_.pods.push_back(std::move(*pod));
-      }
+      CheckUnknownFields(object, kind, validation_, diags_);
+      if (std::optional<Pod> pod = DecodePodOrTemplate(object, default_kind, diags_)) out_.pods.push_back(std::move(*pod));
     }
     // A ReplicaSet, StatefulSet or ReplicationController is also a selector
     // owner: its pods spread by its selector.
@@ -87,6 +88,7 @@ class ManifestReader final : public ObjectVisitor {
  private:
   DiagnosticSink& diags_;
   Manifest& out_;
+  FieldValidation validation_;
   size_t objects_ = 0;
   Span other_at_;  // the first object that is no pod (its kind)
   std::string other_kind_;
@@ -94,10 +96,10 @@ class ManifestReader final : public ObjectVisitor {
 
 }  // namespace
 
-std::optional<Manifest> ReadManifest(const Source& source, DiagnosticSink& diags) {
+std::optional<Manifest> ReadManifest(const Source& source, DiagnosticSink& diags, FieldValidation validation) {
   size_t errors = diags.ErrorCount();
   Manifest manifest;
-  ManifestReader visitor(diags, manifest);
+  ManifestReader visitor(diags, manifest, validation);
   if (!ReadObjects(source, visitor, diags)) return std::nullopt;
   if (diags.ErrorCount() != errors) return std::nullopt;
   if (visitor.objects() == 0) {
@@ -119,9 +121,9 @@ std::optional<Manifest> ReadManifest(const Source& source, DiagnosticSink& diags
   return manifest;
 }
 
-std::optional<Pod> ReadPod(const Source& source, DiagnosticSink& diags) {
+std::optional<Pod> ReadPod(const Source& source, DiagnosticSink& diags, FieldValidation validation) {
   size_t errors = diags.ErrorCount();
-  FirstPod visitor(diags);
+  FirstPod visitor(diags, validation);
   if (!ReadObjects(source, visitor, diags)) return std::nullopt;
   if (visitor.count() == 0) {
     Diagnostic& d = diags.Error(DiagCode::kNoObjects, Span{&source, 0, 0}, "the pod file holds no object");

@@ -7,13 +7,17 @@
 #include <vector>
 
 #include "k8s/objects.h"
+#include "k8s/strict_fields.h"
 #include "support/diagnostic.h"
 
 namespace policy::k8s {
 
 /// The pod in `source`; nullopt with diagnostics when the file is invalid,
-/// holds no object, more than one, or an object that is not a pod.
-std::optional<Pod> ReadPod(const Source& source, DiagnosticSink& diags);
+/// holds no object, more than one, or an object that is not a pod. Unknown
+/// fields are refused, warned about or let be as `validation` says
+/// (strict_fields.h); a pod a person gives is checked as kubectl's default
+/// does (kStrict), one the API server wrote is not (kIgnore).
+std::optional<Pod> ReadPod(const Source& source, DiagnosticSink& diags, FieldValidation validation);
 
 }  // namespace policy::k8s
 
@@ -36,6 +40,6 @@ struct Manifest {
 
 /// The manifest in `source`; nullopt with diagnostics when the file is
 /// invalid, an object in it is, or it holds no Pod or workload.
-std::optional<Manifest> ReadManifest(const Source& source, DiagnosticSink& diags);
+std::optional<Manifest> ReadManifest(const Source& source, DiagnosticSink& diags, FieldValidation validation);
 
 }  // namespace policy::k8s

@@ -30,7 +30,8 @@ const std::vector<std::string_view> kContainerFields = {
     "workingDir"};
 const std::vector<std::string_view> kResourcesFields = {"claims", "limits", "requests"};
 
-void Check(NodeRef map, std::string_view path, const std::vector<std::string_view>& known, DiagnosticSink& diags) {
+void Check(NodeRef map, std::string_view path, const std::vector<std::string_view>& known, bool strict,
+           DiagnosticSink& diags) {
   if (!map.Valid() || !map.IsMapping()) return;
   for (uint32_t i = 0; i < map.Size(); ++i) {
     NodeRef key = map.KeyAt(i);
@@ -38,36 +39,49 @@ void Check(NodeRef map, std::string_view path, const std::vector<std::string_vie
     bool found = false;
     for (std::string_view k : known) found |= k == name;
     if (found) continue;
-    Diagnostic& d = diags.Warning(DiagCode::kUnknownApiField, key.GetSpan(),
-                                  fmt::format("unknown field `{}{}`; policyc reads on without it", path, name),
-                                  "not a field of the Kubernetes API");
+    Diagnostic& d =
+        strict ? diags.Error(DiagCode::kStrictUnknownField, key.GetSpan(), fmt::format("unknown field `{}{}`", path, name),
+                             "not a field of the Kubernetes API")
+               : diags.Warning(DiagCode::kUnknownApiField, key.GetSpan(),
+                               fmt::format("unknown field `{}{}`; policyc reads on without it", path, name),
+                               "not a field of the Kubernetes API");
     std::string_view close = Closest(name, known);
-    d.help = close.empty() ? std::string("the API server refuses unknown fields (kubectl's strict field validation)")
+    d.help = close.empty() ? std::string("the API server refuses unknown fields, as kubectl's --validate=strict does")
                            : fmt::format("did you mean `{}`?", close);
   }
 }
 
-void CheckPodSpec(NodeRef spec, std::string_view path, DiagnosticSink& diags) {
+void CheckPodSpec(NodeRef spec, std::string_view path, bool strict, DiagnosticSink& diags) {
   if (!spec.Valid() || !spec.IsMapping()) return;
-  Check(spec, path, kPodSpecFields, diags);
+  Check(spec, path, kPodSpecFields, strict, diags);
   for (std::string_view list : {"containers", "initContainers"}) {
     NodeRef containers = spec.Get(list);
     for (uint32_t i = 0; containers.Valid() && containers.IsSequence() && i < containers.Size(); ++i) {
       std::string prefix = fmt::format("{}{}[{}].", path, list, i);
-      Check(containers.At(i), prefix, kContainerFields, diags);
-      if (containers.At(i).IsMapping()) Check(containers.At(i).Get("resources"), prefix + "resources.", kResourcesFields, diags);
+      Check(containers.At(i), prefix, kContainerFields, strict, diags);
+      if (containers.At(i).IsMapping()) {
+        Check(containers.At(i).Get("resources"), prefix + "resources.", kResourcesFields, strict, diags);
+      }
     }
   }
 }
 
 }  // namespace
 
-void WarnUnknownFields(NodeRef object, std::string_view kind, DiagnosticSink& diags) {
-  if (!object.IsMapping()) return;
-  Check(object, "", kObjectFields, diags);
-  Check(object.Get("metadata"), "metadata.", kMetadataFields, diags);
+std::optional<FieldValidation> ParseFieldValidation(std::string_view value) {
+  if (value == "strict" || value == "true") return FieldValidation::kStrict;
+  if (value == "warn") return FieldValidation::kWarn;
+  if (value == "ignore" || value == "false") return FieldValidation::kIgnore;
+  return std::nullopt;
+}
+
+void CheckUnknownFields(NodeRef object, std::string_view kind, FieldValidation validation, DiagnosticSink& diags) {
+  if (validation == FieldValidation::kIgnore || !object.IsMapping()) return;
+  bool strict = validation == FieldValidation::kStrict;
+  Check(object, "", kObjectFields, strict, diags);
+  Check(object.Get("metadata"), "metadata.", kMetadataFields, strict, diags);
   if (kind == "Pod") {
-    CheckPodSpec(object.Get("spec"), "spec.", diags);
+    CheckPodSpec(object.Get("spec"), "spec.", strict, diags);
     return;
   }
   // A workload: its pod template (the workload's own spec fields vary by kind).
@@ -79,8 +93,8 @@ void WarnUnknownFields(NodeRef object, std::string_view kind, DiagnosticSink& di
   }
   NodeRef pod_template = spec.Valid() && spec.IsMapping() ? spec.Get("template") : NodeRef();
   if (!pod_template.Valid() || !pod_template.IsMapping()) return;
-  Check(pod_template.Get("metadata"), path + "metadata.", kMetadataFields, diags);
-  CheckPodSpec(pod_template.Get("spec"), path + "spec.", diags);
+  Check(pod_template.Get("metadata"), path + "metadata.", kMetadataFields, strict, diags);
+  CheckPodSpec(pod_template.Get("spec"), path + "spec.", strict, diags);
 }
 
 }  // namespace policy::k8s

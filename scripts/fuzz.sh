@@ -84,8 +84,10 @@ cachedir=$(mktemp -d)
 i=0
 for f in examples/cluster.yaml tests/data/*-cluster.yaml; do
   cp "$f" "$cachedir/s$i.yaml"
-  POLICYC_CACHE_MIN_BYTES=0 build/fuzz/policyc inspect --cluster "$cachedir/s$i.yaml" >/dev/null 2>&1 || true
-  [ -f "$cachedir/s$i.yaml.policyc-cache" ] && python3 -c '
+  rm -rf "$cachedir/xdg"
+  XDG_CACHE_HOME="$cachedir/xdg" POLICYC_CACHE_MIN_BYTES=0 build/fuzz/policyc inspect --cluster "$cachedir/s$i.yaml" >/dev/null 2>&1 || true
+  cache=$(ls "$cachedir"/xdg/policyc/*.cache 2>/dev/null | head -1)
+  [ -n "$cache" ] && python3 -c '
 import sys
 data = open(sys.argv[1], "rb").read()[12:]
 def varint(at):
@@ -98,7 +100,7 @@ def varint(at):
 files, at = varint(0)
 for _ in range(5 * files + 2):  # per file a key of 5 varints, then the length and the checksum
     _, at = varint(at)
-open(sys.argv[2], "wb").write(data[at:])' "$cachedir/s$i.yaml.policyc-cache" "$work/cache/seed$i"
+open(sys.argv[2], "wb").write(data[at:])' "$cache" "$work/cache/seed$i"
   i=$((i+1))
 done
 rm -rf "$cachedir"

@@ -33,6 +33,17 @@ if [ ! -f build/build.ninja ]; then
 fi
 cmake --build build
 
+# On the PATH as `policyc` and as `kubectl-policyc` (kubectl's plugin
+# convention: `kubectl policyc check ...`), as links to this build; a
+# non-root user gets them in ~/.local/bin. POLICYC_NO_LINKS=1 leaves them out.
+if [ "${POLICYC_NO_LINKS:-0}" != 1 ]; then
+  bindir=/usr/local/bin
+  [ -w "$bindir" ] || { bindir="$HOME/.local/bin"; mkdir -p "$bindir"; }
+  for name in policyc kubectl-policyc; do ln -sf "$PWD/build/policyc" "$bindir/$name"; done
+  echo "setup: linked $bindir/policyc and $bindir/kubectl-policyc to build/policyc" \
+       "(shell completion: source <(policyc completion bash))"
+fi
+
 echo
 echo "setup: built build/policyc. Why is the GPU training job in examples/ Pending?"
 echo "\$ build/policyc check --cluster examples/cluster.yaml --pod examples/pods/gpu-training.yaml --node ip-10-0-2-91.ec2.internal"

@@ -94,6 +94,8 @@ run "policyc serve: the extender protocol and its faults" python3 tests/server/e
   --policyc build/policyc --policies policies "$conformance/cases" tests/conformance
 run "policyc serve: list and watch from the Kubernetes API, bind" python3 tests/server/api_watch_test.py \
   --policyc build/policyc
+run "policyc check against the live cluster (kubeconfig, context, a fake API)" python3 tests/server/check_live_test.py \
+  --policyc build/policyc
 run "policyc serve as kube-scheduler's HTTPExtender drives it (Go)" tests/server/kubeclient/run.sh
 run "C host example" tests/host/embed_examples.sh c
 run "Go host example" tests/host/embed_examples.sh go

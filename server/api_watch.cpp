@@ -117,32 +117,43 @@ ApiWatch::ApiWatch(const ApiClient& api, host::ClusterState& state, Metrics& met
 
 ApiWatch::~ApiWatch() { Stop(); }
 
-bool ApiWatch::List(std::string* error) {
-  std::vector<std::shared_ptr<const Source>> pages;
-  std::map<size_t, std::string> versions;
+bool ListApi(const ApiClient& api, std::vector<std::shared_ptr<const Source>>& pages,
+             std::map<size_t, std::string>& versions, std::vector<std::string>& not_served, std::string* error) {
+  const std::vector<ApiWatch::Kind>& kinds = ApiWatch::Kinds();
   od::parser parser;
-  for (size_t k = 0; k < Kinds().size(); ++k) {
+  for (size_t k = 0; k < kinds.size(); ++k) {
     std::string next;
     do {
-      std::string path = fmt::format("{}?limit=500{}", Kinds()[k].path, next.empty() ? "" : "&continue=" + Escape(next));
-      ApiClient::Response r = api_.Get(path);
+      std::string path = fmt::format("{}?limit=500{}", kinds[k].path, next.empty() ? "" : "&continue=" + Escape(next));
+      ApiClient::Response r = api.Get(path);
       if (r.status == 404 && next.empty()) {
-        Log("warn", "the API does not serve this kind; it is left out", {{"kind", Kinds()[k].name}});
+        not_served.push_back(kinds[k].name);
         break;
       }
       if (r.status != 200) {
-        *error = fmt::format("listing {} from {} ({}): {}", Kinds()[k].name, api_.config().server, api_.config().origin, Why(r));
+        *error = fmt::format("listing {} from {} ({}): {}", kinds[k].name, api.config().server, api.config().origin, Why(r));
         return false;
       }
       ApiHeader h;
       if (!ReadHeader(parser, r.body, h)) {
-        *error = fmt::format("listing {} from {}: the answer is not a JSON list", Kinds()[k].name, api_.config().server);
+        *error = fmt::format("listing {} from {}: the answer is not a JSON list", kinds[k].name, api.config().server);
         return false;
       }
       versions[k] = h.resource_version;
       next = h.next;
-      pages.push_back(std::make_shared<const Source>(api_.config().server + path, std::move(r.body)));
+      pages.push_back(std::make_shared<const Source>(api.config().server + path, std::move(r.body)));
     } while (!next.empty());
+  }
+  return true;
+}
+
+bool ApiWatch::List(std::string* error) {
+  std::vector<std::shared_ptr<const Source>> pages;
+  std::map<size_t, std::string> versions;
+  std::vector<std::string> not_served;
+  if (!ListApi(api_, pages, versions, not_served, error)) return false;
+  for (const std::string& kind : not_served) {
+    Log("warn", "the API does not serve this kind; it is left out", {{"kind", std::string_view(kind)}});
   }
   DiagnosticSink diags;
   if (!state_.Load(pages, diags)) {

@@ -33,6 +33,14 @@ struct ApiHeader {
 /// Reads `text`'s header; false when it is not a JSON object.
 bool ReadApiHeader(std::string_view text, ApiHeader& out);
 
+/// Lists every kind ApiWatch::Kinds() names from `api`, in pages of 500:
+/// the pages as sources, as a snapshot loads them, and each kind's list
+/// resourceVersion (by index into Kinds()); a kind the API does not serve
+/// (404) is left out and named in `not_served`. False with the reason. What
+/// `serve` starts from and `check` without --cluster reads.
+bool ListApi(const ApiClient& api, std::vector<std::shared_ptr<const Source>>& pages,
+             std::map<size_t, std::string>& versions, std::vector<std::string>& not_served, std::string* error);
+
 class ApiWatch {
  public:
   ApiWatch(const ApiClient& api, host::ClusterState& state, Metrics& metrics);

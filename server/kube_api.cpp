@@ -61,7 +61,8 @@ std::optional<std::string> Base64(std::string_view text) {
 // The kubeconfig's one document, kept while its fields are read.
 class Kubeconfig final : public k8s::ObjectVisitor {
  public:
-  Kubeconfig(std::string path, std::string* error) : path_(std::move(path)), error_(error) {}
+  Kubeconfig(std::string path, std::string context, std::string* error)
+      : path_(std::move(path)), context_(std::move(context)), error_(error) {}
 
   void Visit(k8s::NodeRef root, std::string_view) override {
     if (done_) return;
@@ -107,8 +108,8 @@ class Kubeconfig final : public k8s::ObjectVisitor {
   }
 
   std::optional<ApiConfig> Read(k8s::NodeRef root) {
-    std::string context_name = Text(root, "current-context");
-    if (context_name.empty()) return Fail("no `current-context`"), std::nullopt;
+    std::string context_name = context_.empty() ? Text(root, "current-context") : context_;
+    if (context_name.empty()) return Fail("no `current-context` (give --context NAME)"), std::nullopt;
     k8s::NodeRef context = Named(root, "contexts", context_name, "context");
     if (!context.IsMapping()) return Fail(fmt::format("no context named `{}`", context_name)), std::nullopt;
     std::string cluster_name = Text(context, "cluster"), user_name = Text(context, "user");
@@ -144,6 +145,7 @@ class Kubeconfig final : public k8s::ObjectVisitor {
   }
 
   std::string path_;
+  std::string context_;  // empty: the current context
   std::string* error_;
   bool done_ = false;
   std::optional<ApiConfig> config_;
@@ -211,19 +213,29 @@ ApiClient::Response Perform(Easy& e, std::string* body) {
 
 }  // namespace
 
-std::optional<ApiConfig> KubeconfigApi(const std::string& path, std::string* error) {
+std::optional<ApiConfig> KubeconfigApi(const std::string& path, std::string* error, const std::string& context) {
   std::optional<std::string> text = ReadFile(path);
   if (!text) {
     *error = fmt::format("cannot read the kubeconfig {}: not a readable file of at most 4 MiB", path);
     return std::nullopt;
   }
-  return KubeconfigApiFromText(std::move(*text), path, error);
+  return KubeconfigApiFromText(std::move(*text), path, error, context);
 }
 
-std::optional<ApiConfig> KubeconfigApiFromText(std::string text, const std::string& path, std::string* error) {
+std::string DefaultKubeconfig() {
+  if (const char* env = std::getenv("KUBECONFIG"); env != nullptr && env[0] != '\0') {
+    std::string_view list(env);
+    return std::string(list.substr(0, list.find(':')));  // the first of a list (kubectl merges them; policyc reads one)
+  }
+  const char* home = std::getenv("HOME");
+  return home != nullptr ? std::string(home) + "/.kube/config" : std::string();
+}
+
+std::optional<ApiConfig> KubeconfigApiFromText(std::string text, const std::string& path, std::string* error,
+                                               const std::string& context) {
   Source source(path, std::move(text));
   DiagnosticSink diags;
-  Kubeconfig reader(path, error);
+  Kubeconfig reader(path, context, error);
   if (!k8s::ReadObjects(source, reader, diags, k8s::InputFormat::kYaml) || diags.HasErrors()) {
     *error = RenderAll(diags);
     return std::nullopt;

@@ -27,11 +27,16 @@ struct ApiConfig {
   std::string origin;  ///< where it came from, for messages: "kubeconfig X, context Y" or "in-cluster"
 };
 
-/// The current context of the kubeconfig at `path` (relative file paths in
-/// it are relative to its folder); nullopt with the reason in `error`.
-std::optional<ApiConfig> KubeconfigApi(const std::string& path, std::string* error);
+/// The context `context` (empty: the current context) of the kubeconfig at
+/// `path` (relative file paths in it are relative to its folder); nullopt
+/// with the reason in `error`.
+std::optional<ApiConfig> KubeconfigApi(const std::string& path, std::string* error, const std::string& context = "");
 /// The same for a kubeconfig's text, read from `path`.
-std::optional<ApiConfig> KubeconfigApiFromText(std::string text, const std::string& path, std::string* error);
+std::optional<ApiConfig> KubeconfigApiFromText(std::string text, const std::string& path, std::string* error,
+                                               const std::string& context = "");
+/// The kubeconfig kubectl reads: $KUBECONFIG (its first file), else
+/// ~/.kube/config.
+std::string DefaultKubeconfig();
 /// In-cluster: $KUBERNETES_SERVICE_HOST and $KUBERNETES_SERVICE_PORT, the
 /// token and CA in `account_dir` (the service account's mount,
 /// /var/run/secrets/kubernetes.io/serviceaccount in a pod).

@@ -3,6 +3,7 @@
 #include "server/log.h"
 
 #include <chrono>
+#include <cmath>
 #include <cstdio>
 #include <ctime>
 
@@ -30,11 +31,13 @@ void Log(std::string_view level, std::string_view message,
     } else if (const auto* i = std::get_if<int64_t>(&value)) {
       w.Int(*i);
     } else {
-      w.Double(std::get<double>(value));
+      // Three decimals (a duration in ms to the microsecond), written as the
+      // shortest number that reads back as that: 22.884, not 22.883999999999997.
+      w.Double(std::round(std::get<double>(value) * 1e3) / 1e3);
     }
   }
   w.EndObject();
-  std::string line = w.Take() + "\n";
+  std::string line = w.Take();  // one record a line, ending in its newline
   std::fwrite(line.data(), 1, line.size(), stderr);  // one write: lines from threads do not interleave
 }
 

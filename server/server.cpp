@@ -6,7 +6,10 @@
 #include <httplib.h>
 
 #include <atomic>
+#include <cctype>
+#include <cerrno>
 #include <chrono>
+#include <cstring>
 #include <cstdio>
 #include <fstream>
 #include <iostream>
@@ -67,6 +70,35 @@ std::unique_ptr<httplib::Server> MakeHttp(const ServerOptions& o) {
                                               o.client_ca.empty() ? nullptr : o.client_ca.c_str());
 }
 
+// Why the address cannot be bound (`: address already in use`), found by
+// binding a socket of our own as the server's would be (cpp-httplib does not
+// keep errno); empty when that binds.
+std::string WhyNotBound(const std::string& host, int port) {
+  addrinfo hints{};
+  hints.ai_family = AF_UNSPEC;
+  hints.ai_socktype = SOCK_STREAM;
+  hints.ai_flags = AI_PASSIVE;
+  addrinfo* found = nullptr;
+  if (int e = getaddrinfo(host.c_str(), std::to_string(port).c_str(), &hints, &found); e != 0) {
+    return fmt::format(": {}", gai_strerror(e));
+  }
+  std::string why;
+  for (addrinfo* a = found; a != nullptr && why.empty(); a = a->ai_next) {
+    int sock = socket(a->ai_family, a->ai_socktype, a->ai_protocol);
+    if (sock < 0) continue;
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+    if (bind(sock, a->ai_addr, a->ai_addrlen) != 0) {
+      std::string text = std::strerror(errno);
+      if (!text.empty()) text[0] = static_cast<char>(std::tolower(static_cast<unsigned char>(text[0])));
+      why = ": " + text;
+    }
+    close(sock);
+  }
+  freeaddrinfo(found);
+  return why;
+}
+
 }  // namespace
 
 Server::Server(host::Decisions& decisions, host::ClusterState& state, ServerOptions options)
@@ -87,6 +119,14 @@ Server::Server(host::Decisions& decisions, host::ClusterState& state, ServerOpti
   // requests as come while it is not idle past the keep-alive timeout (5 s,
   // cpp-httplib's: an idle connection holds a worker thread).
   s.set_keep_alive_max_count(std::numeric_limits<int32_t>::max());
+  // SO_REUSEADDR only: cpp-httplib sets SO_REUSEPORT by default, with which
+  // a second `policyc serve` on the same port starts and the kernel shares
+  // the connections between the two (measured: /metrics answered from each
+  // in turn). An address in use must be an error.
+  s.set_socket_options([](socket_t sock) {
+    int yes = 1;
+    setsockopt(sock, SOL_SOCKET, SO_REUSEADDR, &yes, sizeof(yes));
+  });
   size_t threads = static_cast<size_t>(options_.threads), max_open = options_.max_connections;
   s.new_task_queue = [threads, max_open] { return new BoundedQueue(threads, max_open); };
   // Before any route: refusals that need no body read.
@@ -171,7 +211,7 @@ bool Server::Bind(std::string* error) {
     port_ = http_->bind_to_port(options_.host, options_.port) ? options_.port : -1;
   }
   if (port_ < 0) {
-    *error = fmt::format("cannot listen on {}:{}", options_.host, options_.port);
+    *error = fmt::format("cannot listen on {}:{}{}", options_.host, options_.port, WhyNotBound(options_.host, options_.port));
     return false;
   }
   return true;

@@ -157,8 +157,8 @@ std::unique_ptr<NodeTable> LoadClusterFiles(const std::vector<SnapshotFile>& fil
                                             std::vector<std::shared_ptr<const Source>>& read) {
   LoadReport local;
   LoadReport& r = report != nullptr ? *report : local;
-  // Cached together, beside the first file: files read by the loader
-  // itself (not standard input), of min_bytes or more in all.
+  // Cached together, in the cache folder: files read by the loader itself
+  // (not standard input), of min_bytes or more in all.
   std::vector<std::string> paths;
   bool cacheable = cache.enabled && !files.empty();
   uint64_t bytes = 0;
@@ -171,7 +171,7 @@ std::unique_ptr<NodeTable> LoadClusterFiles(const std::vector<SnapshotFile>& fil
   }
   cacheable = cacheable && bytes >= cache.min_bytes;
   if (cacheable) {
-    if (std::unique_ptr<NodeTable> table = ReadCache(paths, r)) return table;
+    if (std::unique_ptr<NodeTable> table = ReadCache(cache, paths, r)) return table;
   }
 
   auto table = std::make_unique<NodeTable>();
@@ -196,7 +196,7 @@ std::unique_ptr<NodeTable> LoadClusterFiles(const std::vector<SnapshotFile>& fil
   builder.Finish();
   if (diags.HasErrors()) return nullptr;
   // Only a load that said nothing is cached: a cached load then says the same.
-  if (cacheable && diags.All().size() == before) WriteCache(paths, *table, r);
+  if (cacheable && diags.All().size() == before) WriteCache(cache, paths, *table, r);
   return table;
 }
 

@@ -15,8 +15,12 @@
 #include <unistd.h>
 
 #include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <filesystem>
 #include <string_view>
+
+#include <fmt/format.h>
 
 #include "k8s/object_archive.h"
 #include "runtime/columnar/cluster_loader.h"
@@ -26,7 +30,7 @@ namespace {
 
 constexpr char kMagic[8] = {'P', 'L', 'C', 'Y', 'S', 'N', 'A', 'P'};
 // Bump when the payload's layout or what the decoders make of a file changes.
-constexpr uint32_t kFormat = 3;
+constexpr uint32_t kFormat = 4;
 constexpr size_t kEdge = 64 * 1024;  // the head and the tail hashed
 
 // 64-bit hash, eight bytes at a time (a damaged cache, not an adversary).
@@ -136,12 +140,30 @@ void Counts(R& r, F f) {
 
 }  // namespace
 
-std::string CachePath(const std::string& path) { return path + ".policyc-cache"; }
+std::string DefaultCacheDir() {
+  const char* xdg = std::getenv("XDG_CACHE_HOME");
+  if (xdg != nullptr && xdg[0] == '/') return std::string(xdg) + "/policyc";  // relative: ignored, as the spec says
+  const char* home = std::getenv("HOME");
+  if (home != nullptr && home[0] != '\0') return std::string(home) + "/.cache/policyc";
+  return "";
+}
 
-std::unique_ptr<NodeTable> ReadCache(const std::vector<std::string>& paths, LoadReport& report) {
+std::string CachePath(const std::string& dir, const std::vector<std::string>& paths) {
+  uint64_t h = 0x9e3779b97f4a7c15ULL;
+  for (const std::string& path : paths) {
+    std::error_code ec;
+    std::filesystem::path absolute = std::filesystem::absolute(path, ec);
+    std::string name = ec ? path : absolute.lexically_normal().string();
+    h = Hash(name + '\0', h);
+  }
+  return fmt::format("{}/snapshot-{:016x}.cache", dir, h);
+}
+
+std::unique_ptr<NodeTable> ReadCache(const CacheOptions& options, const std::vector<std::string>& paths,
+                                     LoadReport& report) {
   std::optional<std::vector<Key>> now = KeysOf(paths);
-  if (!now || paths.empty()) return nullptr;
-  Mapped file(CachePath(paths.front()));
+  if (!now || paths.empty() || options.dir.empty()) return nullptr;
+  Mapped file(CachePath(options.dir, paths));
   std::string_view rest = file.Bytes();
   if (rest.size() < sizeof kMagic + 4 || std::memcmp(rest.data(), kMagic, sizeof kMagic) != 0) return nullptr;
   uint32_t format;
@@ -182,9 +204,10 @@ std::unique_ptr<NodeTable> ReadPayload(std::string_view payload, LoadReport& rep
   return table;
 }
 
-bool WriteCache(const std::vector<std::string>& paths, const NodeTable& table, const LoadReport& report) {
+bool WriteCache(const CacheOptions& options, const std::vector<std::string>& paths, const NodeTable& table,
+                const LoadReport& report) {
   std::optional<std::vector<Key>> keys = KeysOf(paths);
-  if (!keys || paths.empty()) return false;
+  if (!keys || paths.empty() || options.dir.empty()) return false;
   k8s::ArchiveWriter payload;
   if (!table.WriteImage(payload)) return false;
   payload.U64(report.read.objects);
@@ -204,7 +227,12 @@ bool WriteCache(const std::vector<std::string>& paths, const NodeTable& table, c
   }
   header.U64(payload.Bytes().size());
   header.U64(Hash(payload.Bytes()));
-  std::string tmp = CachePath(paths.front()) + ".tmp" + std::to_string(::getpid());
+  std::error_code ec;
+  bool made = std::filesystem::create_directories(options.dir, ec);
+  if (ec) return false;
+  if (made && options.made_dir) options.made_dir(options.dir);
+  std::string path = CachePath(options.dir, paths);
+  std::string tmp = path + ".tmp" + std::to_string(::getpid());
   FILE* f = std::fopen(tmp.c_str(), "wb");
   if (!f) return false;
   uint32_t format = kFormat;
@@ -214,7 +242,7 @@ bool WriteCache(const std::vector<std::string>& paths, const NodeTable& table, c
   ok = std::fclose(f) == 0 && ok;
   // A file may have changed while it was read: then this cache is not of it.
   std::optional<std::vector<Key>> after = KeysOf(paths);
-  if (!ok || !after || *after != *keys || std::rename(tmp.c_str(), CachePath(paths.front()).c_str()) != 0) {
+  if (!ok || !after || *after != *keys || std::rename(tmp.c_str(), path.c_str()) != 0) {
     std::remove(tmp.c_str());
     return false;
   }

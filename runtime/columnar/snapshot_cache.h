@@ -1,6 +1,7 @@
 #pragma once
-/// The snapshot cache (docs/cache.md): a snapshot, once loaded, is kept
-/// beside its (first) file as `FILE.policyc-cache` — the table's image
+/// The snapshot cache (docs/cache.md): a snapshot, once loaded, is kept in
+/// the user's cache folder (`$XDG_CACHE_HOME/policyc`, else
+/// `~/.cache/policyc`), named by its files' absolute paths — the table's image
 /// (NodeTable::WriteImage) and what the load reported — and the next load
 /// of the same files reads that image instead of parsing them: the node
 /// columns and dictionaries come as arrays, the bound pods as the table
@@ -14,10 +15,11 @@
 /// read back whole — is a miss, and the files are parsed and the cache
 /// written again. Loads with any diagnostic (a warning too) are not cached,
 /// so a cached load says exactly what a parse says. The cache is written to
-/// a temporary file and renamed into place; a directory that cannot be
-/// written to just gets no cache.
+/// a temporary file and renamed into place; a folder that cannot be made or
+/// written to just gets no cache. Nothing is written beside the snapshot.
 
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <string>
 #include <string_view>
@@ -34,22 +36,34 @@ struct CacheOptions {
   /// Snapshots smaller than this are parsed every time (parsing them is as
   /// fast as reading a cache); POLICYC_CACHE_MIN_BYTES overrides it (tests).
   uint64_t min_bytes = uint64_t{1} << 20;
+  /// The folder caches are kept in (DefaultCacheDir()); empty: no cache.
+  std::string dir;
+  /// Called when a write made the folder (the first cache there), with it.
+  std::function<void(const std::string& dir)> made_dir;
 };
 
-/// The cache file of a snapshot whose first file is `path`.
-std::string CachePath(const std::string& path);
+/// `$XDG_CACHE_HOME/policyc`, else `$HOME/.cache/policyc`; empty when
+/// neither variable is set.
+std::string DefaultCacheDir();
 
-/// The table of the cache of snapshot files `paths` (beside the first),
-/// with `report` as the load that wrote it filled it; null when there is no
+/// The cache file, in `dir`, of a snapshot of the files `paths`: named by a
+/// hash of their absolute paths (what they hold is checked inside).
+std::string CachePath(const std::string& dir, const std::vector<std::string>& paths);
+
+/// The table of the cache of snapshot files `paths` in `options.dir`, with
+/// `report` as the load that wrote it filled it; null when there is no
 /// cache of those files as they are now.
-std::unique_ptr<NodeTable> ReadCache(const std::vector<std::string>& paths, LoadReport& report);
+std::unique_ptr<NodeTable> ReadCache(const CacheOptions& options, const std::vector<std::string>& paths,
+                                     LoadReport& report);
 
 /// The payload part of ReadCache (after the key, length and checksum
 /// checks): what the fuzzer feeds damaged bytes to.
 std::unique_ptr<NodeTable> ReadPayload(std::string_view payload, LoadReport& report);
 
 /// Writes `table` and `report`, what a load of `paths` made, as their
-/// cache; false when it could not (no cache then).
-bool WriteCache(const std::vector<std::string>& paths, const NodeTable& table, const LoadReport& report);
+/// cache in `options.dir` (made when missing); false when it could not (no
+/// cache then).
+bool WriteCache(const CacheOptions& options, const std::vector<std::string>& paths, const NodeTable& table,
+                const LoadReport& report);
 
 }  // namespace policy::rt

@@ -114,7 +114,8 @@ void DropIncidentalVolumes(k8s::Pod& pod) {
 }
 
 bool SameTemplate(const k8s::Pod& a, const k8s::Pod& b) {
-  if (a.name == b.name && a.uid == b.uid && a.creation_timestamp == b.creation_timestamp && a.start_time == b.start_time) {
+  if (a.name == b.name && a.uid == b.uid && a.creation_timestamp == b.creation_timestamp && a.start_time == b.start_time &&
+      a.scheduled_message == b.scheduled_message) {
     return a == b;
   }
   k8s::Pod like = b;
@@ -122,6 +123,7 @@ bool SameTemplate(const k8s::Pod& a, const k8s::Pod& b) {
   like.uid = a.uid;
   like.creation_timestamp = a.creation_timestamp;
   like.start_time = a.start_time;
+  like.scheduled_message = a.scheduled_message;
   return like == a;
 }
 

@@ -315,7 +315,7 @@ class Suggester {
                       terms.size() == 1
                           ? fmt::format("drop `{}` from the pod's required node affinity", text)
                           : fmt::format("drop `{}` from term {} of the pod's required node affinity", text, t + 1),
-                      {{"term", std::to_string(t)}, {"requirement", text}}};
+                      {{"term", static_cast<int64_t>(t)}, {"requirement", text}}};
           e.apply = [t, fields, i](k8s::Pod& p) {
             k8s::NodeSelectorTerm& term = (*p.affinity.node_affinity->required)[t];
             auto& l = fields ? term.match_fields : term.match_expressions;
@@ -367,7 +367,7 @@ class Suggester {
         Edit e;
         e.change = {"raise-max-skew",
                     fmt::format("raise maxSkew of the spread constraint on `{}` from {} to {}", c.topology_key, c.max_skew, hi),
-                    {{"constraint", std::to_string(i)}, {"topologyKey", c.topology_key}, {"maxSkew", std::to_string(hi)}}};
+                    {{"constraint", static_cast<int64_t>(i)}, {"topologyKey", c.topology_key}, {"maxSkew", int64_t{hi}}}};
         e.apply = skew(hi);
         e.plugins = {"PodTopologySpread"};
         e.group = "spread " + std::to_string(i);
@@ -377,7 +377,7 @@ class Suggester {
       Edit e;
       e.change = {"schedule-anyway",
                   fmt::format("make the spread constraint on `{}` whenUnsatisfiable: ScheduleAnyway", c.topology_key),
-                  {{"constraint", std::to_string(i)}, {"topologyKey", c.topology_key}}};
+                  {{"constraint", static_cast<int64_t>(i)}, {"topologyKey", c.topology_key}}};
       e.apply = [i](k8s::Pod& p) {
         p.topology_spread[i].when_unsatisfiable = k8s::WhenUnsatisfiable::kScheduleAnyway;
         return true;
@@ -398,7 +398,7 @@ class Suggester {
         e.change = {anti ? "drop-pod-anti-affinity-term" : "drop-pod-affinity-term",
                     fmt::format("drop the required pod {}affinity term on `{}` selecting `{}`", anti ? "anti-" : "",
                                 term.topology_key, k8s::SelectorText(term.label_selector)),
-                    {{"term", std::to_string(i)}}};
+                    {{"term", static_cast<int64_t>(i)}}};
         e.apply = [anti, i](k8s::Pod& p) {
           auto& terms = (anti ? p.affinity.pod_anti_affinity : p.affinity.pod_affinity)->required;
           terms.erase(terms.begin() + static_cast<ptrdiff_t>(i));
@@ -418,7 +418,7 @@ class Suggester {
         Edit e;
         e.change = {"drop-host-port",
                     fmt::format("drop hostPort {}/{} of container `{}`", port.port, port.protocol, pod_.containers[c].name),
-                    {{"container", pod_.containers[c].name}, {"hostPort", std::to_string(port.port)}, {"protocol", port.protocol}}};
+                    {{"container", pod_.containers[c].name}, {"hostPort", int64_t{port.port}}, {"protocol", port.protocol}}};
         e.apply = [c, i](k8s::Pod& p) {
           auto& ports = p.containers[c].host_ports;
           ports.erase(ports.begin() + static_cast<ptrdiff_t>(i));

@@ -16,6 +16,7 @@
 
 #include <cstddef>
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "k8s/objects.h"
@@ -42,8 +43,9 @@ struct Change {
   /// `term` (drop-pod-(anti-)affinity-term); `container`, `hostPort`,
   /// `protocol` (drop-host-port); `nodeName` (drop-node-name); `like` (add-node,
   /// comma-separated); `node` (remove-pods).
-  /// Indexes count from 0 in the pod's lists.
-  std::vector<std::pair<std::string, std::string>> fields;
+  /// Indexes count from 0 in the pod's lists. Indexes, ports and maxSkew
+  /// are numbers; the rest strings.
+  std::vector<std::pair<std::string, std::variant<std::string, int64_t>>> fields;
 };
 
 struct Suggestion {

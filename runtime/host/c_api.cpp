@@ -248,7 +248,7 @@ POLICYC_EXPORT policyc_status policyc_cluster_assume(policyc_cluster* cluster, c
       return Fail(POLICYC_E_INVALID_ARG, "policyc_cluster_assume: a null argument");
     }
     DiagnosticSink diags;
-    std::optional<k8s::Pod> pod = k8s::ReadPod(*Text("pod", pod_json, len), diags);
+    std::optional<k8s::Pod> pod = k8s::ReadPod(*Text("pod", pod_json, len), diags, k8s::FieldValidation::kIgnore);
     if (!pod) return BadInput(diags, "the pod does not read");
     if (!cluster->state.Assume(std::move(*pod), node)) return Fail(POLICYC_E_NOT_FOUND, std::string("no node `") + node + "` in the cluster");
     return POLICYC_OK;
@@ -302,7 +302,7 @@ POLICYC_EXPORT policyc_status policyc_decide(const policyc_engine* engine, const
       if (o.candidates == nullptr && o.n_candidates > 0) return Fail(POLICYC_E_INVALID_ARG, "policyc_decide: candidates is null");
     }
     DiagnosticSink diags;
-    std::optional<k8s::Pod> pod = k8s::ReadPod(*Text("pod", pod_json, len), diags);
+    std::optional<k8s::Pod> pod = k8s::ReadPod(*Text("pod", pod_json, len), diags, k8s::FieldValidation::kIgnore);
     if (!pod) return BadInput(diags, "the pod does not read");
     std::vector<std::string> names;
     for (size_t i = 0; o.candidates != nullptr && i < o.n_candidates; ++i) {

@@ -128,6 +128,11 @@ std::vector<std::string> FilesUnder(const std::vector<std::string>& paths, const
 rt::CacheOptions CacheFromFlags(bool no_cache) {
   rt::CacheOptions options;
   options.enabled = !no_cache;
+  options.dir = rt::DefaultCacheDir();
+  options.made_dir = [](const std::string& dir) {
+    fmt::print(stderr, "policyc: keeping parsed snapshots in {} to load them faster next time (docs/cache.md; "
+                       "--no-cache reads the files alone)\n", dir);
+  };
   if (const char* min = std::getenv("POLICYC_CACHE_MIN_BYTES")) options.min_bytes = std::strtoull(min, nullptr, 10);
   return options;
 }

@@ -33,8 +33,10 @@ std::vector<std::string> FilesUnder(const std::vector<std::string>& paths, const
 /// nullopt after an I/O diagnostic.
 std::optional<std::vector<rt::SnapshotFile>> SnapshotFiles(const std::vector<std::string>& paths, DiagnosticSink& diags);
 
-/// The snapshot cache as the command's flags ask: on unless --no-cache;
-/// POLICYC_CACHE_MIN_BYTES sets the smallest file cached (default 1 MiB).
+/// The snapshot cache as the command's flags ask: on unless --no-cache, in
+/// rt::DefaultCacheDir() (said once, on stderr, when a first cache makes the
+/// folder); POLICYC_CACHE_MIN_BYTES sets the smallest snapshot cached
+/// (default 1 MiB).
 rt::CacheOptions CacheFromFlags(bool no_cache);
 
 }  // namespace policy::tooling

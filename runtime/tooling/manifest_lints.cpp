@@ -117,7 +117,7 @@ class Linter final : public k8s::ObjectVisitor {
     if (kind != "Pod" && !k8s::IsWorkloadKind(kind)) return;
     std::optional<k8s::Pod> pod = k8s::DecodePodOrTemplate(object, default_kind, diags_);
     if (!pod) return;
-    k8s::WarnUnknownFields(object, kind, diags_);
+    k8s::CheckUnknownFields(object, kind, k8s::FieldValidation::kWarn, diags_);  // a lint warns
     spec_ = PodSpec(object, kind);
     object_ = object;
     if (cluster_) Lint(*pod);

@@ -1,10 +1,14 @@
 #include "runtime/tooling/snapshot_objects.h"
 
+#include <fmt/format.h>
+
 #include "k8s/decode.h"
 #include "k8s/object_reader.h"
 #include "k8s/pod_reader.h"
 #include "runtime/engine/cluster.h"
+#include "runtime/columnar/node_table.h"
 #include "runtime/sched/resolve_volumes.h"
+#include "support/suggest.h"
 
 namespace policy::tooling {
 namespace {
@@ -47,6 +51,19 @@ void AddManifestObjects(k8s::Manifest& manifest, engine::Cluster& cluster) {
   for (k8s::PersistentVolume& v : manifest.volumes) cluster.SetVolume(std::move(v));
   for (k8s::StorageClass& c : manifest.classes) cluster.SetStorageClass(std::move(c));
   for (k8s::PriorityClass& c : manifest.priority_classes) cluster.SetPriorityClass(std::move(c));
+}
+
+std::optional<std::string> UnknownNode(const rt::NodeTable& table, const std::vector<std::string>& names,
+                                       const std::vector<std::string>& files) {
+  for (const std::string& name : names) {
+    if (table.FindNode(name)) continue;
+    std::vector<std::string_view> known;
+    for (rt::RowId row : table.LiveRows()) known.push_back(table.NodeName(row));
+    std::string_view close = Closest(name, known);
+    return fmt::format("no node named `{}` in {}{}", name, fmt::join(files, ", "),
+                       close.empty() ? "" : fmt::format("; did you mean `{}`?", close));
+  }
+  return std::nullopt;
 }
 
 void ResolveBoundPriorities(SnapshotObjects& objects, const rt::NodeTable& table) {

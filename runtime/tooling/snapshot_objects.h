@@ -5,6 +5,7 @@
 /// nodes as objects (to cordon and uncordon).
 
 #include <memory>
+#include <optional>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -40,5 +41,10 @@ void AddManifestObjects(k8s::Manifest& manifest, engine::Cluster& cluster);
 /// PriorityClass's in `table`, else the global default): what preemption
 /// compares.
 void ResolveBoundPriorities(SnapshotObjects& objects, const rt::NodeTable& table);
+
+/// The first of `names` that is no node of `table`, said for a person: "no
+/// node named `X` in FILES; did you mean `Y`?"; nullopt when each is one.
+std::optional<std::string> UnknownNode(const rt::NodeTable& table, const std::vector<std::string>& names,
+                                       const std::vector<std::string>& files);
 
 }  // namespace policy::tooling

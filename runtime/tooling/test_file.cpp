@@ -21,6 +21,7 @@
 #include "runtime/host/placement_json.h"
 #include "runtime/engine/policy_rules.h"
 #include "runtime/sched/profile.h"
+#include "support/suggest.h"
 
 namespace policy::tooling {
 namespace {
@@ -39,6 +40,36 @@ std::optional<int64_t> Int(k8s::NodeRef n) {
   auto [end, ec] = std::from_chars(t.data(), t.data() + t.size(), v);
   if (ec != std::errc() || end != t.data() + t.size()) return std::nullopt;
   return v;
+}
+
+// The keys of each part of a test file (docs/testing.md).
+const std::vector<std::string_view> kFileKeys = {"name",     "source",  "snapshot", "cluster", "policies", "plugins",
+                                                 "profile",  "cases",   "pod",      "podFile", "expect"};
+const std::vector<std::string_view> kCaseKeys = {"name",    "source", "snapshot", "cluster", "policies",
+                                                 "plugins", "profile", "pod",     "podFile", "expect"};
+const std::vector<std::string_view> kExpectKeys = {"feasible", "infeasible", "rejected",    "scores", "score",
+                                                   "selected", "summary",    "schedulable", "exit"};
+
+// Each key of the mapping `map` that is not one of `known`, said with its
+// place: "FILE:LINE:COL: unknown key `feasable` in `expect`; did you mean
+// `feasible`?"
+std::vector<std::string> UnknownKeys(k8s::NodeRef map, const std::vector<std::string_view>& known, std::string_view in) {
+  std::vector<std::string> out;
+  for (uint32_t i = 0; map.IsMapping() && i < map.Size(); ++i) {
+    k8s::NodeRef key = map.KeyAt(i);
+    std::string_view name = key.Text();
+    if (std::find(known.begin(), known.end(), name) != known.end()) continue;
+    std::string where;
+    if (Span span = key.GetSpan(); span.Valid()) {
+      LineCol at = span.source->Locate(span.begin);
+      where = fmt::format("{}:{}:{}: ", span.source->Name(), at.line, at.column);
+    }
+    std::string_view close = Closest(name, known);
+    out.push_back(fmt::format("{}unknown key `{}` in {}{}", where, name, in,
+                              close.empty() ? fmt::format(" (the keys: {})", fmt::join(known, ", "))
+                                            : fmt::format("; did you mean `{}`?", close)));
+  }
+  return out;
 }
 
 // A list of strings: a sequence, or one comma-separated string.
@@ -79,8 +110,15 @@ class Runner final : public k8s::ObjectVisitor {
       return;
     }
     k8s::NodeRef cases = doc.Get("cases");
+    std::vector<std::string> unknown = UnknownKeys(doc, kFileKeys, "a test file");
     if (!cases.Valid() && !doc.Get("expect").Valid()) {
       out_.not_a_test = true;
+      out_.not_a_test_why = "it has neither `cases` nor `expect`";
+      for (const std::string& u : unknown) out_.not_a_test_why += "\n  " + u;
+      return;
+    }
+    if (!unknown.empty()) {
+      out_.error = fmt::format("{}", fmt::join(unknown, "\n"));
       return;
     }
     if (!cases.Valid()) {
@@ -149,11 +187,19 @@ class Runner final : public k8s::ObjectVisitor {
       r.differences.push_back(fmt::format("a case is a mapping, not {}", c.Describe()));
       return r;
     }
+    if (file.Get("cases").Valid()) r.differences = UnknownKeys(c, kCaseKeys, "a case");
     k8s::NodeRef expect = c.Get("expect");
     if (!expect.IsMapping()) {
       r.differences.push_back("the case has no `expect` mapping");
       return r;
     }
+    for (std::string& u : UnknownKeys(expect, kExpectKeys, "`expect`")) r.differences.push_back(std::move(u));
+    bool checks = false;
+    for (std::string_view key : kExpectKeys) checks = checks || expect.Get(key).Valid();
+    if (!checks) {
+      r.differences.push_back(fmt::format("`expect` checks nothing: give one of {}", fmt::join(kExpectKeys, ", ")));
+    }
+    if (!r.differences.empty()) return r;  // a case that does not say what it checks is not run
     std::optional<int64_t> exit = Int(expect.Get("exit"));
     DiagnosticSink diags;
     std::string refused;
@@ -211,7 +257,7 @@ class Runner final : public k8s::ObjectVisitor {
     }
     if (pod_text) {
       in.sources.push_back(pod_text);
-      if (std::optional<k8s::Manifest> manifest = k8s::ReadManifest(*pod_text, diags)) {
+      if (std::optional<k8s::Manifest> manifest = k8s::ReadManifest(*pod_text, diags, k8s::FieldValidation::kStrict)) {
         AddManifestObjects(*manifest, *in.cluster);
         in.pod = std::move(manifest->pods.front());
       }

@@ -39,7 +39,8 @@ struct TestFileResult {
   std::vector<CaseResult> cases;
   /// The file could not be read as a test (an error for the whole file).
   std::string error;
-  bool not_a_test = false;  ///< a YAML file without `expect` or `cases` (skipped)
+  bool not_a_test = false;  ///< a YAML file without `expect` or `cases` (skipped in a directory)
+  std::string not_a_test_why;  ///< why, with its keys that are not a test file's (a misspelled `cases`)
 };
 
 /// Runs every case of `path`. `coverage` (keyed by where) gathers rule

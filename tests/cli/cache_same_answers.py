@@ -6,7 +6,10 @@ with it (a miss that writes the cache: it must exist afterwards), then again
 times; `inspect` likewise. Then the cache must not be trusted when it should
 not be: the file changed in place (same size), the cache damaged, the cache
 of another format, an image damaged past its checksum (the checksum made
-again) — each must give the answer of a fresh parse.
+again) — each must give the answer of a fresh parse. The cache lives in
+$XDG_CACHE_HOME/policyc (a scratch one here), never beside the snapshot; a
+run that makes that folder says so once; a read-only snapshot folder is no
+obstacle.
 
   python3 tests/cli/cache_same_answers.py --policyc build/policyc
 """
@@ -74,10 +77,25 @@ def payload_of(cache_bytes):
     return cache_bytes[at:]
 
 
-def run(policyc, args, cache=True):
-    env = dict(os.environ, POLICYC_CACHE_MIN_BYTES="0")
+CACHE_HOME = tempfile.mkdtemp(prefix="policyc-cache-test-")  # XDG_CACHE_HOME for every run
+CACHE_DIR = os.path.join(CACHE_HOME, "policyc")
+
+
+def run(policyc, args, cache=True, cache_home=CACHE_HOME):
+    env = dict(os.environ, POLICYC_CACHE_MIN_BYTES="0", XDG_CACHE_HOME=cache_home)
     p = subprocess.run([policyc] + args + ([] if cache else ["--no-cache"]), capture_output=True, text=True, env=env)
     return p.returncode, p.stdout, p.stderr
+
+
+def cache_file():
+    """The one cache in the scratch cache folder, or None."""
+    names = [n for n in os.listdir(CACHE_DIR) if n.endswith(".cache")] if os.path.isdir(CACHE_DIR) else []
+    return os.path.join(CACHE_DIR, names[0]) if len(names) == 1 else None
+
+
+def clear_cache():
+    shutil.rmtree(CACHE_DIR, ignore_errors=True)
+    os.makedirs(CACHE_DIR)  # made already: no run below says it made it
 
 
 def main():
@@ -98,14 +116,14 @@ def main():
         for cluster, pods in CASES:
             copy = os.path.join(tmp, os.path.basename(cluster))
             shutil.copy(cluster, copy)
-            cache = copy + ".policyc-cache"
             for pod in pods:
                 args = ["check", "--cluster", copy] + (["--all-pending"] if pod == "--all-pending" else ["--pod", pod])
-                if os.path.exists(cache):
-                    os.remove(cache)
+                clear_cache()
                 fresh = run(policyc, args, cache=False)
                 miss = run(policyc, args)
-                expect(os.path.exists(cache), f"{cluster}: no cache written")
+                expect(cache_file() is not None, f"{cluster}: no cache written")
+                beside = [n for n in os.listdir(tmp) if "cache" in n]
+                expect(not beside, f"{cluster}: a cache was written beside the snapshot: {beside}")
                 hit = run(policyc, args)
                 expect(fresh == miss, f"{cluster} {pod}: the first cached run differs from a parse")
                 expect(fresh == hit, f"{cluster} {pod}: the run from the cache differs from a parse")
@@ -115,9 +133,10 @@ def main():
         # When not to trust it. The example snapshot, cached:
         copy = os.path.join(tmp, "cluster.yaml")
         shutil.copy("examples/cluster.yaml", copy)
-        cache = copy + ".policyc-cache"
+        clear_cache()
         args = ["check", "--cluster", copy, "--pod", "examples/pods/web.yaml", "-o", "json"]
         run(policyc, args)
+        cache = cache_file()
         original = open(copy).read()
         # 1. The file changed in place, same size: the cordoned node uncordoned.
         changed = original.replace("unschedulable: true", "unschedulable: no  ", 1)
@@ -131,7 +150,7 @@ def main():
         open(copy, "w").write(changed)
         os.utime(copy, ns=(stat.st_atime_ns, stat.st_mtime_ns))
         expect(os.stat(copy).st_mtime_ns == stat.st_mtime_ns, "the test put the old mtime back")
-        os.utime(copy + ".policyc-cache", None)
+        os.utime(cache, None)
         expect(run(policyc, args) == run(policyc, args, cache=False), "a file changed under its old mtime was answered from its old cache")
         # 2. The cache damaged: a byte of its payload flipped.
         run(policyc, args)
@@ -172,7 +191,28 @@ def main():
         # 6. --no-cache writes none.
         os.remove(cache)
         run(policyc, args, cache=False)
-        expect(not os.path.exists(cache), "--no-cache wrote a cache")
+        expect(cache_file() is None, "--no-cache wrote a cache")
+
+        # The folder: said once, when a run makes it; a snapshot in a
+        # read-only folder is cached all the same (nothing is written there).
+        fresh_home = os.path.join(tmp, "home-cache")
+        readonly = os.path.join(tmp, "readonly")
+        os.makedirs(readonly)
+        shutil.copy("examples/cluster.yaml", os.path.join(readonly, "cluster.yaml"))
+        os.chmod(readonly, 0o555)
+        ro_args = ["check", "--cluster", os.path.join(readonly, "cluster.yaml"), "--pod", "examples/pods/web.yaml"]
+        first = run(policyc, ro_args, cache_home=fresh_home)
+        second = run(policyc, ro_args, cache_home=fresh_home)
+        os.chmod(readonly, 0o755)
+        note = "policyc: keeping parsed snapshots in " + os.path.join(fresh_home, "policyc")
+        expect(note in first[2], f"the first cached run did not say where the cache is: {first[2]!r}")
+        expect(note not in second[2], "the cache folder was announced twice")
+        expect(first[:2] == second[:2] == run(policyc, ro_args, cache=False)[:2],
+               "a snapshot in a read-only folder was answered differently")
+        expect(os.listdir(readonly) == ["cluster.yaml"], "a file was written beside a read-only snapshot")
+        expect(len([n for n in os.listdir(os.path.join(fresh_home, "policyc")) if n.endswith(".cache")]) == 1,
+               "no cache was written for a snapshot in a read-only folder")
+    shutil.rmtree(CACHE_HOME, ignore_errors=True)
     print(f"snapshot cache: {passed} passed, {failed} failed")
     return 1 if failed else 0
 

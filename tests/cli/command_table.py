@@ -71,6 +71,17 @@ def main():
         if out.returncode != 0 or "kubectl-policyc" not in out.stdout or cluster_flag not in out.stdout:
             failures.append(f"`policyc completion {shell}` does not complete policyc and kubectl-policyc flags")
 
+    # As a kubectl plugin: the same program under kubectl's name for it.
+    import os
+    import tempfile
+    with tempfile.TemporaryDirectory() as tmp:
+        plugin = os.path.join(tmp, "kubectl-policyc")
+        os.symlink(os.path.abspath(policyc), plugin)
+        checks += 1
+        out = run([plugin, "help"])
+        if out.returncode != 0 or out.stdout != help_text:
+            failures.append("`kubectl-policyc help` is not `policyc help`")
+
     for f in failures:
         print(f"FAIL: {f}")
     print(f"{checks - len(failures)} passed, {len(failures)} failed")

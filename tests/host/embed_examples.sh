@@ -26,6 +26,18 @@ case "$which" in
     out=$(build/examples/embed/c/embed_c "$cluster" "$pod") || { echo "$out"; exit 1; }
     expect "$out" "loaded 6 nodes" "$pod stays Pending: 0/6 nodes are available" "after the event: 7 nodes" \
       "$pod -> ip-10-0-2-99.ec2.internal" || exit 1
+    # A file that is not there: exit 2, saying which and why.
+    err=$(build/examples/embed/c/embed_c /nonexistent.yaml "$pod" 2>&1 >/dev/null); status=$?
+    if [ $status -ne 2 ] || ! grep -qF "cannot read /nonexistent.yaml: No such file or directory" <<<"$err"; then
+      echo "embed c: a missing snapshot gave exit $status and: $err"; exit 1
+    fi
+    # The build line main.c's comment gives, by hand, against this build.
+    tmp=$(mktemp -d); trap 'rm -rf "$tmp"' EXIT
+    line=$(sed -n 's/^ \*   \(cc .*\)$/\1/p' examples/embed/c/main.c)
+    [ -n "$line" ] || { echo "embed c: main.c gives no cc line"; exit 1; }
+    (eval "${line/-o embed_c/-o $tmp/embed_c}") || { echo "embed c: \`$line\` failed"; exit 1; }
+    out=$("$tmp/embed_c" "$cluster" "$pod") || { echo "$out"; exit 1; }
+    expect "$out" "$pod -> ip-10-0-2-99.ec2.internal" || exit 1
     ;;
   go)
     command -v go >/dev/null || { echo "embed go: no go toolchain (scripts/setup.sh installs golang-go)"; exit 1; }

@@ -393,6 +393,52 @@ def tls(policyc):
     return problems
 
 
+def port_in_use(policyc):
+    """A second serve on the port of a running one is refused (exit 2,
+    "address already in use"), and the first keeps answering alone."""
+    problems = []
+    with serving(policyc, ["--cluster", "examples/cluster.yaml"], problems) as first:
+        second = subprocess.run([policyc, "serve", "--cluster", "examples/cluster.yaml",
+                                 "--listen", f"127.0.0.1:{first.port}"], capture_output=True, text=True, timeout=60)
+        if second.returncode != 2 or "address already in use" not in second.stderr:
+            problems.append(f"a second serve on port {first.port}: exit {second.returncode}, {second.stderr.strip()!r}; "
+                            "expected exit 2 saying the address is already in use")
+        status, _ = first.call("GET", "/healthz")
+        if status != 200:
+            problems.append(f"the first serve answered /healthz with {status} after the second was refused")
+    return problems
+
+
+def log_lines(policyc):
+    """The log is JSON lines: one object a line, no blank line between them,
+    and a request's duration in ms with at most three decimals."""
+    problems = []
+    with serving(policyc, ["--cluster", "examples/cluster.yaml", "--log-requests"], problems) as serve:
+        serve.call("POST", "/policyc/filter", {"Pod": example_pod(), "NodeNames": ["ip-10-0-1-17.ec2.internal"]})
+        deadline = time.time() + 10
+        while time.time() < deadline and not any('"request"' in line for line in serve.log):
+            time.sleep(0.05)
+        lines = list(serve.log)
+    requests = 0
+    for line in lines:
+        if not line.strip():
+            problems.append("the log has a blank line")
+            break
+        try:
+            record = json.loads(line)
+        except ValueError:
+            problems.append(f"a log line is not JSON: {line!r}")
+            continue
+        if record.get("msg") == "request":
+            requests += 1
+            ms = re.search(r'"ms":\s*(-?[0-9.eE+-]+)', line)
+            if ms is None or ("." in ms.group(1) and len(ms.group(1).split(".")[1]) > 3):
+                problems.append(f"a request's duration is not in ms to three decimals: {line.strip()}")
+    if requests == 0:
+        problems.append("--log-requests logged no request")
+    return problems
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--policyc", required=True)
@@ -412,7 +458,7 @@ def main():
                 print(f"  {p}")
         else:
             passed += 1
-    problems = faults(args.policyc) + all_reasons(args.policyc) + as_kube_sends(args.policyc) + real_dumps(args.policyc) + tls(args.policyc)
+    problems = faults(args.policyc) + all_reasons(args.policyc) + as_kube_sends(args.policyc) + real_dumps(args.policyc) + tls(args.policyc) + port_in_use(args.policyc) + log_lines(args.policyc)
     if problems:
         failed += 1
         print("FAIL faults:")

@@ -3,8 +3,13 @@
  *
  *   build/examples/embed/c/embed_c examples/cluster.yaml examples/pods/gpu-training.yaml
  *
+ * It builds with the project (CMake), or by hand against a built tree:
+ *
+ *   cc -std=c11 -Iinclude examples/embed/c/main.c -Lbuild -lpolicyc -Wl,-rpath,"$PWD/build" -o embed_c
+ *
  * Prints, per pod, where it goes or kube-scheduler's line and each node's
  * reasons; exits 0, or 2 on an error (with the library's message). */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -70,7 +75,11 @@ int main(int argc, char** argv) {
   if (!check(policyc_cluster_new(&cluster), "cluster")) return 2;
   size_t len = 0;
   char* snapshot = read_file(argv[1], &len);
-  if (snapshot == NULL || !check(policyc_cluster_load(cluster, snapshot, len), argv[1])) return 2;
+  if (snapshot == NULL) {
+    fprintf(stderr, "embed_c: cannot read %s: %s\n", argv[1], strerror(errno));
+    return 2;
+  }
+  if (!check(policyc_cluster_load(cluster, snapshot, len), argv[1])) return 2;
   free(snapshot);
   printf("loaded %zu nodes, %zu bound pods\n", policyc_cluster_node_count(cluster), policyc_cluster_pod_count(cluster));
 
@@ -85,7 +94,7 @@ int main(int argc, char** argv) {
   for (int i = 2; i < argc; ++i) {
     char* pod = read_file(argv[i], &len);
     if (pod == NULL) {
-      fprintf(stderr, "embed_c: cannot read %s\n", argv[i]);
+      fprintf(stderr, "embed_c: cannot read %s: %s\n", argv[i], strerror(errno));
       return 2;
     }
     int ok = place(engine, cluster, argv[i], pod, len);

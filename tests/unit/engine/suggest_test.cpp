@@ -61,9 +61,12 @@ const engine::Suggestion* Find(const std::vector<engine::Suggestion>& all, std::
   return nullptr;
 }
 
+// A field as text (a number as its digits).
 std::string Field(const engine::Change& c, std::string_view key) {
   for (const auto& [k, v] : c.fields) {
-    if (k == key) return v;
+    if (k != key) continue;
+    if (const int64_t* n = std::get_if<int64_t>(&v)) return std::to_string(*n);
+    return std::get<std::string>(v);
   }
   return {};
 }

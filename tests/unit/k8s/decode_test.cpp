@@ -21,7 +21,7 @@ Result ReadPodText(const std::string& text, const char* name = "pod.yaml") {
   Source source(name, text);
   DiagnosticSink diags;
   Result r;
-  r.pod = ReadPod(source, diags);
+  r.pod = ReadPod(source, diags, FieldValidation::kStrict);
   for (const Diagnostic& d : diags.Sorted()) {
     if (r.first_error.empty()) {
       LineCol at = d.primary.span.Valid() ? source.Locate(d.primary.span.begin) : LineCol{};
@@ -193,7 +193,7 @@ TEST_CASE("Gt with a value that is not an integer loads - with a warning - as Ku
                                 "{nodeSelectorTerms: [{matchExpressions: [{key: a, operator: Gt, values: ['1.5']}]}]}}}\n"
                                 "  containers: [{name: c}]\n");
   DiagnosticSink diags;
-  std::optional<Pod> pod = ReadPod(source, diags);
+  std::optional<Pod> pod = ReadPod(source, diags, FieldValidation::kStrict);
   REQUIRE(pod.has_value());
   REQUIRE(diags.All().size() == 1);
   CHECK(diags.All()[0].severity == Severity::kWarning);
@@ -217,4 +217,43 @@ TEST_CASE("every problem in a file is reported - not only the first") {
                          "  tolerations: [{key: a, operator: Equals}]\n"
                          "  containers: [{name: a, resources: {requests: {cpu: 2 cores, memory: -1}}}]\n");
   CHECK(r.codes == "K0206 K0202 K0208 ");
+}
+
+TEST_CASE("unknown pod fields are refused - warned about or let be as --validate says") {
+  // A misspelled nodeSelector and request beside a real error (a bad
+  // quantity): strict refuses with every problem at once, as kubectl does.
+  std::string text = std::string(kPodHead) +
+                     "  nodeSelecter: {disk: ssd}\n"
+                     "  containers: [{name: c, resources: {requets: {cpu: '1'}, limits: {cpu: 'x'}}}]\n";
+  Source source("pod.yaml", text);
+  {
+    DiagnosticSink diags;
+    CHECK_FALSE(ReadPod(source, diags, FieldValidation::kStrict).has_value());
+    std::string codes;
+    for (const Diagnostic& d : diags.Sorted()) codes += std::string(CodeString(d.code)) + " ";
+    CHECK(codes == "K0220 K0220 K0202 ");
+    CHECK(diags.Sorted()[0].help == "did you mean `nodeSelector`?");
+  }
+  {
+    DiagnosticSink diags;
+    CHECK_FALSE(ReadPod(source, diags, FieldValidation::kWarn).has_value());  // the quantity is still an error
+    std::string codes;
+    for (const Diagnostic& d : diags.Sorted()) codes += std::string(CodeString(d.code)) + " ";
+    CHECK(codes == "W0303 W0303 K0202 ");
+  }
+  Source clean("pod.yaml", std::string(kPodHead) + "  nodeSelecter: {disk: ssd}\n  containers: [{name: c}]\n");
+  {
+    DiagnosticSink diags;
+    CHECK(ReadPod(clean, diags, FieldValidation::kWarn).has_value());
+    CHECK(diags.All().size() == 1);
+  }
+  {
+    DiagnosticSink diags;
+    CHECK(ReadPod(clean, diags, FieldValidation::kIgnore).has_value());
+    CHECK(diags.All().empty());
+  }
+  CHECK(ParseFieldValidation("strict") == FieldValidation::kStrict);
+  CHECK(ParseFieldValidation("true") == FieldValidation::kStrict);
+  CHECK(ParseFieldValidation("false") == FieldValidation::kIgnore);
+  CHECK_FALSE(ParseFieldValidation("lenient").has_value());
 }

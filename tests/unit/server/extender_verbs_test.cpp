@@ -47,7 +47,7 @@ TEST_CASE("prioritize ranks the nodes sent as their totals rank them - the best 
   std::vector<std::string> names = {"n0", "n1", "n2", "n3", "n4"};
 
   // The totals, as check has them.
-  std::optional<policy::k8s::Pod> pod = policy::k8s::ReadPod(policy::Source("pod.json", kPod), diags);
+  std::optional<policy::k8s::Pod> pod = policy::k8s::ReadPod(policy::Source("pod.json", kPod), diags, policy::k8s::FieldValidation::kStrict);
   REQUIRE(pod);
   std::map<std::string, int64_t> totals;
   {
