@@ -48,7 +48,9 @@ Exit status: 0 some node can be drained, 1 none can, 2 bad input or usage.
 
 std::string Text(const engine::DrainPlan& plan) {
   std::string out;
-  if (plan.drained.empty()) {
+  if (plan.drained.empty() && plan.pinned.empty()) {
+    out += "no node was tried (--max-drained 0, or none asked for)\n";
+  } else if (plan.drained.empty()) {
     out += "no node can be drained: each runs a pod that fits nowhere else\n";
   } else {
     out += plan.drained.size() == 1 ? std::string("1 node can be drained (its pods placed elsewhere):\n")

@@ -16,9 +16,11 @@
 #include <fcntl.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdio>
+#include <filesystem>
 #include <fstream>
 #include <string>
 #include <string_view>
@@ -85,9 +87,11 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   // The example cluster, and a storage snapshot beside it so the volume
   // plugins have claims, volumes, classes and CSINodes to look up.
   std::string policy = Write(yaml_policy ? "policy.yaml" : "policy.policy", parts[0]);
+  // --validate warn: a fuzzed field name still reaches the engine (strict
+  // refusal is fuzzed through `inspect` below).
   std::vector<std::string> argv = {"--cluster", POLICYC_SOURCE_DIR "/examples/cluster.yaml",
                                    "--cluster", POLICYC_SOURCE_DIR "/tests/data/storage-cluster.yaml", "--output", "json",
-                                   "--policy", policy};
+                                   "--policy", policy, "--validate", "warn"};
   argv.push_back("--pod");
   argv.push_back(parts.size() > 1 ? Write("pod.yaml", parts[1]) : POLICYC_SOURCE_DIR "/examples/pods/gpu-training.yaml");
   if (parts.size() > 2 && !parts[2].empty()) {
@@ -100,6 +104,26 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     status = policy::cli::RunCommand("check", argv);
   }
   if (status != 0 && status != 1 && status != 2) __builtin_trap();
+  if (parts.size() > 1) {
+    // The pod as a person gives it: strict field validation, every problem at once.
+    {
+      Quiet quiet;
+      status = policy::cli::RunCommand("inspect", {"--pod", Dir() + "/pod.yaml", "--validate", "strict"});
+    }
+    if (status != 0 && status != 1 && status != 2) __builtin_trap();
+    // A pod named, not a file: the snapshot's pods looked up by the pod
+    // text's first line as a name (bound ones answered taken off their node).
+    std::string name(parts[1].substr(0, std::min<size_t>(parts[1].find('\n'), 64)));
+    std::error_code ec;
+    if (!name.empty() && name != "-" && !std::filesystem::exists(name, ec) && !ec) {
+      {
+        Quiet quiet;
+        status = policy::cli::RunCommand("check", {"--cluster", POLICYC_SOURCE_DIR "/examples/cluster.yaml", "--pod",
+                                                   name, "-n", "ml", "--no-suggest"});
+      }
+      if (status != 0 && status != 1 && status != 2) __builtin_trap();
+    }
+  }
   // `fmt --diff` of the policy (a DSL file only: the YAML form is not formatted).
   if (!yaml_policy) {
     {
