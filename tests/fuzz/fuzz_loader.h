@@ -23,7 +23,7 @@ inline int FuzzLoad(const uint8_t* data, size_t size, policy::k8s::InputFormat f
   policy::DiagnosticSink cluster_diags;
   refused_silently(policy::rt::LoadCluster(source, cluster_diags, nullptr, format) == nullptr, cluster_diags);
   policy::DiagnosticSink pod_diags;
-  refused_silently(!policy::k8s::ReadPod(source, pod_diags).has_value(), pod_diags);
+  refused_silently(!policy::k8s::ReadPod(source, pod_diags, policy::k8s::FieldValidation::kStrict).has_value(), pod_diags);
   policy::DiagnosticSink profile_diags;
   refused_silently(!policy::rt::ReadProfiles(source, profile_diags).has_value(), profile_diags);
   policy::DiagnosticSink policy_diags;
