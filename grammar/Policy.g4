@@ -45,8 +45,8 @@ member
   | LET IDENT ASSIGN expr                                          # letMember
   | PARAM IDENT COLON typeExpr ASSIGN expr                          # paramMember
   | DEF IDENT LPAREN (param (COMMA param)*)? RPAREN ASSIGN expr    # defMember
-  | FILTER (FOR binder IN expr COLON)? expr reasonClause? detailClause?  # filterMember
-  | PREFILTER expr reasonClause? detailClause?                      # prefilterMember
+  | FILTER (FOR binder IN expr COLON)? expr reasonClause? detailClause? UNRESOLVABLE?  # filterMember
+  | PREFILTER expr reasonClause? detailClause? UNRESOLVABLE?                      # prefilterMember
   | SCORE expr (NORMALIZE (IDENT | NONE))?                         # scoreMember
   | WHEN expr                                                      # whenMember
   ;
@@ -85,7 +85,8 @@ expr
 
 // After a dot any word names a field, keywords included (`term.weight`).
 fieldName
-  : IDENT | POLICY | WEIGHT | LET | PARAM | DEF | FILTER | PREFILTER | SCORE | WHEN | REASON | DETAIL | NORMALIZE | FOR
+  : IDENT | POLICY | WEIGHT | LET | PARAM | DEF | FILTER | PREFILTER | SCORE | WHEN | REASON | DETAIL | UNRESOLVABLE
+  | NORMALIZE | FOR
   | ANY | ALL | SUM | COUNT | FIRST | WHERE
   ;
 
@@ -113,6 +114,7 @@ SCORE     : 'score' ;
 WHEN      : 'when' ;
 REASON    : 'reason' ;
 DETAIL    : 'detail' ;
+UNRESOLVABLE : 'unresolvable' ;
 NORMALIZE : 'normalize' ;
 FOR       : 'for' ;
 IF        : 'if' ;

@@ -116,6 +116,9 @@ struct Filter {
   NodeId condition;
   Message reason;  ///< empty: the policy's name
   Message detail;
+  /// A node it rejects is UnschedulableAndUnresolvable (`unresolvable` in
+  /// the language): no eviction makes room there.
+  bool unresolvable = false;
   Span span;
 };
 

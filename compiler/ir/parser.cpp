@@ -242,6 +242,7 @@ class Reader {
       if (!m) return Fail("expected a quoted detail");
       f.detail = std::move(*m);
     }
+    f.unresolvable = Eat("unresolvable");
     out.push_back(std::move(f));
     return true;
   }

@@ -98,9 +98,10 @@ std::string Print(const Program& program) {
     }
     if (f.when) out += fmt::format("  when {}\n", Ref(*f.when));
     for (const Filter& prefilter : f.prefilters) {
-      out += fmt::format("  prefilter {}{}{}\n", Ref(prefilter.condition),
+      out += fmt::format("  prefilter {}{}{}{}\n", Ref(prefilter.condition),
                          prefilter.reason.parts.empty() ? "" : " reason " + MessageText(prefilter.reason),
-                         prefilter.detail.parts.empty() ? "" : " detail " + MessageText(prefilter.detail));
+                         prefilter.detail.parts.empty() ? "" : " detail " + MessageText(prefilter.detail),
+                         prefilter.unresolvable ? " unresolvable" : "");
     }
     for (const Filter& filter : f.filters) {
       out += "  filter ";
@@ -111,6 +112,7 @@ std::string Print(const Program& program) {
       out += Ref(filter.condition);
       if (!filter.reason.parts.empty()) out += " reason " + MessageText(filter.reason);
       if (!filter.detail.parts.empty()) out += " detail " + MessageText(filter.detail);
+      if (filter.unresolvable) out += " unresolvable";
       out += '\n';
     }
     for (const Score& score : f.scores) {

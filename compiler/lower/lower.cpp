@@ -90,6 +90,7 @@ class Lowerer {
         f.condition = Expr(filter->condition);
         f.reason = MessageOf(filter->reason);
         f.detail = MessageOf(filter->detail);
+        f.unresolvable = filter->unresolvable;
         function_ = &program_.functions.back();
         function_->filters.push_back(std::move(f));
       } else if (const auto* prefilter = std::get_if<PrefilterDecl>(&member)) {
@@ -98,6 +99,7 @@ class Lowerer {
         f.condition = Expr(prefilter->condition);
         f.reason = MessageOf(prefilter->reason);
         f.detail = MessageOf(prefilter->detail);
+        f.unresolvable = prefilter->unresolvable;
         function_->prefilters.push_back(std::move(f));
       } else if (const auto* score = std::get_if<ScoreDecl>(&member)) {
         ir::NodeId value = Expr(score->value);

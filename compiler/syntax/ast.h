@@ -112,6 +112,10 @@ struct FilterDecl {
   ExprId condition;
   std::optional<Template> reason;
   std::optional<Template> detail;
+  /// `unresolvable`: a node this rejects is UnschedulableAndUnresolvable in
+  /// kube-scheduler's terms: no eviction makes room (preemption skips it,
+  /// the extender lists it in FailedAndUnresolvableNodes).
+  bool unresolvable = false;
   Span span;
 };
 
@@ -123,6 +127,7 @@ struct PrefilterDecl {
   ExprId condition;
   std::optional<Template> reason;
   std::optional<Template> detail;
+  bool unresolvable = false;  ///< as FilterDecl's
   Span span;
 };
 

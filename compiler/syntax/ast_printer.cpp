@@ -69,6 +69,7 @@ class Printer {
     Expr(d.condition, 2);
     if (d.reason) TemplateOf("reason", *d.reason);
     if (d.detail) TemplateOf("detail", *d.detail);
+    if (d.unresolvable) Line(2, "(unresolvable)");
     Close();
   }
   void MemberOf(const PrefilterDecl& d) {
@@ -76,6 +77,7 @@ class Printer {
     Expr(d.condition, 2);
     if (d.reason) TemplateOf("reason", *d.reason);
     if (d.detail) TemplateOf("detail", *d.detail);
+    if (d.unresolvable) Line(2, "(unresolvable)");
     Close();
   }
   void MemberOf(const ScoreDecl& d) {

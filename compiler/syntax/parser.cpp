@@ -348,12 +348,14 @@ Member Builder::MemberOf(PolicyParser::MemberContext* ctx) {
     f.condition = Expr(exprs.back());
     if (m->reasonClause() != nullptr) f.reason = TemplateOf(m->reasonClause()->STRING());
     if (m->detailClause() != nullptr) f.detail = TemplateOf(m->detailClause()->STRING());
+    f.unresolvable = m->UNRESOLVABLE() != nullptr;
     return f;
   }
   if (auto* m = dynamic_cast<PolicyParser::PrefilterMemberContext*>(ctx)) {
-    PrefilterDecl f{Expr(m->expr()), std::nullopt, std::nullopt, span};
+    PrefilterDecl f{Expr(m->expr()), std::nullopt, std::nullopt, false, span};
     if (m->reasonClause() != nullptr) f.reason = TemplateOf(m->reasonClause()->STRING());
     if (m->detailClause() != nullptr) f.detail = TemplateOf(m->detailClause()->STRING());
+    f.unresolvable = m->UNRESOLVABLE() != nullptr;
     return f;
   }
   if (auto* m = dynamic_cast<PolicyParser::ScoreMemberContext*>(ctx)) {

@@ -13,8 +13,8 @@
 //       NAME: {params: {p: TYPE, ...}, body: <expr>}
 //     let:                               # in order
 //       NAME: <expr>
-//     prefilters: [{rule: <expr>, reason: <text>, detail: <text>}]
-//     filters: [{each: "x in C", rule: <expr>, reason: <text>, detail: <text>}]
+//     prefilters: [{rule: <expr>, reason: <text>, detail: <text>, unresolvable: true}]
+//     filters: [{each: "x in C", rule: <expr>, reason: <text>, detail: <text>, unresolvable: true}]
 //     scores: [{value: <expr>, normalize: none|max|reverse|minmax|spread}]
 
 #include <fmt/format.h>
@@ -55,6 +55,16 @@ class YamlPolicyReader final : public k8s::ObjectVisitor {
  private:
   void Bad(NodeRef at, std::string message) {
     diags_.Error(DiagCode::kBadPolicyYaml, at.GetSpan(), std::move(message));
+  }
+
+  // `unresolvable: true|false` (absent: false).
+  bool Unresolvable(NodeRef node) {
+    if (!node.Valid()) return false;
+    if (!node.IsScalar() || node.Type() != k8s::ScalarType::kBool) {
+      Bad(node, "`unresolvable` must be true or false");
+      return false;
+    }
+    return node.Text() == "true";
   }
 
   // `within`: where the diagnostic points when `node` is missing (the
@@ -153,10 +163,10 @@ class YamlPolicyReader final : public k8s::ObjectVisitor {
     if (NodeRef list = List(spec, "prefilters"); list.Valid()) {
       for (uint32_t i = 0; i < list.Size(); ++i) {
         NodeRef item = list.At(i);
-        CheckKeys(item, {"rule", "reason", "detail"}, "a prefilter");
+        CheckKeys(item, {"rule", "reason", "detail", "unresolvable"}, "a prefilter");
         if (auto rule = Expr(item.Get("rule"), "rule", item)) {
-          policy.members.push_back(
-              PrefilterDecl{*rule, Text(item.Get("reason"), "reason"), Text(item.Get("detail"), "detail"), item.GetSpan()});
+          policy.members.push_back(PrefilterDecl{*rule, Text(item.Get("reason"), "reason"), Text(item.Get("detail"), "detail"),
+                                                 Unresolvable(item.Get("unresolvable")), item.GetSpan()});
         }
       }
     }
@@ -180,7 +190,7 @@ class YamlPolicyReader final : public k8s::ObjectVisitor {
   }
 
   void Filter(NodeRef item, PolicyDecl& policy) {
-    CheckKeys(item, {"each", "rule", "reason", "detail"}, "a filter");
+    CheckKeys(item, {"each", "rule", "reason", "detail", "unresolvable"}, "a filter");
     FilterDecl filter;
     filter.span = item.GetSpan();
     if (NodeRef each = item.Get("each"); each.Valid()) {
@@ -196,6 +206,7 @@ class YamlPolicyReader final : public k8s::ObjectVisitor {
     filter.condition = *rule;
     filter.reason = Text(item.Get("reason"), "reason");
     filter.detail = Text(item.Get("detail"), "detail");
+    filter.unresolvable = Unresolvable(item.Get("unresolvable"));
     policy.members.push_back(std::move(filter));
   }
 

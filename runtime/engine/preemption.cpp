@@ -86,7 +86,7 @@ Preemption Preempt(Engine& engine, Cluster& cluster, const k8s::Pod& pod, const 
   for (const rt::NodeResult& n : placement.nodes) {
     bool unresolvable = false;
     for (size_t r = 0; r < n.first_failing_reasons && r < n.reasons.size(); ++r) {
-      unresolvable = unresolvable || rt::Unresolvable(n.reasons[r].plugin, n.reasons[r].reason);
+      unresolvable = unresolvable || n.reasons[r].unresolvable;
     }
     if (unresolvable) {
       ++not_helpful;

@@ -108,6 +108,7 @@ struct Edit {
 struct NodeNeeds {
   std::vector<std::string> plugins;  // failing plugins, each once
   std::vector<std::pair<std::string, std::string>> reasons;  // (plugin, reason)
+  bool unresolvable = false;  // some reason is: no removal of pods helps
 };
 
 class Suggester {
@@ -127,6 +128,7 @@ class Suggester {
           needs.plugins.push_back(r.plugin);
         }
         needs.reasons.emplace_back(r.plugin, r.reason);
+        needs.unresolvable = needs.unresolvable || r.unresolvable;
         failing_.insert(r.plugin);
       }
       rejected_.emplace_back(n.row, std::move(needs));
@@ -788,8 +790,7 @@ class Suggester {
   void RemovePods(std::vector<Suggestion>& out) {
     std::vector<std::pair<size_t, rt::RowId>> candidates;  // (pods on it, row)
     for (const auto& [row, needs] : rejected_) {
-      bool resolvable = std::all_of(needs.reasons.begin(), needs.reasons.end(),
-                                    [](const auto& r) { return !rt::Unresolvable(r.first, r.second); });
+      bool resolvable = !needs.unresolvable;
       size_t pods = Table().PodsBoundTo(row).size();
       if (resolvable && pods > 0 && pods <= options_.pods_per_removal) candidates.emplace_back(pods, row);
     }

@@ -157,7 +157,7 @@ std::pair<std::string, bool> Joined(const rt::NodeResult& n) {
   bool unresolvable = false;
   for (const rt::NodeReason& r : n.reasons) {
     if (reason.find(r.reason) == std::string::npos) reason += (reason.empty() ? "" : ", ") + r.reason;
-    unresolvable = unresolvable || rt::Unresolvable(r.plugin, r.reason);
+    unresolvable = unresolvable || r.unresolvable;
   }
   return {std::move(reason), unresolvable};
 }

@@ -87,7 +87,7 @@ std::vector<FilterFailure> Interpreter::Filter(size_t f, RowId row) {
     auto check = [&]() {
       if (Eval(filter.condition).Truthy()) return;
       std::string reason = filter.reason.parts.empty() ? function_->name : Render(filter.reason);
-      failures.push_back({i, std::move(reason), details_ ? RenderDetail(filter.detail) : std::string()});
+      failures.push_back({i, std::move(reason), details_ ? RenderDetail(filter.detail) : std::string(), filter.unresolvable});
     };
     if (!filter.each_collection) {
       check();
@@ -128,7 +128,8 @@ std::optional<FilterFailure> Interpreter::Prefilter(size_t f, RowId row, bool no
     if ((program_.reads_node[prefilter.condition] != 0) != node_level) continue;
     if (Eval(prefilter.condition).Truthy()) continue;
     std::string reason = prefilter.reason.parts.empty() ? function_->name : Render(prefilter.reason);
-    return FilterFailure{i, std::move(reason), details_ ? RenderDetail(prefilter.detail) : std::string()};
+    return FilterFailure{i, std::move(reason), details_ ? RenderDetail(prefilter.detail) : std::string(),
+                         prefilter.unresolvable};
   }
   return std::nullopt;
 }

@@ -25,6 +25,7 @@ struct FilterFailure {
   size_t filter = 0;
   std::string reason;  ///< the rendered reason (the policy's name when it gives none)
   std::string detail;  ///< the rendered detail, or empty
+  bool unresolvable = false;  ///< the filter is marked `unresolvable`
 };
 
 class Interpreter {

@@ -57,7 +57,7 @@ void Reasons(const std::vector<Plugin>& plugins, PluginContext& context, RowId r
   for (size_t i = 0; i < plugins.size(); ++i) {
     if (!context.Filters(i) || !context.NodePrefilters(i)) continue;
     if (std::optional<FilterFailure> f = context.Interp(i).Prefilter(plugins[i].function, row, true)) {
-      node.reasons.push_back({plugins[i].name, std::move(f->reason), std::move(f->detail)});
+      node.reasons.push_back({plugins[i].name, std::move(f->reason), std::move(f->detail), f->unresolvable});
       excluded[i] = true;
     }
   }
@@ -66,7 +66,7 @@ void Reasons(const std::vector<Plugin>& plugins, PluginContext& context, RowId r
     if (!context.Filters(i) || excluded[i] || (!failed[i].empty() && failed[i][at] == 0)) continue;
     bool first = node.reasons.empty();
     for (FilterFailure& f : context.Interp(i).Filter(plugins[i].function, row)) {
-      node.reasons.push_back({plugins[i].name, std::move(f.reason), std::move(f.detail)});
+      node.reasons.push_back({plugins[i].name, std::move(f.reason), std::move(f.detail), f.unresolvable});
     }
     if (first) node.first_failing_reasons = node.reasons.size();
   }
@@ -78,7 +78,9 @@ bool SameWords(const NodeResult& a, const NodeResult& b) {
   if (a.first_failing_reasons != b.first_failing_reasons || a.reasons.size() != b.reasons.size()) return false;
   for (size_t r = 0; r < a.reasons.size(); ++r) {
     const NodeReason &x = a.reasons[r], &y = b.reasons[r];
-    if (x.plugin != y.plugin || x.reason != y.reason || x.detail != y.detail) return false;
+    if (x.plugin != y.plugin || x.reason != y.reason || x.detail != y.detail || x.unresolvable != y.unresolvable) {
+      return false;
+    }
   }
   return true;
 }
@@ -114,7 +116,8 @@ Placement Explain(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const
       }
       if (decision.selected == k) p.selected = p.nodes.size();
     } else if (rejected) {  // PreFilter rejected the pod: its reason alone, everywhere
-      node.reasons.push_back({plugins[rejected->first].name, rejected->second.reason, rejected->second.detail});
+      node.reasons.push_back({plugins[rejected->first].name, rejected->second.reason, rejected->second.detail,
+                              rejected->second.unresolvable});
       node.first_failing_reasons = 1;
     } else {
       Work().rows_explained.fetch_add(1, std::memory_order_relaxed);

@@ -23,6 +23,10 @@ struct NodeReason {
   std::string plugin;
   std::string reason;
   std::string detail;
+  /// UnschedulableAndUnresolvable: the failing filter is marked
+  /// `unresolvable` in its policy (no eviction makes room; preemption skips
+  /// the node, the extender lists it in FailedAndUnresolvableNodes).
+  bool unresolvable = false;
 };
 
 struct NodeResult {

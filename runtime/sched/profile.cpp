@@ -11,29 +11,26 @@
 namespace policy::rt {
 
 const std::vector<InTreePlugin>& InTreePlugins() {
-  // unresolvable: as each plugin's Filter returns UnschedulableAndUnresolvable
-  // in kube-scheduler 1.31 (InterPodAffinity for its own affinity terms
-  // alone; PodTopologySpread for a node without a constraint's key).
   // node_only and remedy: what `check`'s suggestions read (engine/suggest.cpp).
+  // Which rejections are UnschedulableAndUnresolvable is said by the
+  // filters themselves (`unresolvable` in the .policy files).
   using R = PodRemedy;
   static const std::vector<InTreePlugin> kPlugins = {
-      {"NodeUnschedulable", "stdlib/node_unschedulable.policy", "", 0, true, "*", R::kTolerate},
-      {"NodeName", "stdlib/node_name.policy", "", 0, true, "*", R::kDropNodeName, true},
-      {"TaintToleration", "stdlib/taint_toleration.policy", "stdlib/taint_toleration.policy", 3, true, "*",
-       R::kTolerate},
-      {"NodeAffinity", "stdlib/node_affinity.policy", "stdlib/node_affinity.policy", 2, true, "*", R::kNodeAffinity,
-       true},
-      {"NodePorts", "stdlib/node_ports.policy", "", 0, true, "", R::kHostPorts},
-      {"NodeResourcesFit", "stdlib/node_resources_fit.policy", "stdlib/least_allocated.policy", 1, true, "",
+      {"NodeUnschedulable", "stdlib/node_unschedulable.policy", "", 0, true, R::kTolerate},
+      {"NodeName", "stdlib/node_name.policy", "", 0, true, R::kDropNodeName, true},
+      {"TaintToleration", "stdlib/taint_toleration.policy", "stdlib/taint_toleration.policy", 3, true, R::kTolerate},
+      {"NodeAffinity", "stdlib/node_affinity.policy", "stdlib/node_affinity.policy", 2, true, R::kNodeAffinity, true},
+      {"NodePorts", "stdlib/node_ports.policy", "", 0, true, R::kHostPorts},
+      {"NodeResourcesFit", "stdlib/node_resources_fit.policy", "stdlib/least_allocated.policy", 1, true,
        R::kLowerRequests, false, "Insufficient "},
       {"VolumeRestrictions", "stdlib/volume_restrictions.policy", "", 0, true},
       {"NodeVolumeLimits", "stdlib/node_volume_limits.policy", "", 0, true},
-      {"VolumeBinding", "stdlib/volume_binding.policy", "", 0, true, "*", R::kNone, true},
-      {"VolumeZone", "stdlib/volume_zone.policy", "", 0, true, "*", R::kNone, true},
+      {"VolumeBinding", "stdlib/volume_binding.policy", "", 0, true, R::kNone, true},
+      {"VolumeZone", "stdlib/volume_zone.policy", "", 0, true, R::kNone, true},
       {"PodTopologySpread", "stdlib/pod_topology_spread.policy", "stdlib/pod_topology_spread_score.policy", 2, true,
-       "missing required label", R::kSpread},
+       R::kSpread},
       {"InterPodAffinity", "stdlib/inter_pod_affinity.policy", "stdlib/inter_pod_affinity.policy", 2, true,
-       "didn't match pod affinity rules", R::kPodAffinity},
+       R::kPodAffinity},
       {"NodeResourcesBalancedAllocation", "", "stdlib/balanced_allocation.policy", 1, true},
       {"ImageLocality", "", "stdlib/image_locality.policy", 1, true},
       // PostFilter only, in the scheduling core (Profile::preemption).
@@ -47,12 +44,6 @@ const InTreePlugin* FindInTreePlugin(std::string_view name) {
     if (p.name == name) return &p;
   }
   return nullptr;
-}
-
-bool Unresolvable(std::string_view plugin, std::string_view reason) {
-  const InTreePlugin* p = FindInTreePlugin(plugin);
-  if (p == nullptr || p->unresolvable.empty()) return false;
-  return p->unresolvable == "*" || reason.find(p->unresolvable) != std::string_view::npos;
 }
 
 std::string_view Profile::ScoreFile(const InTreePlugin& plugin) const {

@@ -51,11 +51,6 @@ struct InTreePlugin {
   std::string_view score_file;   ///< stdlib source of its score; empty: none
   int64_t default_weight;
   bool implemented;              ///< false: known to kube-scheduler, not yet to policyc
-  /// Which of its rejections kube-scheduler returns as
-  /// UnschedulableAndUnresolvable (no eviction helps; preemption skips the
-  /// node, the extender lists it in FailedAndUnresolvableNodes): "" none,
-  /// "*" every one, else those whose reason contains this text.
-  std::string_view unresolvable = "";
   PodRemedy remedy = PodRemedy::kNone;
   /// Its answer is the node's own, whatever runs there: a node like a
   /// rejected one rejects the pod too (suggestions add no such node).
@@ -68,9 +63,6 @@ struct InTreePlugin {
 /// Every built-in, in kube-scheduler's default filter order.
 const std::vector<InTreePlugin>& InTreePlugins();
 const InTreePlugin* FindInTreePlugin(std::string_view name);
-/// Whether `plugin`'s rejection for `reason` is one no eviction resolves
-/// (InTreePlugin::unresolvable; a custom policy's never is).
-bool Unresolvable(std::string_view plugin, std::string_view reason);
 
 struct PluginSetting {
   std::string name;

@@ -11,6 +11,8 @@
 
 #include <doctest/doctest.h>
 
+#include <map>
+
 #include <algorithm>
 #include <memory>
 #include <random>
@@ -184,27 +186,72 @@ TEST_CASE("the cases the copies disagreed on") {
   CHECK_FALSE(k8s::TermMatches(by_name, none, "n2"));
 }
 
-TEST_CASE("each plugin's unresolvable reasons are declared in its profile row and found in its stdlib policy") {
-  // A row that names a reason text must name one its policy says: a
-  // reworded reason would otherwise make preemption try nodes kube skips.
-  for (const rt::InTreePlugin& p : rt::InTreePlugins()) {
-    if (p.unresolvable.empty() || p.unresolvable == "*") continue;
-    std::string name(p.name);
-    CAPTURE(name);
-    const stdlib::EmbeddedPolicy* source = nullptr;
-    for (const stdlib::EmbeddedPolicy& s : stdlib::Sources()) {
-      if (s.path == p.filter_file) source = &s;
-    }
-    REQUIRE(source != nullptr);
-    size_t at = source->text.find(p.unresolvable);
-    REQUIRE(at != std::string_view::npos);
-    CHECK(source->text.rfind("reason \"", at) != std::string_view::npos);
+TEST_CASE("a rejection is unresolvable where its filter says so - stdlib and custom policies alike") {
+  // The stdlib marks the filters kube returns UnschedulableAndUnresolvable
+  // from; a custom policy marks its own. Each node below fails one way.
+  auto node = [](const std::string& name, k8s::StringMap labels, std::vector<k8s::Taint> taints = {}) {
+    k8s::Node n;
+    n.name = name;
+    n.labels = std::move(labels);
+    n.labels.emplace_back("kubernetes.io/hostname", name);
+    n.taints = std::move(taints);
+    n.allocatable = {{"cpu", k8s::Quantity::FromUnits(4)}, {"memory", *k8s::Quantity::Parse("16Gi")},
+                     {"pods", k8s::Quantity::FromUnits(110)}};
+    return n;
+  };
+  engine::Cluster cluster;
+  cluster.AddNode(node("tainted", {{"zone", "a"}}, {{"dedicated", "x", k8s::TaintEffect::kNoSchedule}}));
+  cluster.AddNode(node("no-zone", {}));                    // PodTopologySpread: missing required label
+  cluster.AddNode(node("small", {{"zone", "b"}}));         // NodeResourcesFit: Insufficient cpu (resolvable)
+  cluster.AddNode(node("custom", {{"zone", "c"}, {"block", "hard"}}));
+  cluster.AddNode(node("soft", {{"zone", "c"}, {"block", "soft"}}));
+  k8s::Pod pod;
+  pod.name = "p";
+  pod.namespace_name = "default";
+  pod.labels = {{"app", "p"}};
+  k8s::Container c;
+  c.requests = {{"cpu", k8s::Quantity::FromUnits(3)}};
+  pod.containers = {c};
+  k8s::TopologySpreadConstraint spread;
+  spread.max_skew = 1;
+  spread.topology_key = "zone";
+  spread.when_unsatisfiable = k8s::WhenUnsatisfiable::kDoNotSchedule;
+  spread.label_selector = k8s::LabelSelector{{{"app", "p"}}, {}};
+  pod.topology_spread = {spread};
+  // A bound pod asking 2 cpu on `small` leaves it 2: Insufficient cpu there.
+  k8s::Pod busy = pod;
+  busy.name = "busy";
+  busy.labels = {};
+  busy.topology_spread = {};
+  busy.node_name = "small";
+  busy.containers[0].requests = {{"cpu", k8s::Quantity::FromUnits(2)}};
+  cluster.BindPod(busy);
+  auto custom = std::make_shared<const Source>("block.policy",
+                                               "policy Block \"b\"\n"
+                                               "  filter node.labels[\"block\"] != \"hard\"\n"
+                                               "    reason \"blocked hard\"\n"
+                                               "    unresolvable\n"
+                                               "  filter node.labels[\"block\"] != \"soft\"\n"
+                                               "    reason \"blocked soft\"\n");
+  DiagnosticSink diags;
+  std::unique_ptr<engine::Engine> e = engine::Engine::Create(rt::DefaultProfile(), {custom}, {}, diags);
+  REQUIRE_MESSAGE(e != nullptr, RenderAll(diags));
+  std::unique_ptr<engine::PodPlan> plan = e->Plan(pod, cluster);
+  const rt::Decision& d = e->Decide(*plan, cluster);
+  rt::Placement words = e->Explain(*plan, cluster, d);
+  std::map<std::string, std::vector<std::pair<std::string, bool>>> got;  // node -> (reason, unresolvable)
+  for (const rt::NodeResult& n : words.nodes) {
+    for (const rt::NodeReason& r : n.reasons) got[n.name].emplace_back(r.reason, r.unresolvable);
   }
-  CHECK(rt::Unresolvable("TaintToleration", "node(s) had untolerated taint {a: b}"));
-  CHECK(rt::Unresolvable("InterPodAffinity", "node(s) didn't match pod affinity rules"));
-  CHECK_FALSE(rt::Unresolvable("InterPodAffinity", "node(s) didn't match pod anti-affinity rules"));
-  CHECK(rt::Unresolvable("PodTopologySpread", "node(s) didn't match pod topology spread constraints (missing required label)"));
-  CHECK_FALSE(rt::Unresolvable("PodTopologySpread", "node(s) didn't match pod topology spread constraints"));
-  CHECK_FALSE(rt::Unresolvable("NodeResourcesFit", "Insufficient cpu"));
-  CHECK_FALSE(rt::Unresolvable("GPUMemoryFit", "GPU memory insufficient"));  // a custom policy's
+  auto has = [&](const std::string& name, const std::string& reason, bool unresolvable) {
+    for (const auto& [text, flag] : got[name]) {
+      if (text.find(reason) != std::string::npos) return flag == unresolvable;
+    }
+    return false;
+  };
+  CHECK(has("tainted", "untolerated taint", true));
+  CHECK(has("no-zone", "missing required label", true));
+  CHECK(has("small", "Insufficient cpu", false));
+  CHECK(has("custom", "blocked hard", true));
+  CHECK(has("soft", "blocked soft", false));
 }
