@@ -7,6 +7,7 @@
 #include <cstdio>
 #include <filesystem>
 #include <map>
+#include <optional>
 #include <set>
 #include <string>
 #include <vector>
@@ -16,12 +17,14 @@
 #include "cli/args.h"
 #include "cli/commands.h"
 #include "runtime/tooling/input.h"
+#include "runtime/tooling/structured_output.h"
 #include "runtime/tooling/test_file.h"
+#include "support/json_writer.h"
 
 namespace policy::cli {
 namespace {
 
-constexpr const char* kUsage = R"(usage: policyc test PATH ... [--policies DIR ...] [--coverage] [--verbose]
+constexpr const char* kUsage = R"(usage: policyc test PATH ... [--policies DIR ...] [--coverage] [--verbose] [--output|-o text|json|yaml]
 
 Runs policy tests: each PATH is a test file, or a directory whose .yaml and
 .yml files (and its subdirectories') are run in name order; YAML files that
@@ -34,7 +37,9 @@ files. Prints each failing case with what differed, then `N passed, N
 failed`. --policies: where policy files not beside a test are looked up.
 --coverage: which rules of each policy the cases made reject a node and
 pass one, and which scores were computed on a feasible node. --verbose:
-a line for every case.
+a line for every case. --output json (or yaml): one document with every
+case (file, name, passed, differences), the counts, and with --coverage the
+rules.
 
 Exit status: 0 every case passed, 1 some case failed, 2 bad usage or a
 file that is not a readable test.
@@ -87,6 +92,11 @@ int Run(const Args& args) {
   options.policy_dirs = args.GetAll("policies");
   options.coverage = args.Has("coverage");
   std::map<std::string, tooling::RuleCoverage> coverage;
+  std::optional<tooling::OutputFormat> format = tooling::ParseOutputFormat("test", args.Get("output", "text"));
+  if (!format) return kExitBadInput;
+  bool json = *format != tooling::OutputFormat::kText;
+  JsonWriter w;
+  if (json) w.BeginObject().Key("cases").BeginArray();
   size_t passed = 0, failed = 0, skipped = 0;
   bool unreadable = false;
   // A file named on the command line must be a test; one found in a
@@ -110,19 +120,44 @@ int Run(const Args& args) {
     }
     skipped += result.not_a_test;
     for (const tooling::CaseResult& c : result.cases) {
+      if (json) {
+        w.BeginObject().Key("file").String(file).Key("name").String(c.name).Key("passed").Bool(c.differences.empty());
+        w.Key("differences").BeginArray();
+        for (const std::string& d : c.differences) w.String(d);
+        w.EndArray().EndObject();
+      }
       if (c.differences.empty()) {
         ++passed;
-        if (args.Has("verbose")) fmt::print("ok   {}: {}\n", file, c.name);
+        if (args.Has("verbose") && !json) fmt::print("ok   {}: {}\n", file, c.name);
         continue;
       }
       ++failed;
+      if (json) continue;
       fmt::print("FAIL {}: {}\n", file, c.name);
       for (const std::string& d : c.differences) fmt::print("    {}\n", d);
     }
   }
-  if (options.coverage) PrintCoverage(coverage);
-  if (skipped > 0) fmt::print("({} YAML file{} without cases skipped)\n", skipped, skipped == 1 ? "" : "s");
-  fmt::print("{} passed, {} failed\n", passed, failed);
+  if (json) {
+    w.EndArray();
+    w.Key("passed").Int(static_cast<int64_t>(passed)).Key("failed").Int(static_cast<int64_t>(failed));
+    w.Key("skipped").Int(static_cast<int64_t>(skipped));
+    if (options.coverage) {
+      w.Key("coverage").BeginArray();
+      for (const auto& [where, c] : coverage) {
+        w.BeginObject().Key("where").String(c.where).Key("policy").String(c.policy);
+        w.Key("kind").String(c.score ? "score" : "filter").Key("cases").Int(static_cast<int64_t>(c.cases));
+        w.Key("rejected").Int(static_cast<int64_t>(c.rejected)).Key("passed").Int(static_cast<int64_t>(c.passed));
+        w.EndObject();
+      }
+      w.EndArray();
+    }
+    w.EndObject();
+    fmt::print("{}", tooling::Structured(*format, w.Take()));
+  } else {
+    if (options.coverage) PrintCoverage(coverage);
+    if (skipped > 0) fmt::print("({} YAML file{} without cases skipped)\n", skipped, skipped == 1 ? "" : "s");
+    fmt::print("{} passed, {} failed\n", passed, failed);
+  }
   if (passed + failed == 0 && !unreadable) {
     fmt::print(stderr, "policyc test: no test case in {}\n", fmt::join(args.Positional(), ", "));
     return kExitBadInput;
@@ -135,7 +170,7 @@ int Run(const Args& args) {
 
 Command TestCommand() {
   return {"test", "run policy tests (cases of pods and what must come of them)", kUsage,
-          {{"policies", true, true}, {"coverage", false}, {"verbose", false, false, 'v'}},
+          {{"policies", true, true}, {"coverage", false}, {"verbose", false, false, 'v'}, {"output", true, false, 'o'}},
           &Run};
 }
 

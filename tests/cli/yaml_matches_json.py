@@ -20,6 +20,10 @@ COMMANDS = [
     ["inspect", "--cluster", "examples/cluster.yaml"],
     ["inspect", "--cluster", "tests/data/storage-cluster.yaml"],
     ["inspect", "--pod", "examples/pods/web-one-per-node.yaml"],
+    ["schedule", "--cluster", "tests/data/schedule-preempt-cluster.yaml", "--pending", "tests/data/schedule-preempt-pending.yaml"],
+    ["lint", "tests/data/lint/workloads.yaml", "--cluster", "examples/cluster.yaml"],
+    ["test", "tests/policy", "--policies", "policies", "--coverage"],
+    ["test", "tests/data/policy-tests-misspelled/misspelled-expect.yaml"],
 ]
 
 
