@@ -77,9 +77,9 @@ std::string Text(const engine::DrainPlan& plan) {
   for (const std::string& s : plan.skipped) out += fmt::format("\nno node named `{}`: skipped\n", s);
   out += "\nheadroom (allocatable and free, before -> after):\n";
   for (const engine::Headroom& h : plan.headroom) {
-    out += fmt::format("  {:<20} allocatable {} -> {}, free {} -> {}\n", h.resource, k8s::ReadableAmount(h.resource, h.allocatable_before),
-                       k8s::ReadableAmount(h.resource, h.allocatable_after), k8s::ReadableAmount(h.resource, h.free_before),
-                       k8s::ReadableAmount(h.resource, h.free_after));
+    out += fmt::format("  {:<20} allocatable {} -> {}, free {} -> {}\n", h.resource, k8s::WrittenAmount(h.resource, h.allocatable_before),
+                       k8s::WrittenAmount(h.resource, h.allocatable_after), k8s::WrittenAmount(h.resource, h.free_before),
+                       k8s::WrittenAmount(h.resource, h.free_after));
   }
   return out;
 }

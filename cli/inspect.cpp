@@ -36,7 +36,7 @@ file:line:col and exit status 2.
 std::string Requests(const k8s::ResourceList& list) {
   std::vector<std::string> parts;
   for (const auto& [name, q] : list) {
-    parts.push_back(fmt::format("{} {}", name, FormatAmount(name, k8s::SchedulerUnits(name, q))));
+    parts.push_back(fmt::format("{} {}", name, q.ToString()));
   }
   return parts.empty() ? "none" : fmt::format("{}", fmt::join(parts, ", "));
 }
@@ -58,8 +58,8 @@ std::string PodText(const k8s::Pod& pod) {
   out += '\n';
   out += fmt::format("requests     {}\n", Requests(k8s::PodRequests(pod)));
   k8s::NonZeroRequests nz = k8s::PodNonZeroRequests(pod);
-  out += fmt::format("for scoring  cpu {}, memory {}\n", FormatAmount("cpu", nz.milli_cpu),
-                     FormatAmount("memory", nz.memory));
+  out += fmt::format("for scoring  cpu {}, memory {}\n", k8s::WrittenAmount("cpu", nz.milli_cpu),
+                     k8s::WrittenAmount("memory", nz.memory));
   out += fmt::format("containers   {} ({} init, {} of them sidecars)\n", pod.containers.size(),
                      pod.init_containers.size(),
                      std::count_if(pod.init_containers.begin(), pod.init_containers.end(),
@@ -102,7 +102,7 @@ std::string PodJson(const k8s::Pod& pod) {
   w.Key("pod").String(pod.namespace_name + "/" + pod.name);
   if (!pod.template_of.empty()) w.Key("templateOf").String(pod.template_of);
   w.Key("requests").BeginObject();
-  for (const auto& [name, q] : k8s::PodRequests(pod)) w.Key(name).Int(k8s::SchedulerUnits(name, q));
+  for (const auto& [name, q] : k8s::PodRequests(pod)) w.Key(name).String(q.ToString());
   w.EndObject();
   k8s::NonZeroRequests nz = k8s::PodNonZeroRequests(pod);
   w.Key("nonZeroRequests").BeginObject().Key("cpu").Int(nz.milli_cpu).Key("memory").Int(nz.memory).EndObject();

@@ -18,10 +18,6 @@ constexpr const char* kTopologyKeys[] = {
     "nvidia.com/gpu.product",
 };
 
-bool IsBytes(const std::string& name) {
-  return name == "memory" || name == "ephemeral-storage" || name.starts_with("hugepages-");
-}
-
 void SortByNodes(std::vector<ClusterSummary::Count>& counts) {
   std::stable_sort(counts.begin(), counts.end(), [](const auto& a, const auto& b) {
     return a.nodes != b.nodes ? a.nodes > b.nodes : a.name < b.name;
@@ -29,21 +25,6 @@ void SortByNodes(std::vector<ClusterSummary::Count>& counts) {
 }
 
 }  // namespace
-
-std::string FormatAmount(const std::string& name, int64_t amount) {
-  if (name == "cpu") return amount % 1000 == 0 ? fmt::format("{}", amount / 1000) : fmt::format("{}m", amount);
-  if (IsBytes(name)) {
-    static constexpr const char* kUnits[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
-    double v = static_cast<double>(amount);
-    int unit = 0;
-    while (unit < 6 && (v >= 1024 || v <= -1024)) v /= 1024, ++unit;
-    if (unit == 0) return fmt::format("{}", amount);
-    std::string s = fmt::format("{:.1f}", v);
-    if (s.ends_with(".0")) s.resize(s.size() - 2);
-    return s + kUnits[unit];
-  }
-  return fmt::format("{}", amount);
-}
 
 ClusterSummary Summarize(const std::string& file, const rt::NodeTable& table, const rt::LoadReport& report) {
   ClusterSummary s;
@@ -141,8 +122,8 @@ std::string RenderText(const ClusterSummary& s, size_t max_label_keys) {
   if (!s.resources.empty()) {
     out += fmt::format("\n{:<34} {:>12} {:>12} {:>12} {:>6}\n", "resources", "allocatable", "requested", "free", "nodes");
     for (const auto& res : s.resources) {
-      out += fmt::format("  {:<32} {:>12} {:>12} {:>12} {:>6}\n", res.name, FormatAmount(res.name, res.allocatable),
-                         FormatAmount(res.name, res.requested), FormatAmount(res.name, res.allocatable - res.requested),
+      out += fmt::format("  {:<32} {:>12} {:>12} {:>12} {:>6}\n", res.name, k8s::WrittenAmount(res.name, res.allocatable),
+                         k8s::WrittenAmount(res.name, res.requested), k8s::WrittenAmount(res.name, res.allocatable - res.requested),
                          res.nodes);
     }
   }
@@ -165,7 +146,7 @@ std::string RenderText(const ClusterSummary& s, size_t max_label_keys) {
   }
   out += fmt::format("\ntable memory: {} bytes per node in columns, {} in strings and dictionaries\n",
                      s.nodes ? s.row_bytes / s.nodes : 0,
-                     FormatAmount("memory", static_cast<int64_t>(s.dictionary_bytes)));
+                     fmt::format("{:.1f} MiB", static_cast<double>(s.dictionary_bytes) / (1 << 20)));
   return out;
 }
 
@@ -197,9 +178,8 @@ std::string RenderJson(const ClusterSummary& s) {
   for (const auto& res : s.resources) {
     w.BeginObject();
     w.Key("name").String(res.name);
-    w.Key("unit").String(res.name == "cpu" ? "millicores" : IsBytes(res.name) ? "bytes" : "units");
-    w.Key("allocatable").Int(res.allocatable);
-    w.Key("requested").Int(res.requested);
+    w.Key("allocatable").String(k8s::WrittenAmount(res.name, res.allocatable));
+    w.Key("requested").String(k8s::WrittenAmount(res.name, res.requested));
     w.Key("nodes").Int(static_cast<int64_t>(res.nodes));
     w.EndObject();
   }

@@ -43,8 +43,5 @@ ClusterSummary Summarize(const std::string& file, const rt::NodeTable& table, co
 std::string RenderText(const ClusterSummary& summary, size_t max_label_keys);
 std::string RenderJson(const ClusterSummary& summary);
 
-/// `amount` of resource `name` in kube-scheduler units, for people:
-/// `3500m` cpu, `15.5Gi` memory, `8` GPUs.
-std::string FormatAmount(const std::string& name, int64_t amount);
 
 }  // namespace policy::cli

@@ -13,8 +13,16 @@ Quantity* Slot(ResourceList& list, std::string_view name) {
   return &list.back().second;
 }
 
+// As kube's addResourceList: the first quantity is copied (its format kept), later ones added.
 void Add(ResourceList& into, const ResourceList& add) {
-  for (const auto& [name, q] : add) *Slot(into, name) += q;
+  for (const auto& [name, q] : add) {
+    auto have = std::find_if(into.begin(), into.end(), [&](const auto& entry) { return entry.first == name; });
+    if (have != into.end()) {
+      have->second += q;
+    } else {
+      into.emplace_back(name, q);
+    }
+  }
 }
 
 void Max(ResourceList& into, const ResourceList& other) {

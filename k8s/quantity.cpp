@@ -285,13 +285,4 @@ std::string WrittenAmount(std::string_view name, int64_t units) {
   return Quantity::FromNanos(static_cast<Quantity::Nanos>(units) * 1000000000, format).ToString();
 }
 
-std::string ReadableAmount(std::string_view name, int64_t units) {
-  constexpr int64_t kMi = int64_t{1} << 20, kGi = int64_t{1} << 30;
-  if (name == "cpu" && units % 1000 != 0 && units >= 1000) return fmt::format("{:.1f}", static_cast<double>(units) / 1000);
-  if (!BytesResource(name) || units < kMi || units % kGi == 0) return WrittenAmount(name, units);
-  if (units >= kGi) return fmt::format("{:.1f}Gi", static_cast<double>(units) / static_cast<double>(kGi));
-  if (units % kMi == 0) return WrittenAmount(name, units);
-  return fmt::format("{:.1f}Mi", static_cast<double>(units) / static_cast<double>(kMi));
-}
-
 }  // namespace policy::k8s

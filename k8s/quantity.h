@@ -68,8 +68,5 @@ bool BytesResource(std::string_view name);
 /// `units` of resource `name` (kube-scheduler's units) as written back:
 /// `1500m`, `30Gi`, `4` (exact; binary suffixes for bytes).
 std::string WrittenAmount(std::string_view name, int64_t units);
-/// The same for reading, rounded: cores with one decimal from 1 up
-/// (`47.9`), bytes in Gi or Mi with one decimal when not whole (`190.6Gi`).
-std::string ReadableAmount(std::string_view name, int64_t units);
 
 }  // namespace policy::k8s

@@ -377,8 +377,8 @@ class Linter final : public k8s::ObjectVisitor {
       Diagnostic& d = diags_.Error(
           DiagCode::kRequestTooLarge, at,
           most == 0 ? fmt::format("no node of the snapshot has any `{}`", name)
-                    : fmt::format("the pod requests {} {}, more than any node's allocatable", k8s::ReadableAmount(name, want), name),
-          most == 0 ? "no node offers this resource" : fmt::format("the largest is {} on {}", k8s::ReadableAmount(name, most), biggest->name));
+                    : fmt::format("the pod requests {} {}, more than any node's allocatable", k8s::WrittenAmount(name, want), name),
+          most == 0 ? "no node offers this resource" : fmt::format("the largest is {} on {}", k8s::WrittenAmount(name, most), biggest->name));
       if (most == 0) {
         std::set<std::string> names;
         for (const NodeFacts& n : nodes_) {

@@ -69,3 +69,13 @@ TEST_CASE("explicit zero requests stay zero even for scoring") {
   CHECK(nz.milli_cpu == 0);
   CHECK(nz.memory == 0);
 }
+
+TEST_CASE("a summed request keeps the first quantity's format as kube's addResourceList does") {
+  // kube copies the first container's quantity and adds the rest to it, so
+  // two 512Mi containers print as 1Gi, not as 1073741824.
+  Pod pod;
+  pod.containers = {C("250m", "512Mi"), C("250m", "512Mi")};
+  ResourceList r = PodRequests(pod);
+  CHECK(Find(r, "memory")->ToString() == "1Gi");
+  CHECK(Find(r, "cpu")->ToString() == "500m");
+}
