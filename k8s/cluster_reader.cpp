@@ -55,6 +55,14 @@ void DispatchObject(NodeRef object, std::string_view default_kind, ClusterVisito
     if (auto pc = DecodePriorityClass(object, diags)) visitor.OnPriorityClass(std::move(*pc), where);
   } else if (kind == "PodDisruptionBudget") {
     if (auto pdb = DecodePodDisruptionBudget(object, diags)) visitor.OnPodDisruptionBudget(std::move(*pdb), where);
+  } else if (kind == "DeviceClass") {
+    if (auto dc = DecodeDeviceClass(object, diags)) visitor.OnDeviceClass(std::move(*dc), where);
+  } else if (kind == "ResourceSlice") {
+    if (auto rs = DecodeResourceSlice(object, diags)) visitor.OnResourceSlice(std::move(*rs), where);
+  } else if (kind == "ResourceClaim") {
+    if (auto rc = DecodeResourceClaim(object, diags)) visitor.OnResourceClaim(std::move(*rc), where);
+  } else if (kind == "ResourceClaimTemplate") {
+    if (auto t = DecodeResourceClaimTemplate(object, diags)) visitor.OnResourceClaimTemplate(std::move(*t), where);
   } else {
     ++stats->skipped_kinds[kind.empty() ? std::string("(no kind)") : std::string(kind)];
   }

@@ -10,6 +10,7 @@
 #include <map>
 #include <string>
 
+#include "k8s/dra.h"
 #include "k8s/object_reader.h"
 #include "k8s/objects.h"
 #include "support/diagnostic.h"
@@ -37,6 +38,11 @@ class ClusterVisitor {
   virtual void OnCsiNode(CsiNode&&, Span) {}
   virtual void OnPriorityClass(PriorityClass&&, Span) {}
   virtual void OnPodDisruptionBudget(PodDisruptionBudget&&, Span) {}
+  /// Dynamic Resource Allocation (the DynamicResources plugin).
+  virtual void OnDeviceClass(DeviceClass&&, Span) {}
+  virtual void OnResourceSlice(ResourceSlice&&, Span) {}
+  virtual void OnResourceClaim(ResourceClaim&&, Span) {}
+  virtual void OnResourceClaimTemplate(ResourceClaimTemplate&&, Span) {}
 };
 
 struct ClusterReadStats {

@@ -7,6 +7,7 @@
 #include <string_view>
 
 #include "k8s/document.h"
+#include "k8s/dra.h"
 #include "k8s/objects.h"
 #include "support/diagnostic.h"
 
@@ -34,6 +35,11 @@ std::optional<StorageClass> DecodeStorageClass(NodeRef object, DiagnosticSink& d
 std::optional<CsiNode> DecodeCsiNode(NodeRef object, DiagnosticSink& diags);
 std::optional<PriorityClass> DecodePriorityClass(NodeRef object, DiagnosticSink& diags);
 std::optional<PodDisruptionBudget> DecodePodDisruptionBudget(NodeRef object, DiagnosticSink& diags);
+/// Dynamic Resource Allocation objects (decode_dra.cpp, k8s/dra.h).
+std::optional<DeviceClass> DecodeDeviceClass(NodeRef object, DiagnosticSink& diags);
+std::optional<ResourceSlice> DecodeResourceSlice(NodeRef object, DiagnosticSink& diags);
+std::optional<ResourceClaim> DecodeResourceClaim(NodeRef object, DiagnosticSink& diags);
+std::optional<ResourceClaimTemplate> DecodeResourceClaimTemplate(NodeRef object, DiagnosticSink& diags);
 /// A workload's pod template as a pod in the workload's namespace, named
 /// after the workload when the template has no name.
 std::optional<Pod> DecodeWorkloadTemplate(NodeRef object, std::string_view kind, DiagnosticSink& diags);

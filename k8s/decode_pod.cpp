@@ -187,6 +187,33 @@ void DecodeVolumes(DecodeContext& cx, NodeRef list, const std::string& pod_name,
   }
 }
 
+// spec.resourceClaims: each names a claim or a template, not both (API
+// validation), under a name unique in the pod.
+void DecodeResourceClaims(DecodeContext& cx, NodeRef list, std::vector<PodResourceClaim>* out) {
+  for (uint32_t i = 0; i < list.Size(); ++i) {
+    NodeRef entry = list.At(i);
+    if (!cx.ExpectMapping(entry, "a pod resource claim")) continue;
+    PodResourceClaim claim;
+    cx.String(entry, "name", &claim.name);
+    cx.String(entry, "resourceClaimName", &claim.claim_name);
+    cx.String(entry, "resourceClaimTemplateName", &claim.template_name);
+    if (claim.name.empty()) {
+      cx.Error(DiagCode::kMissingField, entry, "a pod resource claim has no name").help = "set `name`";
+    } else if (claim.claim_name.empty() == claim.template_name.empty()) {
+      cx.Error(DiagCode::kBadDra, entry,
+               fmt::format("pod resource claim `{}` must name exactly one of resourceClaimName and "
+                           "resourceClaimTemplateName",
+                           claim.name));
+    }
+    for (const PodResourceClaim& earlier : *out) {
+      if (earlier.name == claim.name && !claim.name.empty()) {
+        cx.Error(DiagCode::kBadDra, entry.Get("name"), fmt::format("duplicate pod resource claim `{}`", claim.name));
+      }
+    }
+    out->push_back(std::move(claim));
+  }
+}
+
 PodPhase ParsePhase(std::string_view s) {
   if (s == "Running") return PodPhase::kRunning;
   if (s == "Succeeded") return PodPhase::kSucceeded;
@@ -231,6 +258,8 @@ void DecodePodBody(DecodeContext& cx, NodeRef metadata, NodeRef spec, Pod* pod) 
   DecodeContainers(cx, spec, "initContainers", true, &pod->init_containers);
   NodeRef volumes = cx.Sequence(spec, "volumes");
   if (volumes.Valid()) DecodeVolumes(cx, volumes, pod->name, &pod->volumes);
+  NodeRef claims = cx.Sequence(spec, "resourceClaims");
+  if (claims.Valid()) DecodeResourceClaims(cx, claims, &pod->resource_claims);
   NodeRef overhead = cx.Resources(spec, "overhead", &pod->overhead);
   if (overhead.Valid()) CheckResourceList(cx, overhead, pod->overhead, "the overhead", false);
   cx.Int32(spec, "priority", &pod->priority);
@@ -320,6 +349,15 @@ std::optional<Pod> DecodePod(NodeRef object, DiagnosticSink& diags) {
     cx.String(status, "phase", &phase);
     pod.phase = ParsePhase(phase);
     cx.String(status, "startTime", &pod.start_time);
+    NodeRef claim_statuses = cx.Sequence(status, "resourceClaimStatuses");
+    for (uint32_t i = 0; claim_statuses.Valid() && i < claim_statuses.Size(); ++i) {
+      NodeRef entry = claim_statuses.At(i);
+      if (!cx.ExpectMapping(entry, "a resource claim status")) continue;
+      PodResourceClaimStatus claim_status;
+      cx.String(entry, "name", &claim_status.name);
+      cx.String(entry, "resourceClaimName", &claim_status.claim_name);
+      pod.resource_claim_statuses.push_back(std::move(claim_status));
+    }
     NodeRef conditions = status.Get("conditions");
     for (uint32_t i = 0; conditions.Valid() && conditions.IsSequence() && i < conditions.Size(); ++i) {
       NodeRef c = conditions.At(i);

@@ -6,36 +6,11 @@
 
 #include "k8s/decode.h"
 #include "k8s/decode_context.h"
+#include "k8s/decode_object.h"
 #include "k8s/decode_selectors.h"
 
 namespace policy::k8s {
 namespace {
-
-// metadata.name (required), namespace, labels, annotations and whether the
-// object is being deleted.
-struct Meta {
-  std::string name, namespace_name;
-  StringMap labels, annotations;
-  bool deleting = false;
-};
-
-Meta ReadMeta(DecodeContext& cx, NodeRef object, std::string_view kind) {
-  Meta m;
-  NodeRef metadata = cx.Mapping(object, "metadata");
-  if (metadata.Valid()) {
-    cx.String(metadata, "name", &m.name);
-    cx.String(metadata, "namespace", &m.namespace_name);
-    cx.StringMapField(metadata, "labels", &m.labels);
-    cx.StringMapField(metadata, "annotations", &m.annotations);
-    NodeRef deletion = metadata.Get("deletionTimestamp");
-    m.deleting = deletion.Valid() && !deletion.IsNull();
-  }
-  if (m.name.empty() && cx.Clean()) {
-    cx.Error(DiagCode::kMissingField, metadata.Valid() ? metadata : object, fmt::format("the {} has no name", kind))
-        .help = "set `metadata.name`";
-  }
-  return m;
-}
 
 // The storage quantity of a resource list field (capacity, requests).
 Quantity Storage(DecodeContext& cx, NodeRef parent, std::string_view key) {
@@ -60,19 +35,6 @@ void ReadVolumeCommon(DecodeContext& cx, NodeRef object, NodeRef spec, const Met
   if (const std::string* beta = Find(m.annotations, kBetaClassAnnotation)) out.storage_class = *beta;
   NodeRef status = cx.Mapping(object, "status");
   if (status.Valid()) cx.String(status, "phase", &out.phase);
-}
-
-// One object of `kind`: its metadata (the name into `out.name`), then
-// `read(cx, meta, out)` for the rest (it may take the metadata's maps). The object, or nullopt after an error.
-template <typename Object, typename Read>
-std::optional<Object> DecodeObject(NodeRef object, DiagnosticSink& diags, std::string_view kind, Read read) {
-  DecodeContext cx(diags);
-  Meta m = ReadMeta(cx, object, kind);
-  Object out;
-  out.name = m.name;
-  read(cx, m, out);
-  if (!cx.Clean()) return std::nullopt;
-  return out;
 }
 
 }  // namespace

@@ -55,11 +55,36 @@ template <class F> void Fields(F& f, ResolvedVolume& v) {
     v.attach_driver, v.attach_handle, v.disks, v.read_only);
 }
 template <class F> void Fields(F& f, Namespace& v) { f(v.name, v.labels); }
+template <class F> void Fields(F& f, PodResourceClaim& v) { f(v.name, v.claim_name, v.template_name); }
+template <class F> void Fields(F& f, PodResourceClaimStatus& v) { f(v.name, v.claim_name); }
+template <class F> void Fields(F& f, CelSelector& v) { f(v.expression, v.file, v.line, v.column); }
+template <class F> void Fields(F& f, DeviceAttribute& v) { f(v.kind, v.int_value, v.bool_value, v.text); }
+template <class F> void Fields(F& f, Device& v) { f(v.name, v.attributes, v.capacity); }
+template <class F> void Fields(F& f, ResourcePool& v) { f(v.name, v.generation, v.slice_count); }
+template <class F> void Fields(F& f, ResourceSlice& v) {
+  f(v.name, v.driver, v.pool, v.node_name, v.node_selector, v.all_nodes, v.devices);
+}
+template <class F> void Fields(F& f, DeviceClass& v) { f(v.name, v.selectors); }
+template <class F> void Fields(F& f, DeviceSubRequest& v) {
+  f(v.name, v.class_name, v.selectors, v.mode, v.count, v.admin_access);
+}
+template <class F> void Fields(F& f, DeviceRequest& v) { f(v.name, v.alternatives, v.first_available); }
+template <class F> void Fields(F& f, DeviceConstraint& v) { f(v.requests, v.match_attribute); }
+template <class F> void Fields(F& f, DeviceClaimSpec& v) { f(v.requests, v.constraints); }
+template <class F> void Fields(F& f, DeviceResult& v) { f(v.request, v.driver, v.pool, v.device, v.admin_access); }
+template <class F> void Fields(F& f, AllocationResult& v) { f(v.devices, v.node_selector); }
+template <class F> void Fields(F& f, ClaimConsumer& v) { f(v.resource, v.name, v.uid); }
+template <class F> void Fields(F& f, ResourceClaim& v) {
+  f(v.name, v.namespace_name, v.uid, v.controller_kind, v.controller_uid, v.deleting, v.spec, v.allocation,
+    v.reserved_for);
+}
+template <class F> void Fields(F& f, ResourceClaimTemplate& v) { f(v.name, v.namespace_name, v.spec); }
 template <class F> void Fields(F& f, Pod& v) {
   f(v.name, v.namespace_name, v.uid, v.labels, v.annotations, v.node_name, v.node_selector, v.affinity, v.tolerations,
     v.topology_spread, v.spread_system_defaulted, v.containers, v.init_containers, v.overhead, v.priority,
     v.priority_class_name, v.preemption_policy, v.creation_timestamp, v.start_time, v.scheduled_message, v.template_replicas,
-    v.scheduler_name, v.host_network, v.scheduling_gates, v.volumes, v.resolved_volumes, v.phase, v.template_of,
+    v.scheduler_name, v.host_network, v.scheduling_gates, v.volumes, v.resource_claims, v.resource_claim_statuses,
+    v.resolved_volumes, v.phase, v.template_of,
     v.template_selector, v.controller);
 }
 
@@ -72,6 +97,8 @@ template <> constexpr uint64_t kValues<WhenUnsatisfiable> = 2;
 template <> constexpr uint64_t kValues<InclusionPolicy> = 2;
 template <> constexpr uint64_t kValues<Volume::Kind> = 3;
 template <> constexpr uint64_t kValues<PodPhase> = 5;
+template <> constexpr uint64_t kValues<DeviceAttribute::Kind> = 4;
+template <> constexpr uint64_t kValues<AllocationMode> = 2;
 
 template <class T>
 concept HasFields = requires(T& v, int& f) { Fields(f, v); };
@@ -240,6 +267,10 @@ POLICYC_ARCHIVE(PodDisruptionBudget)
 POLICYC_ARCHIVE(PodAffinityTerm)
 POLICYC_ARCHIVE(HostPort)
 POLICYC_ARCHIVE(Volume)
+POLICYC_ARCHIVE(DeviceClass)
+POLICYC_ARCHIVE(ResourceSlice)
+POLICYC_ARCHIVE(ResourceClaim)
+POLICYC_ARCHIVE(ResourceClaimTemplate)
 #undef POLICYC_ARCHIVE
 
 }  // namespace policy::k8s

@@ -11,6 +11,7 @@
 #include <string>
 #include <string_view>
 
+#include "k8s/dra.h"
 #include "k8s/objects.h"
 
 namespace policy::k8s {
@@ -34,6 +35,10 @@ class ArchiveWriter {
   void Put(const PodAffinityTerm& v);
   void Put(const HostPort& v);
   void Put(const Volume& v);
+  void Put(const DeviceClass& v);
+  void Put(const ResourceSlice& v);
+  void Put(const ResourceClaim& v);
+  void Put(const ResourceClaimTemplate& v);
   const std::string& Bytes() const { return out_; }
   std::string& MutableBytes() { return out_; }
 
@@ -67,6 +72,10 @@ class ArchiveReader {
   bool Get(PodAffinityTerm& v);
   bool Get(HostPort& v);
   bool Get(Volume& v);
+  bool Get(DeviceClass& v);
+  bool Get(ResourceSlice& v);
+  bool Get(ResourceClaim& v);
+  bool Get(ResourceClaimTemplate& v);
 
  private:
   std::string_view in_;

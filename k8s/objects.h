@@ -194,6 +194,22 @@ struct SelectorOwner {
   std::optional<LabelSelector> selector;   ///< ReplicaSet, StatefulSet: spec.selector
 };
 
+/// `spec.resourceClaims[]`: a claim by name, or one made from a template.
+struct PodResourceClaim {
+  std::string name;
+  std::string claim_name;     ///< resourceClaimName
+  std::string template_name;  ///< resourceClaimTemplateName
+  bool operator==(const PodResourceClaim&) const = default;
+};
+
+/// `status.resourceClaimStatuses[]`: the claim made for a template entry
+/// (empty when none is needed).
+struct PodResourceClaimStatus {
+  std::string name;
+  std::string claim_name;
+  bool operator==(const PodResourceClaimStatus&) const = default;
+};
+
 /// A volume of spec.volumes as the volume plugins read it.
 struct Volume {
   enum class Kind : uint8_t { kClaim, kEphemeral, kOther };
@@ -344,6 +360,8 @@ struct Pod {
   bool host_network = false;  ///< spec.hostNetwork
   std::vector<std::string> scheduling_gates;  ///< spec.schedulingGates' names: kube-scheduler waits while any is left
   std::vector<Volume> volumes;  ///< spec.volumes
+  std::vector<PodResourceClaim> resource_claims;                ///< spec.resourceClaims
+  std::vector<PodResourceClaimStatus> resource_claim_statuses;  ///< status.resourceClaimStatuses
   /// The volumes with the snapshot's claims, PVs and classes looked up (set
   /// on the scheduling side, never by the API; see ResolvedVolume).
   std::vector<ResolvedVolume> resolved_volumes;

@@ -108,6 +108,10 @@ const std::vector<ApiWatch::Kind>& ApiWatch::Kinds() {
       {"/apis/storage.k8s.io/v1/csinodes", "csinodes"},
       {"/apis/scheduling.k8s.io/v1/priorityclasses", "priorityclasses"},
       {"/apis/policy/v1/poddisruptionbudgets", "poddisruptionbudgets"},
+      // Dynamic Resource Allocation (GA in 1.34; a cluster without it answers 404: not served).
+      {"/apis/resource.k8s.io/v1/deviceclasses", "deviceclasses"},
+      {"/apis/resource.k8s.io/v1/resourceslices", "resourceslices"},
+      {"/apis/resource.k8s.io/v1/resourceclaims", "resourceclaims"},
   };
   return kinds;
 }

@@ -79,6 +79,24 @@ class TableBuilder final : public k8s::ClusterVisitor {
     Store(table_.MutableStorage().budgets, key, std::move(pdb), "PodDisruptionBudget", where, report_.budgets);
   }
 
+  void OnDeviceClass(k8s::DeviceClass&& dc, Span where) override {
+    std::string key = dc.name;
+    Store(table_.MutableStorage().device_classes, key, std::move(dc), "DeviceClass", where, report_.device_classes);
+  }
+  void OnResourceSlice(k8s::ResourceSlice&& rs, Span where) override {
+    std::string key = rs.name;
+    Store(table_.MutableStorage().resource_slices, key, std::move(rs), "ResourceSlice", where, report_.resource_slices);
+  }
+  void OnResourceClaim(k8s::ResourceClaim&& rc, Span where) override {
+    std::string key = StorageObjects::ClaimKey(rc.namespace_name, rc.name);
+    Store(table_.MutableStorage().resource_claims, key, std::move(rc), "ResourceClaim", where, report_.resource_claims);
+  }
+  void OnResourceClaimTemplate(k8s::ResourceClaimTemplate&& t, Span where) override {
+    std::string key = StorageObjects::ClaimKey(t.namespace_name, t.name);
+    Store(table_.MutableStorage().claim_templates, key, std::move(t), "ResourceClaimTemplate", where,
+          report_.claim_templates);
+  }
+
   void Finish() {
     // Pods still waiting name nodes that never came.
     report_.pods_unknown_node = table_.WaitingPodCount();

@@ -30,6 +30,7 @@ struct LoadReport {
   size_t selector_owners = 0;  ///< Services, ReplicationControllers, ReplicaSets, StatefulSets
   size_t claims = 0, volumes = 0, storage_classes = 0, csi_nodes = 0, priority_classes = 0;
   size_t budgets = 0;  ///< PodDisruptionBudgets
+  size_t device_classes = 0, resource_slices = 0, resource_claims = 0, claim_templates = 0;  ///< DRA objects
   size_t pods_with_pod_affinity = 0;  ///< bound pods with (anti-)affinity terms (InterPodAffinity's symmetry)
 };
 

@@ -129,6 +129,10 @@ bool NodeTable::WriteImage(k8s::ArchiveWriter& out) const {
   PutObjects(out, storage_.csi_nodes);
   PutObjects(out, storage_.priority_classes);
   PutObjects(out, storage_.budgets);
+  PutObjects(out, storage_.device_classes);
+  PutObjects(out, storage_.resource_slices);
+  PutObjects(out, storage_.resource_claims);
+  PutObjects(out, storage_.claim_templates);
 
   out.U64(term_groups_.size());
   for (const TermGroup& g : term_groups_) {
@@ -322,7 +326,11 @@ bool NodeTable::ReadImageInto(k8s::ArchiveReader& in) {
       !GetObjects(in, storage_.classes, [](const auto& c) { return c.name; }) ||
       !GetObjects(in, storage_.csi_nodes, [](const auto& c) { return c.name; }) ||
       !GetObjects(in, storage_.priority_classes, [](const auto& c) { return c.name; }) ||
-      !GetObjects(in, storage_.budgets, [](const auto& b) { return StorageObjects::ClaimKey(b.namespace_name, b.name); })) {
+      !GetObjects(in, storage_.budgets, [](const auto& b) { return StorageObjects::ClaimKey(b.namespace_name, b.name); }) ||
+      !GetObjects(in, storage_.device_classes, [](const auto& c) { return c.name; }) ||
+      !GetObjects(in, storage_.resource_slices, [](const auto& s) { return s.name; }) ||
+      !GetObjects(in, storage_.resource_claims, [](const auto& c) { return StorageObjects::ClaimKey(c.namespace_name, c.name); }) ||
+      !GetObjects(in, storage_.claim_templates, [](const auto& t) { return StorageObjects::ClaimKey(t.namespace_name, t.name); })) {
     return false;
   }
 

@@ -30,7 +30,7 @@ namespace {
 
 constexpr char kMagic[8] = {'P', 'L', 'C', 'Y', 'S', 'N', 'A', 'P'};
 // Bump when the payload's layout or what the decoders make of a file changes.
-constexpr uint32_t kFormat = 4;
+constexpr uint32_t kFormat = 5;
 constexpr size_t kEdge = 64 * 1024;  // the head and the tail hashed
 
 // 64-bit hash, eight bytes at a time (a damaged cache, not an adversary).
@@ -133,7 +133,8 @@ template <class R, class F>
 void Counts(R& r, F f) {
   for (auto* n : {&r.nodes, &r.pods_bound, &r.pods_not_bound, &r.pods_finished, &r.pods_unknown_node, &r.namespaces,
                     &r.selector_owners, &r.claims, &r.volumes, &r.storage_classes, &r.csi_nodes, &r.priority_classes,
-                    &r.budgets, &r.pods_with_pod_affinity}) {
+                    &r.budgets, &r.device_classes, &r.resource_slices, &r.resource_claims, &r.claim_templates,
+                    &r.pods_with_pod_affinity}) {
     f(*n);
   }
 }

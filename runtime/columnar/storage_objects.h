@@ -9,6 +9,7 @@
 #include <string_view>
 #include <unordered_map>
 
+#include "k8s/dra.h"
 #include "k8s/objects.h"
 
 namespace policy::rt {
@@ -20,6 +21,11 @@ struct StorageObjects {
   std::unordered_map<std::string, k8s::CsiNode> csi_nodes;
   std::unordered_map<std::string, k8s::PriorityClass> priority_classes;
   std::unordered_map<std::string, k8s::PodDisruptionBudget> budgets;  ///< namespace/name ->
+  // Dynamic Resource Allocation: what the DynamicResources plugin reads.
+  std::unordered_map<std::string, k8s::DeviceClass> device_classes;
+  std::unordered_map<std::string, k8s::ResourceSlice> resource_slices;
+  std::unordered_map<std::string, k8s::ResourceClaim> resource_claims;  ///< namespace/name ->
+  std::unordered_map<std::string, k8s::ResourceClaimTemplate> claim_templates;  ///< namespace/name ->
 
   static std::string ClaimKey(std::string_view namespace_name, std::string_view name) {
     return std::string(namespace_name) + "/" + std::string(name);
@@ -34,7 +40,8 @@ struct StorageObjects {
     return it == map.end() ? nullptr : &it->second;
   }
   size_t Count() const {
-    return claims.size() + volumes.size() + classes.size() + csi_nodes.size() + priority_classes.size() + budgets.size();
+    return claims.size() + volumes.size() + classes.size() + csi_nodes.size() + priority_classes.size() + budgets.size() +
+           device_classes.size() + resource_slices.size() + resource_claims.size() + claim_templates.size();
   }
   /// A pod's priority as admission sets it: spec.priority, else its
   /// PriorityClass's (the two system classes are built in), else the

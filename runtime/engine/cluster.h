@@ -119,6 +119,33 @@ class Cluster {
   bool RemovePriorityClass(std::string_view name) {
     return table_->MutableStorage().priority_classes.erase(std::string(name)) > 0;
   }
+  /// Dynamic Resource Allocation objects, as the storage objects above.
+  void SetDeviceClass(k8s::DeviceClass dc) {
+    std::string key = dc.name;
+    table_->MutableStorage().device_classes.insert_or_assign(std::move(key), std::move(dc));
+  }
+  void SetResourceSlice(k8s::ResourceSlice slice) {
+    std::string key = slice.name;
+    table_->MutableStorage().resource_slices.insert_or_assign(std::move(key), std::move(slice));
+  }
+  void SetResourceClaim(k8s::ResourceClaim claim) {
+    std::string key = rt::StorageObjects::ClaimKey(claim.namespace_name, claim.name);
+    table_->MutableStorage().resource_claims.insert_or_assign(std::move(key), std::move(claim));
+  }
+  void SetClaimTemplate(k8s::ResourceClaimTemplate t) {
+    std::string key = rt::StorageObjects::ClaimKey(t.namespace_name, t.name);
+    table_->MutableStorage().claim_templates.insert_or_assign(std::move(key), std::move(t));
+  }
+  bool RemoveDeviceClass(std::string_view name) { return table_->MutableStorage().device_classes.erase(std::string(name)) > 0; }
+  bool RemoveResourceSlice(std::string_view name) {
+    return table_->MutableStorage().resource_slices.erase(std::string(name)) > 0;
+  }
+  bool RemoveResourceClaim(std::string_view namespace_name, std::string_view name) {
+    return table_->MutableStorage().resource_claims.erase(rt::StorageObjects::ClaimKey(namespace_name, name)) > 0;
+  }
+  bool RemoveClaimTemplate(std::string_view namespace_name, std::string_view name) {
+    return table_->MutableStorage().claim_templates.erase(rt::StorageObjects::ClaimKey(namespace_name, name)) > 0;
+  }
 
   // --- reading -------------------------------------------------------------
   const rt::NodeTable& Table() const { return *table_; }

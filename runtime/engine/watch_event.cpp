@@ -16,7 +16,8 @@ namespace {
 // The one object an event carries, decoded.
 using Object = std::variant<std::monostate, k8s::Node, k8s::Pod, k8s::Namespace, k8s::SelectorOwner,
                             k8s::PersistentVolumeClaim, k8s::PersistentVolume, k8s::StorageClass, k8s::CsiNode,
-                            k8s::PriorityClass, k8s::PodDisruptionBudget>;
+                            k8s::PriorityClass, k8s::PodDisruptionBudget, k8s::DeviceClass, k8s::ResourceSlice,
+                            k8s::ResourceClaim, k8s::ResourceClaimTemplate>;
 
 class Collect final : public k8s::ClusterVisitor {
  public:
@@ -31,6 +32,10 @@ class Collect final : public k8s::ClusterVisitor {
   void OnCsiNode(k8s::CsiNode&& x, Span) override { object = std::move(x); }
   void OnPriorityClass(k8s::PriorityClass&& x, Span) override { object = std::move(x); }
   void OnPodDisruptionBudget(k8s::PodDisruptionBudget&& x, Span) override { object = std::move(x); }
+  void OnDeviceClass(k8s::DeviceClass&& x, Span) override { object = std::move(x); }
+  void OnResourceSlice(k8s::ResourceSlice&& x, Span) override { object = std::move(x); }
+  void OnResourceClaim(k8s::ResourceClaim&& x, Span) override { object = std::move(x); }
+  void OnResourceClaimTemplate(k8s::ResourceClaimTemplate&& x, Span) override { object = std::move(x); }
 };
 
 // Reads the event's envelope and decodes its object.
@@ -133,6 +138,26 @@ bool Apply(Cluster& cluster, Object& object, bool deleted) {
   if (auto* pdb = std::get_if<k8s::PodDisruptionBudget>(&object)) {
     if (deleted) return cluster.RemoveBudget(pdb->namespace_name, pdb->name);
     cluster.SetBudget(std::move(*pdb));
+    return true;
+  }
+  if (auto* dc = std::get_if<k8s::DeviceClass>(&object)) {
+    if (deleted) return cluster.RemoveDeviceClass(dc->name);
+    cluster.SetDeviceClass(std::move(*dc));
+    return true;
+  }
+  if (auto* slice = std::get_if<k8s::ResourceSlice>(&object)) {
+    if (deleted) return cluster.RemoveResourceSlice(slice->name);
+    cluster.SetResourceSlice(std::move(*slice));
+    return true;
+  }
+  if (auto* rc = std::get_if<k8s::ResourceClaim>(&object)) {
+    if (deleted) return cluster.RemoveResourceClaim(rc->namespace_name, rc->name);
+    cluster.SetResourceClaim(std::move(*rc));
+    return true;
+  }
+  if (auto* t = std::get_if<k8s::ResourceClaimTemplate>(&object)) {
+    if (deleted) return cluster.RemoveClaimTemplate(t->namespace_name, t->name);
+    cluster.SetClaimTemplate(std::move(*t));
     return true;
   }
   return false;  // a kind the cluster does not hold
