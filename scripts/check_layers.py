@@ -24,7 +24,7 @@ LAYERS = [
     ["support"],
     ["k8s"],
     ["compiler/lang", "stdlib"],  # the language's vocabulary; stdlib/ is data (builtins.def, the embedded sources)
-    ["grammar", "compiler/syntax"],
+    ["grammar", "compiler/syntax", "compiler/cel"],
     ["compiler/sema"],
     ["compiler/binding"],
     ["compiler/ir"],

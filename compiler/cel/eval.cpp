@@ -1,0 +1,738 @@
+// The CEL tree-walking evaluator (eval.h). Messages follow cel-go's where
+// kube-scheduler shows them (`no such key: NAME`, `no such overload`,
+// `division by zero`).
+
+#include "compiler/cel/eval.h"
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <regex>
+
+#include <fmt/format.h>
+
+namespace policy::cel {
+namespace {
+
+using Kind = Value::Kind;
+
+Value NoOverload(std::string_view function) { return Value::Error(fmt::format("no such overload: {}", function)); }
+Value NoSuchKey(std::string_view key) { return Value::Error(fmt::format("no such key: {}", key)); }
+
+Value Attribute(const k8s::DeviceAttribute& a) {
+  switch (a.kind) {
+    case k8s::DeviceAttribute::Kind::kInt: return Value::Int(a.int_value);
+    case k8s::DeviceAttribute::Kind::kBool: return Value::Bool(a.bool_value);
+    case k8s::DeviceAttribute::Kind::kString: return Value::String(a.text);
+    case k8s::DeviceAttribute::Kind::kVersion: {
+      std::optional<Semver> v = ParseSemver(a.text);
+      if (!v) return Value::Error(fmt::format("parse semantic version: {}", a.text));
+      Value x;
+      x.kind = Kind::kSemver;
+      x.semver = std::make_shared<const Semver>(std::move(*v));
+      return x;
+    }
+  }
+  return Value();
+}
+
+// The attribute or capacity `name` of a domain view, or nullopt.
+std::optional<Value> DomainLookup(const Value& domain, std::string_view name) {
+  const k8s::Device& d = *domain.device->device;
+  std::string qualified = domain.text + "/" + std::string(name);
+  if (domain.kind == Kind::kDomain) {
+    for (const auto& [key, a] : d.attributes) {
+      if (key == qualified) return Attribute(a);
+    }
+  } else {
+    for (const auto& [key, q] : d.capacity) {
+      if (key == qualified) return Value::Quantity(q);
+    }
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string> DomainKeys(const Value& domain) {
+  std::vector<std::string> out;
+  std::string prefix = domain.text + "/";
+  auto add = [&](const std::string& key) {
+    if (key.size() > prefix.size() && key.compare(0, prefix.size(), prefix) == 0) out.push_back(key.substr(prefix.size()));
+  };
+  const k8s::Device& d = *domain.device->device;
+  if (domain.kind == Kind::kDomain) {
+    for (const auto& entry : d.attributes) add(entry.first);
+  } else {
+    for (const auto& entry : d.capacity) add(entry.first);
+  }
+  return out;
+}
+
+bool IsNumber(const Value& v) { return v.kind == Kind::kInt || v.kind == Kind::kUint || v.kind == Kind::kDouble; }
+
+// Numeric comparison across int, uint and double, as cel-go's heterogeneous
+// equality and ordering do.
+int CompareNumbers(const Value& a, const Value& b) {
+  auto sign = [](auto x, auto y) { return x < y ? -1 : x > y ? 1 : 0; };
+  if (a.kind == Kind::kDouble || b.kind == Kind::kDouble) {
+    double x = a.kind == Kind::kDouble ? a.d : a.kind == Kind::kInt ? static_cast<double>(a.i) : static_cast<double>(a.u);
+    double y = b.kind == Kind::kDouble ? b.d : b.kind == Kind::kInt ? static_cast<double>(b.i) : static_cast<double>(b.u);
+    return sign(x, y);
+  }
+  if (a.kind == Kind::kInt && b.kind == Kind::kInt) return sign(a.i, b.i);
+  if (a.kind == Kind::kUint && b.kind == Kind::kUint) return sign(a.u, b.u);
+  if (a.kind == Kind::kInt) return a.i < 0 ? -1 : sign(static_cast<uint64_t>(a.i), b.u);
+  return b.i < 0 ? 1 : sign(a.u, static_cast<uint64_t>(b.i));
+}
+
+bool Equal(const Value& a, const Value& b);
+
+bool EqualLists(const Value& a, const Value& b) {
+  if (a.list->size() != b.list->size()) return false;
+  for (size_t i = 0; i < a.list->size(); ++i) {
+    if (!Equal((*a.list)[i], (*b.list)[i])) return false;
+  }
+  return true;
+}
+
+bool Equal(const Value& a, const Value& b) {
+  if (IsNumber(a) && IsNumber(b)) return CompareNumbers(a, b) == 0 && !(std::isnan(a.d) || std::isnan(b.d));
+  if (a.kind != b.kind) return false;
+  switch (a.kind) {
+    case Kind::kNull: return true;
+    case Kind::kBool: return a.b == b.b;
+    case Kind::kString:
+    case Kind::kBytes:
+    case Kind::kType: return a.text == b.text;
+    case Kind::kQuantity: return a.quantity == b.quantity;
+    case Kind::kSemver: return Compare(*a.semver, *b.semver) == 0;
+    case Kind::kList: return EqualLists(a, b);
+    case Kind::kMap: {
+      if (a.map->size() != b.map->size()) return false;
+      for (const auto& [k, v] : *a.map) {
+        auto it = std::find_if(b.map->begin(), b.map->end(), [&](const auto& e) { return Equal(e.first, k); });
+        if (it == b.map->end() || !Equal(it->second, v)) return false;
+      }
+      return true;
+    }
+    default: return false;
+  }
+}
+
+class Evaluator {
+ public:
+  explicit Evaluator(const DeviceInput& device) : device_(device) {}
+
+  Value Eval(const Expr& e) {
+    switch (e.kind) {
+      case ExprKind::kNull: return Value();
+      case ExprKind::kBool: return Value::Bool(e.bool_value);
+      case ExprKind::kInt: return Value::Int(e.int_value);
+      case ExprKind::kUint: return Value::Uint(e.uint_value);
+      case ExprKind::kDouble: return Value::Double(e.double_value);
+      case ExprKind::kString: return Value::String(e.text);
+      case ExprKind::kBytes: {
+        Value v = Value::String(e.text);
+        v.kind = Kind::kBytes;
+        return v;
+      }
+      case ExprKind::kIdent: return Ident(e.text);
+      case ExprKind::kSelect: return Select(Eval(*e.args[0]), e.text, false);
+      case ExprKind::kPresence: return Select(Eval(*e.args[0]), e.text, true);
+      case ExprKind::kIndex: return Index(Eval(*e.args[0]), Eval(*e.args[1]));
+      case ExprKind::kList: {
+        auto items = std::make_shared<std::vector<Value>>();
+        for (const auto& a : e.args) {
+          Value v = Eval(*a);
+          if (v.IsError()) return v;
+          items->push_back(std::move(v));
+        }
+        Value v;
+        v.kind = Kind::kList;
+        v.list = std::move(items);
+        return v;
+      }
+      case ExprKind::kMap: {
+        auto entries = std::make_shared<std::vector<std::pair<Value, Value>>>();
+        for (size_t i = 0; i + 1 < e.args.size(); i += 2) {
+          Value k = Eval(*e.args[i]), v = Eval(*e.args[i + 1]);
+          if (k.IsError()) return k;
+          if (v.IsError()) return v;
+          for (const auto& entry : *entries) {
+            if (Equal(entry.first, k)) return Value::Error(fmt::format("Failed with repeated key: {}", Show(k)));
+          }
+          entries->emplace_back(std::move(k), std::move(v));
+        }
+        Value v;
+        v.kind = Kind::kMap;
+        v.map = std::move(entries);
+        return v;
+      }
+      case ExprKind::kComprehension: return Comprehension(e);
+      case ExprKind::kBind: {
+        scopes_.emplace_back(e.var, Eval(*e.args[0]));
+        Value v = Eval(*e.args[1]);
+        scopes_.pop_back();
+        return v;
+      }
+      case ExprKind::kCall: return Call(e);
+    }
+    return Value::Error("unknown expression");
+  }
+
+ private:
+  Value Ident(const std::string& name) {
+    for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
+      if (it->first == name) return it->second;
+    }
+    if (name == "device") {
+      Value v;
+      v.kind = Kind::kDevice;
+      v.device = &device_;
+      return v;
+    }
+    static constexpr std::string_view kTypes[] = {"int", "uint", "double", "bool", "string", "bytes", "list", "map", "null_type", "type"};
+    for (std::string_view t : kTypes) {
+      if (name == t) return Value::Type(name);
+    }
+    return Value::Error(fmt::format("no such attribute: {}", name));
+  }
+
+  Value Select(const Value& operand, const std::string& field, bool test_only) {
+    if (operand.IsError()) return operand;
+    auto found = [&](std::optional<Value> v) {
+      if (test_only) return Value::Bool(v.has_value());
+      return v ? *v : NoSuchKey(field);
+    };
+    switch (operand.kind) {
+      case Kind::kDevice: {
+        Value v;
+        v.device = operand.device;
+        if (field == "driver") return test_only ? Value::Bool(true) : Value::String(std::string(operand.device->driver));
+        if (field == "attributes") v.kind = Kind::kAttributes;
+        else if (field == "capacity") v.kind = Kind::kCapacities;
+        else return found(std::nullopt);
+        return test_only ? Value::Bool(true) : v;
+      }
+      case Kind::kAttributes:
+      case Kind::kCapacities: {
+        // An unknown domain reads as an empty map (kube's mapper default).
+        if (test_only) return Value::Bool(true);
+        Value v;
+        v.kind = operand.kind == Kind::kAttributes ? Kind::kDomain : Kind::kCapacityDomain;
+        v.device = operand.device;
+        v.text = field;
+        return v;
+      }
+      case Kind::kDomain:
+      case Kind::kCapacityDomain: return found(DomainLookup(operand, field));
+      case Kind::kMap: {
+        for (const auto& [k, v] : *operand.map) {
+          if (k.kind == Kind::kString && k.text == field) return test_only ? Value::Bool(true) : v;
+        }
+        return found(std::nullopt);
+      }
+      default:
+        return Value::Error(fmt::format("type '{}' does not support field selection", TypeName(operand)));
+    }
+  }
+
+  Value Index(const Value& operand, const Value& key) {
+    if (operand.IsError()) return operand;
+    if (key.IsError()) return key;
+    switch (operand.kind) {
+      case Kind::kAttributes:
+      case Kind::kCapacities:
+      case Kind::kDomain:
+      case Kind::kCapacityDomain:
+        if (key.kind != Kind::kString) return NoOverload("_[_]");
+        return Select(operand, key.text, false);
+      case Kind::kMap: {
+        for (const auto& [k, v] : *operand.map) {
+          if (Equal(k, key)) return v;
+        }
+        return NoSuchKey(key.kind == Kind::kString ? key.text : Show(key));
+      }
+      case Kind::kList: {
+        int64_t i = 0;
+        if (key.kind == Kind::kInt) i = key.i;
+        else if (key.kind == Kind::kUint) i = static_cast<int64_t>(std::min<uint64_t>(key.u, INT64_MAX));
+        else if (key.kind == Kind::kDouble && key.d == std::floor(key.d)) i = static_cast<int64_t>(key.d);
+        else return NoOverload("_[_]");
+        if (i < 0 || static_cast<size_t>(i) >= operand.list->size()) {
+          return Value::Error(fmt::format("index out of range: {}", i));
+        }
+        return (*operand.list)[static_cast<size_t>(i)];
+      }
+      default: return NoOverload("_[_]");
+    }
+  }
+
+  // The elements a macro ranges over: a list's items, a map's keys.
+  std::optional<std::vector<Value>> Range(const Value& v) {
+    if (v.kind == Kind::kList) return *v.list;
+    std::vector<Value> keys;
+    if (v.kind == Kind::kMap) {
+      for (const auto& entry : *v.map) keys.push_back(entry.first);
+      return keys;
+    }
+    if (v.kind == Kind::kDomain || v.kind == Kind::kCapacityDomain) {
+      for (std::string& k : DomainKeys(v)) keys.push_back(Value::String(std::move(k)));
+      return keys;
+    }
+    return std::nullopt;
+  }
+
+  Value Comprehension(const Expr& e) {
+    Value range = Eval(*e.args[0]);
+    if (range.IsError()) return range;
+    std::optional<std::vector<Value>> items = Range(range);
+    if (!items) return Value::Error(fmt::format("expression of type '{}' cannot be range of a comprehension", TypeName(range)));
+    const std::string& macro = e.text;
+    std::optional<Value> error;
+    size_t trues = 0;
+    auto results = std::make_shared<std::vector<Value>>();
+    for (const Value& item : *items) {
+      scopes_.emplace_back(e.var, item);
+      Value v;
+      if (macro == "map" && e.args.size() == 3) {
+        Value keep = Eval(*e.args[1]);
+        if (keep.kind == Kind::kBool && !keep.b) {
+          scopes_.pop_back();
+          continue;
+        }
+        v = keep.kind == Kind::kBool ? Eval(*e.args[2]) : (keep.IsError() ? keep : NoOverload("map"));
+      } else {
+        v = Eval(*e.args[1]);
+      }
+      scopes_.pop_back();
+      if (macro == "map") {
+        if (v.IsError()) return v;
+        results->push_back(std::move(v));
+        continue;
+      }
+      if (v.IsError()) {
+        if (macro == "exists_one" || macro == "filter") return v;
+        if (!error) error = v;
+        continue;
+      }
+      if (v.kind != Kind::kBool) return NoOverload(macro);
+      if (macro == "all" && !v.b) return Value::Bool(false);
+      if (macro == "exists" && v.b) return Value::Bool(true);
+      if (macro == "filter" && v.b) results->push_back(item);
+      trues += v.b;
+    }
+    if (macro == "map" || macro == "filter") {
+      Value out;
+      out.kind = Kind::kList;
+      out.list = std::move(results);
+      return out;
+    }
+    if (error) return *error;
+    if (macro == "all") return Value::Bool(true);
+    if (macro == "exists") return Value::Bool(false);
+    return Value::Bool(trues == 1);
+  }
+
+  Value Call(const Expr& e) {
+    const std::string& f = e.text;
+    // Short-circuiting operators first: an error on one side may be absorbed.
+    if (f == "_&&_" || f == "_||_") {
+      bool is_and = f == "_&&_";
+      Value a = Eval(*e.args[0]);
+      if (a.kind == Kind::kBool && a.b != is_and) return a;
+      Value b = Eval(*e.args[1]);
+      if (b.kind == Kind::kBool && b.b != is_and) return b;
+      if (a.IsError()) return a;
+      if (b.IsError()) return b;
+      if (a.kind != Kind::kBool || b.kind != Kind::kBool) return NoOverload(f);
+      return Value::Bool(is_and);
+    }
+    if (f == "_?_:_") {
+      Value c = Eval(*e.args[0]);
+      if (c.IsError()) return c;
+      if (c.kind != Kind::kBool) return NoOverload(f);
+      return Eval(*e.args[c.b ? 1 : 2]);
+    }
+    std::vector<Value> args;
+    args.reserve(e.args.size());
+    for (const auto& a : e.args) {
+      args.push_back(Eval(*a));
+      if (args.back().IsError()) return args.back();
+    }
+    if (e.has_target) return Method(f, args);
+    return Function(f, args);
+  }
+
+  Value Function(const std::string& f, std::vector<Value>& a) {
+    if (a.size() == 1) {
+      const Value& x = a[0];
+      if (f == "!_") return x.kind == Kind::kBool ? Value::Bool(!x.b) : NoOverload(f);
+      if (f == "-_") {
+        if (x.kind == Kind::kInt) return x.i == INT64_MIN ? Value::Error("integer overflow") : Value::Int(-x.i);
+        if (x.kind == Kind::kDouble) return Value::Double(-x.d);
+        return NoOverload(f);
+      }
+      if (f == "size") return Size(x);
+      if (f == "int") return ToInt(x);
+      if (f == "uint") return ToUint(x);
+      if (f == "double") return ToDouble(x);
+      if (f == "string") return ToString(x);
+      if (f == "bool") {
+        if (x.kind == Kind::kBool) return x;
+        if (x.kind == Kind::kString) {
+          if (x.text == "true" || x.text == "True" || x.text == "TRUE" || x.text == "t" || x.text == "1") return Value::Bool(true);
+          if (x.text == "false" || x.text == "False" || x.text == "FALSE" || x.text == "f" || x.text == "0") return Value::Bool(false);
+          return Value::Error(fmt::format("type conversion error from 'string' to 'bool'"));
+        }
+        return NoOverload(f);
+      }
+      if (f == "dyn") return x;
+      if (f == "type") return Value::Type(TypeName(x));
+      if (f == "quantity" || f == "isQuantity") {
+        if (x.kind != Kind::kString) return NoOverload(f);
+        std::string why;
+        std::optional<k8s::Quantity> q = k8s::Quantity::Parse(x.text, &why);
+        if (f == "isQuantity") return Value::Bool(q.has_value());
+        if (!q) return Value::Error(fmt::format("quantities must match the regular expression '^([+-]?[0-9.]+)([eEinumkKMGTP]*[-+]?[0-9]*)$'"));
+        return Value::Quantity(*q);
+      }
+      if (f == "semver" || f == "isSemver") {
+        if (x.kind != Kind::kString) return NoOverload(f);
+        std::optional<Semver> v = ParseSemver(x.text);
+        if (f == "isSemver") return Value::Bool(v.has_value());
+        if (!v) return Value::Error("Semver parse error: " + x.text);
+        Value out;
+        out.kind = Kind::kSemver;
+        out.semver = std::make_shared<const Semver>(std::move(*v));
+        return out;
+      }
+    }
+    if (a.size() == 2) {
+      const Value& x = a[0];
+      const Value& y = a[1];
+      if (f == "_==_") return Value::Bool(Equal(x, y));
+      if (f == "_!=_") return Value::Bool(!Equal(x, y));
+      if (f == "_<_" || f == "_<=_" || f == "_>_" || f == "_>=_") return Order(f, x, y);
+      if (f == "@in") return In(x, y);
+      if (f == "_+_" || f == "_-_" || f == "_*_" || f == "_/_" || f == "_%_") return Arith(f, x, y);
+      if (f == "matches") return Method(f, a);
+    }
+    return Value::Error(fmt::format("no matching overload for '{}' with {} argument{}", f, a.size(), a.size() == 1 ? "" : "s"));
+  }
+
+  static Value Size(const Value& x) {
+    if (x.kind == Kind::kString) {
+      int64_t n = 0;
+      for (char c : x.text) n += (static_cast<unsigned char>(c) & 0xC0) != 0x80;
+      return Value::Int(n);
+    }
+    if (x.kind == Kind::kBytes) return Value::Int(static_cast<int64_t>(x.text.size()));
+    if (x.kind == Kind::kList) return Value::Int(static_cast<int64_t>(x.list->size()));
+    if (x.kind == Kind::kMap) return Value::Int(static_cast<int64_t>(x.map->size()));
+    if (x.kind == Kind::kDomain || x.kind == Kind::kCapacityDomain) return Value::Int(static_cast<int64_t>(DomainKeys(x).size()));
+    return NoOverload("size");
+  }
+
+  static Value ToInt(const Value& x) {
+    switch (x.kind) {
+      case Kind::kInt: return x;
+      case Kind::kUint: return x.u > INT64_MAX ? Value::Error("range error") : Value::Int(static_cast<int64_t>(x.u));
+      case Kind::kDouble:
+        if (!(x.d > -9.2233720368547758e18 && x.d < 9.2233720368547758e18)) return Value::Error("range error");
+        return Value::Int(static_cast<int64_t>(x.d));
+      case Kind::kString: {
+        int64_t v = 0;
+        auto r = std::from_chars(x.text.data(), x.text.data() + x.text.size(), v);
+        if (r.ec != std::errc() || r.ptr != x.text.data() + x.text.size()) {
+          return Value::Error(fmt::format("cannot convert '{}' to int", x.text));
+        }
+        return Value::Int(v);
+      }
+      default: return NoOverload("int");
+    }
+  }
+  static Value ToUint(const Value& x) {
+    switch (x.kind) {
+      case Kind::kUint: return x;
+      case Kind::kInt: return x.i < 0 ? Value::Error("range error") : Value::Uint(static_cast<uint64_t>(x.i));
+      case Kind::kDouble:
+        if (!(x.d >= 0 && x.d < 1.8446744073709552e19)) return Value::Error("range error");
+        return Value::Uint(static_cast<uint64_t>(x.d));
+      case Kind::kString: {
+        uint64_t v = 0;
+        auto r = std::from_chars(x.text.data(), x.text.data() + x.text.size(), v);
+        if (r.ec != std::errc() || r.ptr != x.text.data() + x.text.size()) {
+          return Value::Error(fmt::format("cannot convert '{}' to uint", x.text));
+        }
+        return Value::Uint(v);
+      }
+      default: return NoOverload("uint");
+    }
+  }
+  static Value ToDouble(const Value& x) {
+    switch (x.kind) {
+      case Kind::kDouble: return x;
+      case Kind::kInt: return Value::Double(static_cast<double>(x.i));
+      case Kind::kUint: return Value::Double(static_cast<double>(x.u));
+      case Kind::kString: {
+        try {
+          size_t used = 0;
+          double d = std::stod(x.text, &used);
+          if (used == x.text.size()) return Value::Double(d);
+        } catch (const std::exception&) {
+        }
+        return Value::Error(fmt::format("cannot convert '{}' to double", x.text));
+      }
+      default: return NoOverload("double");
+    }
+  }
+  static Value ToString(const Value& x) {
+    switch (x.kind) {
+      case Kind::kString: return x;
+      case Kind::kBytes: return Value::String(x.text);
+      case Kind::kInt: return Value::String(fmt::format("{}", x.i));
+      case Kind::kUint: return Value::String(fmt::format("{}", x.u));
+      case Kind::kDouble: return Value::String(fmt::format("{}", x.d));
+      case Kind::kBool: return Value::String(x.b ? "true" : "false");
+      case Kind::kQuantity: return Value::String(x.quantity.ToString());
+      case Kind::kSemver: return Value::String(x.semver->text);
+      default: return NoOverload("string");
+    }
+  }
+
+  static Value Order(const std::string& f, const Value& x, const Value& y) {
+    int c = 0;
+    if (IsNumber(x) && IsNumber(y)) {
+      if ((x.kind == Kind::kDouble && std::isnan(x.d)) || (y.kind == Kind::kDouble && std::isnan(y.d))) return Value::Bool(false);
+      c = CompareNumbers(x, y);
+    } else if (x.kind == y.kind && (x.kind == Kind::kString || x.kind == Kind::kBytes)) {
+      c = x.text < y.text ? -1 : x.text > y.text ? 1 : 0;
+    } else if (x.kind == Kind::kBool && y.kind == Kind::kBool) {
+      c = x.b == y.b ? 0 : x.b ? 1 : -1;
+    } else {
+      return NoOverload(f);
+    }
+    if (f == "_<_") return Value::Bool(c < 0);
+    if (f == "_<=_") return Value::Bool(c <= 0);
+    if (f == "_>_") return Value::Bool(c > 0);
+    return Value::Bool(c >= 0);
+  }
+
+  static Value In(const Value& x, const Value& y) {
+    if (y.kind == Kind::kList) {
+      for (const Value& v : *y.list) {
+        if (Equal(v, x)) return Value::Bool(true);
+      }
+      return Value::Bool(false);
+    }
+    if (y.kind == Kind::kMap) {
+      for (const auto& entry : *y.map) {
+        if (Equal(entry.first, x)) return Value::Bool(true);
+      }
+      return Value::Bool(false);
+    }
+    if ((y.kind == Kind::kDomain || y.kind == Kind::kCapacityDomain) && x.kind == Kind::kString) {
+      return Value::Bool(DomainLookup(y, x.text).has_value());
+    }
+    if ((y.kind == Kind::kAttributes || y.kind == Kind::kCapacities) && x.kind == Kind::kString) {
+      const k8s::Device& d = *y.device->device;
+      std::string prefix = x.text + "/";
+      bool found = false;
+      if (y.kind == Kind::kAttributes) {
+        for (const auto& entry : d.attributes) found |= entry.first.compare(0, prefix.size(), prefix) == 0;
+      } else {
+        for (const auto& entry : d.capacity) found |= entry.first.compare(0, prefix.size(), prefix) == 0;
+      }
+      return Value::Bool(found);
+    }
+    return NoOverload("@in");
+  }
+
+  static Value Arith(const std::string& f, const Value& x, const Value& y) {
+    char op = f[1];
+    if (x.kind == Kind::kInt && y.kind == Kind::kInt) {
+      int64_t r = 0;
+      switch (op) {
+        case '+': if (__builtin_add_overflow(x.i, y.i, &r)) return Value::Error("integer overflow"); return Value::Int(r);
+        case '-': if (__builtin_sub_overflow(x.i, y.i, &r)) return Value::Error("integer overflow"); return Value::Int(r);
+        case '*': if (__builtin_mul_overflow(x.i, y.i, &r)) return Value::Error("integer overflow"); return Value::Int(r);
+        case '/':
+          if (y.i == 0) return Value::Error("division by zero");
+          if (x.i == INT64_MIN && y.i == -1) return Value::Error("integer overflow");
+          return Value::Int(x.i / y.i);
+        case '%':
+          if (y.i == 0) return Value::Error("modulus by zero");
+          if (x.i == INT64_MIN && y.i == -1) return Value::Error("integer overflow");
+          return Value::Int(x.i % y.i);
+      }
+    }
+    if (x.kind == Kind::kUint && y.kind == Kind::kUint) {
+      uint64_t r = 0;
+      switch (op) {
+        case '+': if (__builtin_add_overflow(x.u, y.u, &r)) return Value::Error("unsigned integer overflow"); return Value::Uint(r);
+        case '-': if (__builtin_sub_overflow(x.u, y.u, &r)) return Value::Error("unsigned integer overflow"); return Value::Uint(r);
+        case '*': if (__builtin_mul_overflow(x.u, y.u, &r)) return Value::Error("unsigned integer overflow"); return Value::Uint(r);
+        case '/': if (y.u == 0) return Value::Error("division by zero"); return Value::Uint(x.u / y.u);
+        case '%': if (y.u == 0) return Value::Error("modulus by zero"); return Value::Uint(x.u % y.u);
+      }
+    }
+    if (x.kind == Kind::kDouble && y.kind == Kind::kDouble && op != '%') {
+      switch (op) {
+        case '+': return Value::Double(x.d + y.d);
+        case '-': return Value::Double(x.d - y.d);
+        case '*': return Value::Double(x.d * y.d);
+        case '/': return Value::Double(x.d / y.d);
+      }
+    }
+    if (op == '+' && x.kind == y.kind && (x.kind == Kind::kString || x.kind == Kind::kBytes)) {
+      Value v = x;
+      v.text += y.text;
+      return v;
+    }
+    if (op == '+' && x.kind == Kind::kList && y.kind == Kind::kList) {
+      auto items = std::make_shared<std::vector<Value>>(*x.list);
+      items->insert(items->end(), y.list->begin(), y.list->end());
+      Value v;
+      v.kind = Kind::kList;
+      v.list = std::move(items);
+      return v;
+    }
+    return NoOverload(f);
+  }
+
+  static Value QuantityOperand(const Value& y, std::string_view f) {
+    if (y.kind == Kind::kQuantity) return y;
+    if (y.kind == Kind::kInt) return Value::Quantity(k8s::Quantity::FromUnits(y.i));
+    return NoOverload(f);
+  }
+
+  static Value Method(const std::string& f, std::vector<Value>& a) {
+    const Value& t = a[0];
+    size_t n = a.size() - 1;
+    if (t.kind == Kind::kString && n == 1 && a[1].kind == Kind::kString) {
+      const std::string& s = t.text;
+      const std::string& p = a[1].text;
+      if (f == "contains") return Value::Bool(s.find(p) != std::string::npos);
+      if (f == "startsWith") return Value::Bool(s.compare(0, p.size(), p) == 0 && s.size() >= p.size());
+      if (f == "endsWith") return Value::Bool(s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0);
+      if (f == "matches") {
+        try {
+          return Value::Bool(std::regex_search(s, std::regex(p, std::regex::ECMAScript)));
+        } catch (const std::regex_error&) {
+          return Value::Error(fmt::format("invalid regular expression: {}", p));
+        }
+      }
+      if (f == "indexOf" || f == "lastIndexOf") {
+        size_t at = f == "indexOf" ? s.find(p) : s.rfind(p);
+        return Value::Int(at == std::string::npos ? -1 : static_cast<int64_t>(at));
+      }
+      if (f == "split") {
+        auto items = std::make_shared<std::vector<Value>>();
+        size_t start = 0;
+        while (!p.empty()) {
+          size_t at = s.find(p, start);
+          if (at == std::string::npos) break;
+          items->push_back(Value::String(s.substr(start, at - start)));
+          start = at + p.size();
+        }
+        items->push_back(Value::String(s.substr(start)));
+        Value v;
+        v.kind = Kind::kList;
+        v.list = std::move(items);
+        return v;
+      }
+    }
+    if (t.kind == Kind::kString && n == 0) {
+      std::string s = t.text;
+      if (f == "lowerAscii") {
+        for (char& c : s) c = (c >= 'A' && c <= 'Z') ? static_cast<char>(c - 'A' + 'a') : c;
+        return Value::String(s);
+      }
+      if (f == "upperAscii") {
+        for (char& c : s) c = (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c;
+        return Value::String(s);
+      }
+      if (f == "trim") {
+        size_t b = s.find_first_not_of(" \t\n\r\f\v"), e = s.find_last_not_of(" \t\n\r\f\v");
+        return Value::String(b == std::string::npos ? "" : s.substr(b, e - b + 1));
+      }
+      if (f == "size") return Size(t);
+    }
+    if (t.kind == Kind::kString && f == "replace" && n == 2 && a[1].kind == Kind::kString && a[2].kind == Kind::kString) {
+      std::string s = t.text, out;
+      const std::string& from = a[1].text;
+      if (from.empty()) return Value::String(s);
+      size_t start = 0;
+      for (size_t at; (at = s.find(from, start)) != std::string::npos; start = at + from.size()) {
+        out += s.substr(start, at - start) + a[2].text;
+      }
+      return Value::String(out + s.substr(start));
+    }
+    if (n == 0 && f == "size") return Size(t);
+    if (t.kind == Kind::kList && f == "join" && n <= 1) {
+      std::string sep = n == 1 && a[1].kind == Kind::kString ? a[1].text : "";
+      std::string out;
+      for (size_t i = 0; i < t.list->size(); ++i) {
+        if ((*t.list)[i].kind != Kind::kString) return NoOverload(f);
+        out += (i ? sep : "") + (*t.list)[i].text;
+      }
+      return Value::String(out);
+    }
+    if (t.kind == Kind::kQuantity) {
+      if (n == 1 && (f == "compareTo" || f == "isGreaterThan" || f == "isLessThan")) {
+        if (a[1].kind != Kind::kQuantity) return NoOverload(f);
+        int c = t.quantity < a[1].quantity ? -1 : t.quantity == a[1].quantity ? 0 : 1;
+        if (f == "compareTo") return Value::Int(c);
+        return Value::Bool(f == "isGreaterThan" ? c > 0 : c < 0);
+      }
+      if (n == 1 && (f == "add" || f == "sub")) {
+        Value y = QuantityOperand(a[1], f);
+        if (y.IsError()) return y;
+        k8s::Quantity::Nanos r = f == "add" ? t.quantity.nanos() + y.quantity.nanos() : t.quantity.nanos() - y.quantity.nanos();
+        if (r > k8s::Quantity::kMaxNanos || r < -k8s::Quantity::kMaxNanos) return Value::Error("quantity overflow");
+        return Value::Quantity(k8s::Quantity::FromNanos(r, t.quantity.format()));
+      }
+      if (n == 0 && f == "sign") return Value::Int(t.quantity.IsZero() ? 0 : t.quantity.IsNegative() ? -1 : 1);
+      if (n == 0 && f == "isInteger") return Value::Bool(t.quantity.nanos() % 1000000000 == 0);
+      if (n == 0 && f == "asInteger") {
+        if (t.quantity.nanos() % 1000000000 != 0) return Value::Error("cannot convert value to integer");
+        return Value::Int(t.quantity.Value());
+      }
+      if (n == 0 && f == "asApproximateFloat") return Value::Double(static_cast<double>(t.quantity.nanos()) / 1e9);
+    }
+    if (t.kind == Kind::kSemver) {
+      if (n == 1 && (f == "compareTo" || f == "isGreaterThan" || f == "isLessThan")) {
+        if (a[1].kind != Kind::kSemver) return NoOverload(f);
+        int c = Compare(*t.semver, *a[1].semver);
+        if (f == "compareTo") return Value::Int(c);
+        return Value::Bool(f == "isGreaterThan" ? c > 0 : c < 0);
+      }
+      if (n == 0 && f == "major") return Value::Int(static_cast<int64_t>(t.semver->major));
+      if (n == 0 && f == "minor") return Value::Int(static_cast<int64_t>(t.semver->minor));
+      if (n == 0 && f == "patch") return Value::Int(static_cast<int64_t>(t.semver->patch));
+    }
+    return Value::Error(fmt::format("no such overload: {}.{}", TypeName(t), f));
+  }
+
+  const DeviceInput& device_;
+  std::vector<std::pair<std::string, Value>> scopes_;
+};
+
+}  // namespace
+
+Value EvaluateValue(const Expr& expr, const DeviceInput& device) {
+  Evaluator ev(device);
+  return ev.Eval(expr);
+}
+
+Outcome Evaluate(const Expr& expr, const DeviceInput& device) {
+  Value v = EvaluateValue(expr, device);
+  if (v.IsError()) return {false, v.text};
+  if (v.kind != Kind::kBool) {
+    return {false, fmt::format("CEL result of type {} could not be converted to bool", TypeName(v))};
+  }
+  return {v.b, {}};
+}
+
+}  // namespace policy::cel
