@@ -362,6 +362,9 @@ struct Pod {
   std::vector<Volume> volumes;  ///< spec.volumes
   std::vector<PodResourceClaim> resource_claims;                ///< spec.resourceClaims
   std::vector<PodResourceClaimStatus> resource_claim_statuses;  ///< status.resourceClaimStatuses
+  /// Why the DynamicResources PreFilter refuses the claims (set on the
+  /// scheduling side, never by the API; see dra::ResolvePodClaims).
+  std::string resource_claims_problem;
   /// The volumes with the snapshot's claims, PVs and classes looked up (set
   /// on the scheduling side, never by the API; see ResolvedVolume).
   std::vector<ResolvedVolume> resolved_volumes;

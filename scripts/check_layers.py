@@ -33,6 +33,7 @@ LAYERS = [
     ["compiler/driver"],
     ["compiler/codegen"],
     ["runtime/columnar"],
+    ["runtime/dra"],
     ["runtime/interp"],
     ["runtime/sched"],
     ["runtime/engine"],

@@ -157,6 +157,8 @@ std::optional<PodRef> PodView::Load(FieldId field, const PodRef& record) const {
                     pod->affinity.pod_anti_affinity ? &*pod->affinity.pod_anti_affinity : &no_pod_affinity_);
     case FieldId::kPodSpread: return Records(pod->topology_spread, PodRecord::kSpreadConstraint);
     case FieldId::kPodSpreadDefaulted: return PodRef{PodRef::Kind::kBool, pod->spread_system_defaulted ? 1 : 0};
+    case FieldId::kPodResourceClaimCount: return PodRef::Int(static_cast<int64_t>(pod->resource_claims.size()));
+    case FieldId::kPodResourceClaimsProblem: return PodRef::Str(pod->resource_claims_problem);
     case FieldId::kPodAffinityRequired: return Records(pod_aff->required, PodRecord::kPodAffinityTerm);
     case FieldId::kPodAffinityPreferred: return Records(pod_aff->preferred, PodRecord::kWeightedPodAffinityTerm);
     case FieldId::kPodAffinityTermKey: return PodRef::Str(pod_term->topology_key);

@@ -139,6 +139,9 @@ TypeRef Checker::BuiltinCall(ExprId id, const Builtin& builtin, TypeRef receiver
       return types_.Int();
     }
     case BuiltinId::kExistingAntiAffinity: return types_.Int();
+    case BuiltinId::kClaimsFit: return types_.Int();
+    case BuiltinId::kClaimsError:
+    case BuiltinId::kClaimsDetail: return types_.String();
     case BuiltinId::kExistingAffinityWeight:
       if (types[0]->kind != TypeKind::kInt) {
         return Mismatch(args[0], fmt::format("a weight is an `int`, found `{}`", ToString(types[0])));

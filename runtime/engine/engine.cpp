@@ -10,6 +10,7 @@
 #include "runtime/engine/kernel_source.h"
 #include "runtime/engine/pod_template.h"
 #include "runtime/sched/default_spread.h"
+#include "runtime/sched/resolve_claims.h"
 #include "runtime/sched/resolve_volumes.h"
 #include "stdlib/embedded.h"
 
@@ -161,6 +162,7 @@ bool Engine::HasJit() { return KernelSource::Available(); }
 std::unique_ptr<PodPlan> Engine::Plan(k8s::Pod pod, const Cluster& cluster, std::string* trace) {
   if (!state_->policy_reads_volumes) DropIncidentalVolumes(pod);
   rt::ResolveVolumes(pod, cluster.Table());
+  rt::ResolveClaims(pod, cluster.Table());
   return PlanResolved(std::move(pod), cluster, trace);
 }
 

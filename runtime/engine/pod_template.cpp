@@ -12,6 +12,7 @@
 
 #include "runtime/columnar/node_table.h"
 #include "runtime/sched/explain.h"
+#include "runtime/sched/resolve_claims.h"
 #include "runtime/sched/resolve_volumes.h"
 
 namespace policy::engine {
@@ -88,6 +89,7 @@ TemplatePod TemplateOf(const k8s::Pod& pod, const rt::NodeTable& table, const Te
   k8s::Pod& c = t.pod;
   if (!rules.keep_volumes) DropIncidentalVolumes(c);
   rt::ResolveVolumes(c, table);
+  rt::ResolveClaims(c, table);
   if (!rules.keep_volumes) t.claims = NameFreshClaims(c);
   if (!rules.keep_labels && rules.keys_read != nullptr && !c.labels.empty()) {
     LabelKeys own = OwnKeysRead(c);

@@ -7,6 +7,7 @@
 #include "k8s/node_match.h"
 #include "runtime/engine/pod_template.h"
 #include "runtime/engine/preemption.h"
+#include "runtime/sched/resolve_claims.h"
 #include "runtime/sched/resolve_volumes.h"
 
 namespace policy::engine {
@@ -209,6 +210,7 @@ void Scheduler::AssumeVolumes(const k8s::Pod& pod, const std::string& node) {
   if (pod.volumes.empty()) return;
   k8s::Pod resolved = pod;
   rt::ResolveVolumes(resolved, cluster_.Table());
+  rt::ResolveClaims(resolved, cluster_.Table());
   rt::RowId row = *cluster_.Table().FindNode(node);
   for (const k8s::ResolvedVolume& v : resolved.resolved_volumes) {
     if (!v.delay_binding || !v.selected_node.empty()) continue;

@@ -380,6 +380,9 @@ Value Interpreter::ClusterBuiltin(lang::BuiltinId id, const std::vector<Value>& 
     case lang::BuiltinId::kSpreadScoreCount: return Value::Int(constraint ? cluster.SpreadScoreCount(*constraint, row_) : 0);
     case lang::BuiltinId::kSpreadWeight: return Value::Int(constraint ? cluster.SpreadWeight(*constraint) : 0);
     case lang::BuiltinId::kNodesWithLabel: return Value::Int(args[0].IsNone() ? 0 : cluster.NodesWithLabel(args[0].s));
+    case lang::BuiltinId::kClaimsFit: return Value::Int(static_cast<int64_t>(cluster.Claims().Check(row_).fit));
+    case lang::BuiltinId::kClaimsError: return Value::String(cluster.Claims().Check(row_).error);
+    case lang::BuiltinId::kClaimsDetail: return Value::String(cluster.Claims().Explain(row_));
     case lang::BuiltinId::kClosestLabelKey:
       return Value::String(args[0].IsNone() ? std::string() : std::string(cluster.ClosestLabelKey(args[0].s)));
     case lang::BuiltinId::kImageScore: {

@@ -9,12 +9,14 @@
 /// so each node costs O(1) lookups.
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
 
 #include "k8s/objects.h"
 #include "runtime/columnar/node_table.h"
+#include "runtime/dra/allocator.h"
 
 namespace policy::rt {
 
@@ -65,6 +67,14 @@ class ClusterView {
   void SpreadSkewColumn(const k8s::TopologySpreadConstraint& c, int64_t* out, size_t rows);
   void SpreadScoreCountColumn(const k8s::TopologySpreadConstraint& c, int64_t* out, size_t rows);
 
+  // --- DynamicResources ------------------------------------------------
+  /// The pod's claims and the structured allocator over the table's DRA
+  /// objects, made at first use.
+  dra::Allocator& Claims() {
+    if (!claims_) claims_ = std::make_unique<dra::Allocator>(pod_, table_);
+    return *claims_;
+  }
+
   /// The nodes that passed every filter; scoring builtins need them.
   void SetFeasible(std::vector<RowId> rows) {
     feasible_ = std::move(rows);
@@ -113,6 +123,7 @@ class ClusterView {
 
   const k8s::Pod& pod_;
   const NodeTable& table_;
+  std::unique_ptr<dra::Allocator> claims_;
   std::map<std::vector<const k8s::PodAffinityTerm*>, uint32_t> sets_;
   // The last PodsInDomain question (the interpreter asks it once per node).
   std::vector<const k8s::PodAffinityTerm*> last_terms_;

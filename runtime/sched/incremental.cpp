@@ -59,7 +59,10 @@ class SiteFinder {
       }
       calls.push_back(id);
       // closestLabelKey's value is a string, not a per-row number.
-      if (call.builtin == lang::BuiltinId::kClosestLabelKey) comparable = false;
+      if (call.builtin == lang::BuiltinId::kClosestLabelKey || call.builtin == lang::BuiltinId::kClaimsError ||
+          call.builtin == lang::BuiltinId::kClaimsDetail) {
+        comparable = false;
+      }
       for (ir::NodeId a : call.args) {
         if (program_.reads_node[a] != 0 || ReadsLoopVariable(a)) comparable = false;
       }

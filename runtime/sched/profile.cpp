@@ -32,6 +32,7 @@ const std::vector<InTreePlugin>& InTreePlugins() {
       {"InterPodAffinity", "stdlib/inter_pod_affinity.policy", "stdlib/inter_pod_affinity.policy", 2, true,
        R::kPodAffinity},
       {"NodeResourcesBalancedAllocation", "", "stdlib/balanced_allocation.policy", 1, true},
+      {"DynamicResources", "stdlib/dynamic_resources.policy", "", 0, true, R::kNone, true, "", 34},
       {"ImageLocality", "", "stdlib/image_locality.policy", 1, true},
       // PostFilter only, in the scheduling core (Profile::preemption).
       {"DefaultPreemption", "", "", 0, true},
@@ -54,9 +55,11 @@ std::string_view Profile::ScoreFile(const InTreePlugin& plugin) const {
   return plugin.score_file;
 }
 
-Profile DefaultProfile() {
+Profile DefaultProfile(int minor) {
   Profile profile;
+  profile.kube_minor = minor;
   for (const InTreePlugin& p : InTreePlugins()) {
+    if (p.since > minor) continue;
     profile.plugins.push_back({std::string(p.name), !p.filter_file.empty() || !p.implemented,
                                !p.score_file.empty() || !p.implemented, p.default_weight});
   }

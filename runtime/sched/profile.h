@@ -58,7 +58,14 @@ struct InTreePlugin {
   /// kLowerRequests: a reason naming a resource the node is short of is
   /// this text and the resource's name.
   std::string_view shortage_prefix = "";
+  /// The Kubernetes minor version whose default profile first has it.
+  int since = 0;
 };
+
+/// The Kubernetes minor versions whose semantics policyc knows (1.31 and
+/// 1.34); the default is the newest.
+constexpr int kDefaultKubeMinor = 34;
+constexpr int kKnownKubeMinors[] = {31, 34};
 
 /// Every built-in, in kube-scheduler's default filter order.
 const std::vector<InTreePlugin>& InTreePlugins();
@@ -73,6 +80,7 @@ struct PluginSetting {
 
 struct Profile {
   std::string scheduler_name = "default-scheduler";
+  int kube_minor = kDefaultKubeMinor;  ///< whose semantics it follows (1.MINOR)
   std::vector<PluginSetting> plugins;            ///< in filter order
   std::string fit_strategy = "LeastAllocated";   ///< NodeResourcesFit scoringStrategy.type
   /// DefaultPreemption (PostFilter; it acts in `policyc schedule`).
@@ -86,8 +94,8 @@ struct Profile {
   std::string_view ScoreFile(const InTreePlugin& plugin) const;
 };
 
-/// kube-scheduler 1.31's default profile.
-Profile DefaultProfile();
+/// kube-scheduler 1.MINOR's default profile (1.34 adds DynamicResources).
+Profile DefaultProfile(int minor = kDefaultKubeMinor);
 
 /// `profile` with only the in-tree plugins named in `only` enabled
 /// (`policyc check --plugins`; DefaultPreemption among them keeps
