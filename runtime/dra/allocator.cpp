@@ -10,6 +10,7 @@
 
 #include "compiler/cel/compile.h"
 #include "compiler/cel/eval.h"
+#include "compiler/cel/explain.h"
 #include "k8s/node_match.h"
 
 namespace policy::dra {
@@ -41,6 +42,19 @@ const k8s::DeviceAttribute* AttributeOf(const k8s::Device& d, std::string_view n
     if (key == name) return &value;
   }
   return nullptr;
+}
+
+// `file:line:col` of byte `begin` of a selector written on one line.
+std::string Place(const k8s::CelSelector& s, uint32_t begin) {
+  if (s.file.empty()) return "";
+  uint32_t column = s.column;
+  bool one_line = s.expression.find('\n') == std::string::npos;
+  if (one_line) {
+    for (uint32_t i = 0; i < begin && i < s.expression.size(); ++i) {
+      column += (static_cast<unsigned char>(s.expression[i]) & 0xC0) != 0x80;
+    }
+  }
+  return fmt::format(" ({}:{}:{})", s.file, s.line, column);
 }
 
 }  // namespace
@@ -416,6 +430,29 @@ NodeAnswer Allocator::Decide(rt::RowId row) {
   return answer;
 }
 
+// The first selector of the alternative that `c` fails, in words with where it is written.
+std::string Allocator::WhyNot(const Candidate& c, const Request& r, size_t alternative) {
+  const Request::Alternative& alt = r.alternatives[alternative];
+  cel::DeviceInput input{c.slice->driver, c.device};
+  auto first_false = [&](const std::vector<std::shared_ptr<const cel::Program>>& programs,
+                         const std::vector<k8s::CelSelector>& written, std::string_view whose) -> std::string {
+    for (size_t i = 0; i < programs.size() && i < written.size(); ++i) {
+      if (!programs[i]->expr) continue;
+      cel::Outcome o = cel::Evaluate(*programs[i]->expr, input);
+      if (!o.error.empty() || o.matches) continue;
+      cel::FalseBecause why = cel::ExplainFalse(*programs[i]->expr, input);
+      if (why.asks.empty()) return fmt::format("{}: {}'s selector #{} is false for it{}", c.device->name, whose, i, Place(written[i], why.begin));
+      return fmt::format("{}: {}, {}'s selector asks {}{}", c.device->name, why.have, whose, why.asks, Place(written[i], why.begin));
+    }
+    return "";
+  };
+  if (alt.klass != nullptr) {
+    std::string why = first_false(alt.class_selectors, alt.klass->selectors, "class " + alt.klass->name);
+    if (!why.empty()) return why;
+  }
+  return first_false(alt.request_selectors, alt.sub->selectors, "the claim");
+}
+
 std::string Allocator::Explain(rt::RowId row) {
   NodeAnswer answer = Check(row);
   if (answer.fit == Fit::kFits) return "";
@@ -445,14 +482,14 @@ std::string Allocator::Explain(rt::RowId row) {
           ++matching;
           free += !in_use_.contains(c.id) || sub.admin_access;
         } else if (closest.empty()) {
-          closest = c.device->name;
+          closest = WhyNot(c, r, alt);
         }
       }
       std::string need = sub.mode == k8s::AllocationMode::kAll ? "all matching devices"
                                                                 : fmt::format("{} device{}", sub.count, sub.count == 1 ? "" : "s");
       std::string text = fmt::format("claim {} request {} (class {}) needs {}: {} has {} matching, {} free",
                                      ClaimKey(claim), name, sub.class_name, need, table_.NodeName(row), matching, free);
-      if (matching == 0 && !closest.empty()) text += fmt::format(" ({} of its devices, none of them matches)", devices.size());
+      if (matching < static_cast<size_t>(sub.count) && !closest.empty()) text += "; " + closest;
       if (devices.empty()) text += " (it publishes no device a ResourceSlice lists)";
       parts.push_back(std::move(text));
     }

@@ -89,6 +89,7 @@ class Allocator {
 
   void Prepare();
   NodeAnswer Decide(rt::RowId row);
+  std::string WhyNot(const Candidate& c, const Request& r, size_t alternative);
   std::vector<Candidate> Devices(rt::RowId row);
   std::optional<std::string> Matches(const Candidate& c, const Request& r, size_t alternative, bool* matches);
 
