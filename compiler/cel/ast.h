@@ -37,6 +37,7 @@ enum class ExprKind : uint8_t {
 struct Expr {
   ExprKind kind = ExprKind::kNull;
   uint32_t begin = 0, end = 0;
+  uint32_t at = 0;  ///< where problems point: an operator's or a call's own position, else begin
   bool bool_value = false;
   int64_t int_value = 0;
   uint64_t uint_value = 0;
@@ -53,6 +54,7 @@ using ExprPtr = std::unique_ptr<Expr>;
 struct Problem {
   uint32_t begin = 0, end = 0;
   std::string message;
+  bool syntax = false;  ///< a syntax problem (else a type problem)
 };
 
 }  // namespace policy::cel

@@ -104,7 +104,7 @@ class Checker {
   }
 
  private:
-  void Error(const Expr& at, std::string message) { problems.push_back({at.begin, at.end, std::move(message)}); }
+  void Error(const Expr& at, std::string message) { problems.push_back({at.at, at.end, std::move(message)}); }
   Type Fail(const Expr& at, std::string message) {
     Error(at, std::move(message));
     return Simple(K::kError);
@@ -190,7 +190,8 @@ class Checker {
       if (a.size() != kinds.size()) return NoOverload(e, f, a);
       size_t i = 0;
       for (K k : kinds) {
-        if (!Is(a[i++], k)) return NoOverload(e, f, a);
+        if (k != K::kDyn && !Is(a[i], k)) return NoOverload(e, f, a);
+        ++i;
       }
       return result;
     };

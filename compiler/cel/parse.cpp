@@ -57,15 +57,15 @@ class Errors final : public antlr4::BaseErrorListener {
                    std::exception_ptr) override {
     ++count;
     if (offending == nullptr) {
-      problems_->push_back({0, 0, "Syntax error: " + msg});
+      problems_->push_back({0, 0, "Syntax error: " + msg, true});
       return;
     }
     if (offending->getType() == CelLexer::ERROR_CHAR) {
       problems_->push_back({offsets_.Begin(offending), offsets_.End(offending),
-                            fmt::format("Syntax error: token recognition error at: '{}'", offending->getText())});
+                            fmt::format("Syntax error: token recognition error at: '{}'", offending->getText()), true});
       return;
     }
-    problems_->push_back({offsets_.Begin(offending), offsets_.End(offending), "Syntax error: " + msg});
+    problems_->push_back({offsets_.Begin(offending), offsets_.End(offending), "Syntax error: " + msg, true});
   }
   size_t count = 0;
 
@@ -204,21 +204,33 @@ class Builder {
     e->begin = offsets_.Begin(ctx->getStart());
     antlr4::Token* stop = ctx->getStop() != nullptr ? ctx->getStop() : ctx->getStart();
     e->end = std::max(e->begin, offsets_.End(stop));
+    e->at = e->begin;
     return e;
   }
-  ExprPtr Call(antlr4::ParserRuleContext* ctx, std::string name, std::vector<ExprPtr> args) {
+  ExprPtr Call(antlr4::ParserRuleContext* ctx, std::string name, std::vector<ExprPtr> args, antlr4::Token* op = nullptr) {
     ExprPtr e = Node(ctx, ExprKind::kCall);
+    if (op != nullptr) e->at = offsets_.Begin(op);
     e->text = std::move(name);
     e->args = std::move(args);
     return e;
   }
   void Error(antlr4::ParserRuleContext* ctx, std::string message) {
     problems_->push_back({offsets_.Begin(ctx->getStart()), offsets_.End(ctx->getStop() ? ctx->getStop() : ctx->getStart()),
-                          std::move(message)});
+                          std::move(message), true});
+  }
+
+  // A chain nests one AST level per operator.
+  void Chain(antlr4::ParserRuleContext* ctx, size_t length) {
+    if (depth_ + length > kMaxDepth) {
+      TooDeep deep;
+      deep.at = offsets_.Begin(ctx->getStart());
+      throw deep;
+    }
   }
 
   ExprPtr Or(CelParser::ConditionalOrContext* ctx) {
     Depth depth(this, ctx);
+    Chain(ctx, ctx->rest.size());
     ExprPtr left = And(ctx->first);
     for (auto* r : ctx->rest) {
       std::vector<ExprPtr> args;
@@ -230,6 +242,7 @@ class Builder {
   }
   ExprPtr And(CelParser::ConditionalAndContext* ctx) {
     Depth depth(this, ctx);
+    Chain(ctx, ctx->rest.size());
     ExprPtr left = Relation(ctx->first);
     for (auto* r : ctx->rest) {
       std::vector<ExprPtr> args;
@@ -250,7 +263,7 @@ class Builder {
       std::vector<ExprPtr> args;
       args.push_back(Relation(op->left));
       args.push_back(Relation(op->right));
-      return Call(ctx, Operator(op->op), std::move(args));
+      return Call(ctx, Operator(op->op), std::move(args), op->op);
     }
     return Addition(static_cast<CelParser::RelationAdditionContext*>(ctx)->addition());
   }
@@ -260,7 +273,7 @@ class Builder {
       std::vector<ExprPtr> args;
       args.push_back(Addition(op->left));
       args.push_back(Multiplication(op->right));
-      return Call(ctx, Operator(op->op), std::move(args));
+      return Call(ctx, Operator(op->op), std::move(args), op->op);
     }
     return Multiplication(static_cast<CelParser::AdditionMultiplicationContext*>(ctx)->multiplication());
   }
@@ -270,13 +283,14 @@ class Builder {
       std::vector<ExprPtr> args;
       args.push_back(Multiplication(op->left));
       args.push_back(Unary(op->right));
-      return Call(ctx, Operator(op->op), std::move(args));
+      return Call(ctx, Operator(op->op), std::move(args), op->op);
     }
     return Unary(static_cast<CelParser::MultiplicationUnaryContext*>(ctx)->unary());
   }
   ExprPtr Unary(CelParser::UnaryContext* ctx) {
     Depth depth(this, ctx);
     if (auto* n = dynamic_cast<CelParser::UnaryNotContext*>(ctx)) {
+      Chain(ctx, n->ops.size());
       ExprPtr e = Member(n->member());
       for (size_t i = 0; i < n->ops.size(); ++i) {
         std::vector<ExprPtr> args;
@@ -286,6 +300,7 @@ class Builder {
       return e;
     }
     if (auto* n = dynamic_cast<CelParser::UnaryNegateContext*>(ctx)) {
+      Chain(ctx, n->ops.size());
       ExprPtr e = Member(n->member());
       for (size_t i = 0; i < n->ops.size(); ++i) {
         std::vector<ExprPtr> args;
@@ -488,9 +503,9 @@ ExprPtr Parse(std::string_view text, std::vector<Problem>* problems) {
     if (problems->size() != before) return nullptr;
     return e;
   } catch (const TooDeep& deep) {
-    problems->push_back({deep.at, deep.at, fmt::format("expression nests deeper than {} levels", kMaxDepth)});
+    problems->push_back({deep.at, deep.at, fmt::format("expression nests deeper than {} levels", kMaxDepth), true});
   } catch (const std::range_error&) {
-    problems->push_back({0, 0, "the expression is not valid UTF-8"});
+    problems->push_back({0, 0, "the expression is not valid UTF-8", true});
   }
   return nullptr;
 }

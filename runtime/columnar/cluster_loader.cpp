@@ -5,6 +5,8 @@
 
 #include <fmt/format.h>
 
+#include "compiler/cel/compile.h"
+
 namespace policy::rt {
 namespace {
 
@@ -80,6 +82,7 @@ class TableBuilder final : public k8s::ClusterVisitor {
   }
 
   void OnDeviceClass(k8s::DeviceClass&& dc, Span where) override {
+    CheckSelectors(dc.selectors, where);
     std::string key = dc.name;
     Store(table_.MutableStorage().device_classes, key, std::move(dc), "DeviceClass", where, report_.device_classes);
   }
@@ -88,10 +91,12 @@ class TableBuilder final : public k8s::ClusterVisitor {
     Store(table_.MutableStorage().resource_slices, key, std::move(rs), "ResourceSlice", where, report_.resource_slices);
   }
   void OnResourceClaim(k8s::ResourceClaim&& rc, Span where) override {
+    CheckSelectors(rc.spec, where);
     std::string key = StorageObjects::ClaimKey(rc.namespace_name, rc.name);
     Store(table_.MutableStorage().resource_claims, key, std::move(rc), "ResourceClaim", where, report_.resource_claims);
   }
   void OnResourceClaimTemplate(k8s::ResourceClaimTemplate&& t, Span where) override {
+    CheckSelectors(t.spec, where);
     std::string key = StorageObjects::ClaimKey(t.namespace_name, t.name);
     Store(table_.MutableStorage().claim_templates, key, std::move(t), "ResourceClaimTemplate", where,
           report_.claim_templates);
@@ -114,6 +119,39 @@ class TableBuilder final : public k8s::ClusterVisitor {
   }
 
  private:
+  // CEL selectors are compiled where kube compiles them, when allocating;
+  // one that does not compile is said here (a warning: the object loads,
+  // and the allocator fails on it as kube's does).
+  void CheckSelectors(const std::vector<k8s::CelSelector>& selectors, Span where) {
+    for (const k8s::CelSelector& s : selectors) {
+      std::shared_ptr<const cel::Program> program = cel::Compile(s.expression);
+      for (const cel::Problem& p : program->problems) {
+        Span at = SelectorSpan(where, s, p.begin, p.end);
+        Diagnostic& d = diags_.Warning(p.syntax ? DiagCode::kCelSyntax : DiagCode::kCelType, at, p.message,
+                                       p.syntax ? "not CEL" : "here");
+        d.help = "kube-scheduler fails allocating any claim that meets this selector (`CEL compile error`)";
+      }
+    }
+  }
+  void CheckSelectors(const k8s::DeviceClaimSpec& spec, Span where) {
+    for (const k8s::DeviceRequest& r : spec.requests) {
+      for (const k8s::DeviceSubRequest& sub : r.alternatives) CheckSelectors(sub.selectors, where);
+    }
+  }
+  // Bytes [begin, end) of a selector's expression in its file, when it is
+  // written on one line there; else the object.
+  static Span SelectorSpan(Span object, const k8s::CelSelector& s, uint32_t begin, uint32_t end) {
+    if (!object.Valid() || s.line == 0 || s.expression.find('\n') != std::string::npos) return object;
+    uint32_t at = object.source->LineStart(s.line);
+    std::string_view text = object.source->Text();
+    for (uint32_t column = 1; column < s.column && at < text.size();) {  // columns count characters
+      ++at;
+      if (at >= text.size() || (static_cast<unsigned char>(text[at]) & 0xC0) != 0x80) ++column;
+    }
+    uint32_t from = std::min<uint32_t>(at + begin, static_cast<uint32_t>(text.size()));
+    return Span{object.source, from, std::min<uint32_t>(std::max(at + end, from + 1), static_cast<uint32_t>(text.size()))};
+  }
+
   void Duplicate(std::string_view what, const std::string& name, Span where,
                  const std::unordered_map<std::string, Span>& spans, const std::string& span_key = {}) {
     Diagnostic& d = diags_.Error(DiagCode::kDuplicateObject, where, fmt::format("the {} `{}` appears twice", what, name),

@@ -197,7 +197,7 @@ std::vector<Allocator::Candidate> Allocator::Devices(rt::RowId row) {
     int64_t newest = 0;
     for (const k8s::ResourceSlice* s : slices) newest = std::max(newest, s->pool.generation);
     std::erase_if(slices, [&](const k8s::ResourceSlice* s) { return s->pool.generation != newest; });
-    bool incomplete = static_cast<int64_t>(slices.size()) < slices.front()->pool.slice_count;
+    bool incomplete = static_cast<int64_t>(slices.size()) != slices.front()->pool.slice_count;
     for (const k8s::ResourceSlice* s : slices) {
       for (const k8s::Device& d : s->devices) {
         out.push_back({s, &d, incomplete, DeviceId(s->driver, s->pool.name, d.name)});
