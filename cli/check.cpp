@@ -36,6 +36,7 @@ namespace {
 
 constexpr const char* kUsage = R"(usage: policyc check [--cluster CLUSTER | --kubeconfig FILE [--context NAME] | --in-cluster]
                      (--pod POD [-n NAMESPACE] | --all-pending) [--plugins P1,P2,...] [--profile PROFILE.yaml]
+                     [--kubernetes-version 1.34|1.31]
                      [--policy FILE.policy ...] [--output|-o text|json|yaml] [--node NAME ...] [--all-nodes]
                      [--disable-pass NAME|all ...] [--engine interp|jit|auto|tiered] [--jit-opt 0..3]
                      [--verify-jit] [--suggest|--no-suggest] [--no-cache] [--validate strict|warn|ignore]
@@ -51,10 +52,11 @@ or a pod of the snapshot by name, as kubectl names one: NAME in --namespace
 (-n, default `default`) or NAMESPACE/NAME; a pod bound to a node is answered
 as if it were Pending now, taken off its node) on the nodes of
 CLUSTER (`kubectl get nodes,pods,namespaces,services,replicasets,statefulsets,
-replicationcontrollers,pvc,pv,storageclasses,csinodes,priorityclasses,pdb -A -o yaml`
+replicationcontrollers,pvc,pv,storageclasses,csinodes,priorityclasses,pdb,
+deviceclasses,resourceslices,resourceclaims -A -o yaml`
 or `-o json`: every kind the plugins read; --cluster may be given several
 times, and a directory stands for its .yaml, .yml and .json files; `-` reads
-standard input) with kube-scheduler's
+standard input) with kube-scheduler's (1.34 unless --kubernetes-version 1.31)
 default plugins (or a KubeSchedulerConfiguration profile's), or only those named
 by --plugins, plus every --policy (DSL or YAML form). Prints
 kube-scheduler's summary, the reasons grouped with the nodes they apply to, and
@@ -473,7 +475,7 @@ int Run(const Args& args) {
 
 Command CheckCommand() {
   return {"check", "place a pod on a cluster snapshot and explain, or lint policy files", kUsage,
-          {{"cluster", true, true}, {"pod"}, {"plugins"}, {"profile"}, {"policy", true, true}, {"output", true, false, 'o'}, {"disable-pass", true, true}, {"node", true, true}, {"all-nodes", false}, {"all-pending", false}, {"engine"}, {"jit-opt"}, {"verify-jit", false}, {"suggest", false}, {"no-suggest", false}, {"no-cache", false}, {"validate"},
+          {{"cluster", true, true}, {"pod"}, {"plugins"}, {"profile"}, {"kubernetes-version"}, {"policy", true, true}, {"output", true, false, 'o'}, {"disable-pass", true, true}, {"node", true, true}, {"all-nodes", false}, {"all-pending", false}, {"engine"}, {"jit-opt"}, {"verify-jit", false}, {"suggest", false}, {"no-suggest", false}, {"no-cache", false}, {"validate"},
            {"namespace", true, false, 'n'}, {"kubeconfig"}, {"context"}, {"in-cluster", false}},
           &Run};
 }

@@ -26,7 +26,7 @@ namespace policy::cli {
 namespace {
 
 constexpr const char* kUsage = R"(usage: policyc drain --cluster CLUSTER [--node NAME ...] [--max-drained N]
-                     [--plugins P1,P2,...] [--profile PROFILE.yaml] [--policy FILE.policy ...]
+                     [--plugins P1,P2,...] [--profile PROFILE.yaml] [--kubernetes-version 1.34|1.31] [--policy FILE.policy ...]
                      [--output|-o text|json|yaml] [--engine interp|jit|auto|tiered] [--jit-opt 0..3]
                      [--disable-pass NAME|all ...] [--verify-jit]
 
@@ -181,7 +181,7 @@ int Run(const Args& args) {
 
 Command DrainCommand() {
   return {"drain", "which nodes could go, their pods placed elsewhere (cluster compression)", kUsage,
-          {{"cluster", true, true}, {"node", true, true}, {"max-drained"}, {"profile"}, {"policy", true, true}, {"plugins"}, {"output", true, false, 'o'}, {"disable-pass", true, true}, {"engine"}, {"jit-opt"}, {"verify-jit", false}},
+          {{"cluster", true, true}, {"node", true, true}, {"max-drained"}, {"profile"}, {"kubernetes-version"}, {"policy", true, true}, {"plugins"}, {"output", true, false, 'o'}, {"disable-pass", true, true}, {"engine"}, {"jit-opt"}, {"verify-jit", false}},
           &Run};
 }
 

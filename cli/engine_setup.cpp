@@ -13,11 +13,27 @@ namespace policy::cli {
 
 std::optional<rt::Profile> ProfileFromFlags(std::string_view command, const Args& args, const std::string& scheduler_name,
                                             DiagnosticSink& diags) {
-  rt::Profile profile = rt::DefaultProfile();
+  int minor = rt::kDefaultKubeMinor;
+  if (args.Has("kubernetes-version")) {
+    std::string v = args.Get("kubernetes-version");
+    std::optional<int> known;
+    for (int m : rt::kKnownKubeMinors) {
+      if (v == fmt::format("1.{}", m) || v == fmt::format("v1.{}", m)) known = m;
+    }
+    if (!known) {
+      std::vector<std::string> names;
+      for (int m : rt::kKnownKubeMinors) names.push_back(fmt::format("1.{}", m));
+      fmt::print(stderr, "policyc {}: `--kubernetes-version` must be one of {}, not `{}`\n", command,
+                 fmt::join(names, ", "), v);
+      return std::nullopt;
+    }
+    minor = *known;
+  }
+  rt::Profile profile = rt::DefaultProfile(minor);
   if (args.Has("profile")) {
     std::shared_ptr<Source> source = tooling::ReadInput(args.Get("profile"), diags);
     if (!source) return std::nullopt;
-    std::optional<std::vector<rt::Profile>> profiles = rt::ReadProfiles(*source, diags);
+    std::optional<std::vector<rt::Profile>> profiles = rt::ReadProfiles(*source, diags, minor);
     if (!profiles) return std::nullopt;
     const rt::Profile* chosen = profiles->size() == 1 ? &profiles->front() : nullptr;
     for (const rt::Profile& p : *profiles) {

@@ -24,7 +24,8 @@ constexpr const char* kUsage = R"(usage: policyc inspect --cluster FILE [--outpu
        policyc inspect --pod FILE [--output|-o text|json|yaml] [--validate strict|warn|ignore]
 
 Loads a cluster snapshot (`kubectl get nodes,pods,namespaces,services,replicasets,
-statefulsets,replicationcontrollers,pvc,pv,storageclasses,csinodes,priorityclasses,pdb
+statefulsets,replicationcontrollers,pvc,pv,storageclasses,csinodes,priorityclasses,pdb,
+deviceclasses,resourceslices,resourceclaims
 -A -o yaml` or `-o json`,
 a NodeList, a multi-document YAML stream; --cluster may be given several
 times, and a directory stands for its .yaml, .yml and .json files) or a pod

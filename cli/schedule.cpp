@@ -42,7 +42,7 @@ namespace policy::cli {
 namespace {
 
 constexpr const char* kUsage = R"(usage: policyc schedule --cluster CLUSTER [--pending FILE ...] [--fill POD]
-                        [--profile PROFILE.yaml] [--policy FILE ...] [--plugins P1,P2,...]
+                        [--profile PROFILE.yaml] [--kubernetes-version 1.34|1.31] [--policy FILE ...] [--plugins P1,P2,...]
                         [--output|-o text|jsonl|json|yaml] [--tie-break first|random] [--seed N]
                         [--percentage-of-nodes-to-score N] [--no-retry] [--stats]
                         [--engine interp|jit|auto|tiered] [--jit-opt 0..3] [--no-incremental]
@@ -389,7 +389,7 @@ int Run(const Args& args) {
 
 Command ScheduleCommand() {
   return {"schedule", "place a queue of pods one after another, as kube-scheduler would", kUsage,
-          {{"cluster", true, true}, {"pending", true, true}, {"fill"}, {"profile"}, {"policy", true, true}, {"plugins"}, {"output", true, false, 'o'}, {"tie-break"}, {"seed"}, {"percentage-of-nodes-to-score"}, {"no-retry", false}, {"output-cluster"}, {"stats", false}, {"disable-pass", true, true}, {"engine"}, {"jit-opt"}, {"verify-jit", false}, {"no-incremental", false}, {"verify-incremental", false}, {"validate"}},
+          {{"cluster", true, true}, {"pending", true, true}, {"fill"}, {"profile"}, {"kubernetes-version"}, {"policy", true, true}, {"plugins"}, {"output", true, false, 'o'}, {"tie-break"}, {"seed"}, {"percentage-of-nodes-to-score"}, {"no-retry", false}, {"output-cluster"}, {"stats", false}, {"disable-pass", true, true}, {"engine"}, {"jit-opt"}, {"verify-jit", false}, {"no-incremental", false}, {"verify-incremental", false}, {"validate"}},
           &Run};
 }
 

@@ -23,7 +23,7 @@ namespace {
 
 constexpr const char* kUsage = R"(usage: policyc serve (--cluster SNAPSHOT [--cluster MORE ...] [--events FILE|-] | --kubeconfig FILE | --in-cluster)
                      [--listen HOST:PORT] [--prefix /policyc]
-                     [--profile CONFIG.yaml] [--plugins A,B] [--policy FILE ...] [--mode authoritative|policies|decide]
+                     [--profile CONFIG.yaml] [--kubernetes-version 1.34|1.31] [--plugins A,B] [--policy FILE ...] [--mode authoritative|policies|decide]
                      [--engine interp|jit|tiered] [--jit-opt 0..3] [--disable-pass NAME|all ...] [--verify-jit]
                      [--max-body-bytes N] [--read-timeout S] [--threads N] [--max-connections N] [--log-requests] [--all-reasons]
                      [--tls-cert CERT.pem --tls-key KEY.pem [--client-ca CA.pem] | --insecure-http]
@@ -219,7 +219,7 @@ int Run(const Args& args) {
 
 Command ServeCommand() {
   return {"serve", "answer kube-scheduler as an extender (filter, prioritize, preempt)", kUsage,
-          {{"cluster", true, true}, {"listen"}, {"prefix"}, {"profile"}, {"plugins"}, {"policy", true, true}, {"mode"}, {"events"}, {"engine"}, {"jit-opt"}, {"disable-pass", true, true}, {"verify-jit", false}, {"max-body-bytes"}, {"read-timeout"}, {"threads"}, {"tls-cert"}, {"tls-key"}, {"client-ca"}, {"insecure-http", false}, {"kubeconfig"}, {"in-cluster", false}, {"log-requests", false}, {"max-connections"}, {"all-reasons", false}},
+          {{"cluster", true, true}, {"listen"}, {"prefix"}, {"profile"}, {"kubernetes-version"}, {"plugins"}, {"policy", true, true}, {"mode"}, {"events"}, {"engine"}, {"jit-opt"}, {"disable-pass", true, true}, {"verify-jit", false}, {"max-body-bytes"}, {"read-timeout"}, {"threads"}, {"tls-cert"}, {"tls-key"}, {"client-ca"}, {"insecure-http", false}, {"kubeconfig"}, {"in-cluster", false}, {"log-requests", false}, {"max-connections"}, {"all-reasons", false}},
           &Run};
 }
 

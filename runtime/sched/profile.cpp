@@ -72,7 +72,7 @@ using k8s::NodeRef;
 
 class ProfileReader final : public k8s::ObjectVisitor {
  public:
-  ProfileReader(DiagnosticSink& diags, std::vector<Profile>& out) : diags_(diags), out_(out) {}
+  ProfileReader(DiagnosticSink& diags, std::vector<Profile>& out, int minor) : diags_(diags), out_(out), minor_(minor) {}
 
   void Visit(NodeRef object, std::string_view) override {
     if (object.Get("kind").Text() != "KubeSchedulerConfiguration") {
@@ -81,7 +81,7 @@ class ProfileReader final : public k8s::ObjectVisitor {
     }
     NodeRef profiles = object.Get("profiles");
     if (!profiles.Valid() || profiles.IsNull()) {
-      out_.push_back(DefaultProfile());
+      out_.push_back(DefaultProfile(minor_));
       return;
     }
     if (!profiles.IsSequence()) return Bad(profiles, "`profiles` must be a list");
@@ -300,7 +300,7 @@ class ProfileReader final : public k8s::ObjectVisitor {
   }
 
   void ReadOne(NodeRef node) {
-    Profile profile = DefaultProfile();
+    Profile profile = DefaultProfile(minor_);
     if (NodeRef name = node.Get("schedulerName"); name.IsScalar()) profile.scheduler_name = name.Text();
     NodeRef plugins = node.Get("plugins");
     if (plugins.IsMapping()) {
@@ -339,14 +339,15 @@ class ProfileReader final : public k8s::ObjectVisitor {
 
   DiagnosticSink& diags_;
   std::vector<Profile>& out_;
+  int minor_;
 };
 
 }  // namespace
 
-std::optional<std::vector<Profile>> ReadProfiles(const Source& source, DiagnosticSink& diags) {
+std::optional<std::vector<Profile>> ReadProfiles(const Source& source, DiagnosticSink& diags, int minor) {
   size_t errors = diags.ErrorCount();
   std::vector<Profile> profiles;
-  ProfileReader reader(diags, profiles);
+  ProfileReader reader(diags, profiles, minor);
   if (!k8s::ReadObjects(source, reader, diags)) return std::nullopt;
   if (diags.ErrorCount() != errors) return std::nullopt;
   if (profiles.empty()) {

@@ -104,6 +104,8 @@ std::optional<Profile> RestrictProfile(Profile profile, const std::vector<std::s
 
 /// Reads the profiles of a KubeSchedulerConfiguration file; nullopt with
 /// diagnostics when the file is invalid or asks for what policyc lacks.
-std::optional<std::vector<Profile>> ReadProfiles(const Source& source, DiagnosticSink& diags);
+/// Each starts from kube-scheduler 1.MINOR's default profile.
+std::optional<std::vector<Profile>> ReadProfiles(const Source& source, DiagnosticSink& diags,
+                                                 int minor = kDefaultKubeMinor);
 
 }  // namespace policy::rt
