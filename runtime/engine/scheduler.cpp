@@ -4,9 +4,12 @@
 #include <cstdlib>
 #include <span>
 
+#include <fmt/format.h>
+
 #include "k8s/node_match.h"
 #include "runtime/engine/pod_template.h"
 #include "runtime/engine/preemption.h"
+#include "runtime/dra/allocator.h"
 #include "runtime/sched/resolve_claims.h"
 #include "runtime/sched/resolve_volumes.h"
 
@@ -185,6 +188,7 @@ void Scheduler::Preempt(Outcome& o) {
   for (const engine::Victim& v : p.victims) victims.push_back(v.key);
   for (const std::string& key : victims) {
     const k8s::Pod& v = bound_.at(key);
+    ReleaseClaims(v);
     cluster_.UnbindPod(v.namespace_name, v.name);
     auto count = bound_priorities_.find(v.priority.value_or(0));
     if (count != bound_priorities_.end() && --count->second == 0) bound_priorities_.erase(count);
@@ -210,7 +214,6 @@ void Scheduler::AssumeVolumes(const k8s::Pod& pod, const std::string& node) {
   if (pod.volumes.empty()) return;
   k8s::Pod resolved = pod;
   rt::ResolveVolumes(resolved, cluster_.Table());
-  rt::ResolveClaims(resolved, cluster_.Table());
   rt::RowId row = *cluster_.Table().FindNode(node);
   for (const k8s::ResolvedVolume& v : resolved.resolved_volumes) {
     if (!v.delay_binding || !v.selected_node.empty()) continue;
@@ -237,8 +240,63 @@ void Scheduler::AssumeVolumes(const k8s::Pod& pod, const std::string& node) {
   }
 }
 
+// DynamicResources' Reserve and PreBind: each claim the allocator filled
+// for this node gets status.allocation (its devices; a node selector naming
+// the node when a device is the node's own, the slice's selector when it
+// is network-attached) and every claim of the pod reserves it, so the pods
+// after it find the devices taken, as kube-scheduler's assume cache says.
+void Scheduler::AssumeClaims(const k8s::Pod& pod, const std::string& node) {
+  if (pod.resource_claims.empty()) return;
+  dra::Allocator allocator(pod, cluster_.Table());
+  if (!allocator.Claims().problem.empty()) return;
+  rt::RowId row = *cluster_.Table().FindNode(node);
+  dra::NodeAnswer answer = allocator.Check(row);
+  if (answer.fit != dra::Fit::kFits) return;
+  k8s::ClaimConsumer consumer{"pods", pod.name, pod.uid};
+  std::vector<k8s::ResourceClaim> changed;
+  for (size_t c = 0; c < allocator.Claims().to_allocate.size(); ++c) {
+    k8s::ResourceClaim claim = *allocator.Claims().to_allocate[c];
+    k8s::AllocationResult result;
+    for (const dra::Chosen& d : answer.devices) {
+      if (d.claim != c) continue;
+      result.devices.push_back({d.request, d.slice->driver, d.slice->pool.name, d.device->name, d.admin_access});
+      if (!d.slice->node_name.empty()) {
+        k8s::SelectorRequirement here;
+        here.key = "metadata.name";
+        here.op = k8s::SelectorOp::kIn;
+        here.values = {node};
+        result.node_selector = std::vector<k8s::NodeSelectorTerm>{k8s::NodeSelectorTerm{{}, {here}}};
+      } else if (d.slice->node_selector && !result.node_selector) {
+        result.node_selector = d.slice->node_selector;
+      }
+    }
+    claim.allocation = std::move(result);
+    changed.push_back(std::move(claim));
+  }
+  for (const k8s::ResourceClaim* allocated : allocator.Claims().allocated) changed.push_back(*allocated);
+  for (k8s::ResourceClaim& claim : changed) {
+    claim.reserved_for.push_back(consumer);
+    cluster_.SetResourceClaim(std::move(claim));
+  }
+}
+
+// A pod going away: its claims no longer reserve it, and a claim nothing
+// reserves any more is deallocated (the resourceclaim controller's work),
+// freeing its devices.
+void Scheduler::ReleaseClaims(const k8s::Pod& pod) {
+  if (pod.resource_claims.empty()) return;
+  dra::PodClaims claims = dra::ResolvePodClaims(pod, cluster_.Table().Storage());
+  for (const k8s::ResourceClaim* held : claims.allocated) {
+    k8s::ResourceClaim claim = *held;
+    std::erase_if(claim.reserved_for, [&](const k8s::ClaimConsumer& c) { return c.uid == pod.uid && c.name == pod.name; });
+    if (claim.reserved_for.empty()) claim.allocation.reset();
+    cluster_.SetResourceClaim(std::move(claim));
+  }
+}
+
 void Scheduler::Bind(const Outcome& o) {
   AssumeVolumes(o.pod, *o.node);
+  AssumeClaims(o.pod, *o.node);
   k8s::Pod bound = o.pod;
   bound.node_name = *o.node;
   bound.phase = k8s::PodPhase::kRunning;
@@ -247,7 +305,35 @@ void Scheduler::Bind(const Outcome& o) {
   bound_.insert_or_assign(Key(bound), std::move(bound));
 }
 
+// The resourceclaim controller's work for a queued pod: each entry of
+// spec.resourceClaims that names a template and has no claim yet gets one
+// made from the template (POD-ENTRY, controlled by the pod), recorded in
+// the pod's status as the controller records it. A pod without a uid (one
+// from a workload's template) is given one, so that it owns its claims.
+void Scheduler::MakeTemplateClaims(k8s::Pod& pod) {
+  for (const k8s::PodResourceClaim& entry : pod.resource_claims) {
+    if (entry.template_name.empty()) continue;
+    bool recorded = std::any_of(pod.resource_claim_statuses.begin(), pod.resource_claim_statuses.end(),
+                                [&](const k8s::PodResourceClaimStatus& s) { return s.name == entry.name; });
+    if (recorded) continue;
+    const k8s::ResourceClaimTemplate* t = rt::StorageObjects::Get(
+        cluster_.Table().Storage().claim_templates, rt::StorageObjects::ClaimKey(pod.namespace_name, entry.template_name));
+    if (t == nullptr) continue;  // the controller waits for it too: the pod's claim is not created yet
+    if (pod.uid.empty()) pod.uid = fmt::format("policyc:{}/{}", pod.namespace_name, pod.name);
+    k8s::ResourceClaim claim;
+    claim.name = fmt::format("{}-{}", pod.name, entry.name);
+    claim.namespace_name = pod.namespace_name;
+    claim.uid = fmt::format("policyc:{}/{}", claim.namespace_name, claim.name);
+    claim.controller_kind = "Pod";
+    claim.controller_uid = pod.uid;
+    claim.spec = t->spec;
+    pod.resource_claim_statuses.push_back({entry.name, claim.name});
+    cluster_.SetResourceClaim(std::move(claim));
+  }
+}
+
 const Outcome& Scheduler::Place(k8s::Pod pod, bool may_preempt) {
+  MakeTemplateClaims(pod);
   Outcome& o = outcomes_.emplace_back();
   o.pod = std::move(pod);
   o.order = outcomes_.size() - 1;
@@ -260,6 +346,7 @@ std::vector<const Outcome*> Scheduler::Run(std::vector<k8s::Pod> queue) {
   for (size_t i = 0; i < queue.size(); ++i) {
     Outcome& o = outcomes_.emplace_back();
     o.pod = std::move(queue[i]);
+    MakeTemplateClaims(o.pod);
     o.order = i;
     waiting.push_back(&o);
   }
