@@ -233,6 +233,8 @@ void DecodePodBody(DecodeContext& cx, NodeRef metadata, NodeRef spec, Pod* pod) 
     cx.StringMapField(metadata, "annotations", &pod->annotations);
     cx.String(metadata, "creationTimestamp", &pod->creation_timestamp);
     cx.String(metadata, "uid", &pod->uid);
+    NodeRef deletion = metadata.Get("deletionTimestamp");
+    pod->terminating = deletion.Valid() && !deletion.IsNull();
     NodeRef owners = cx.Sequence(metadata, "ownerReferences");
     for (uint32_t i = 0; owners.Valid() && i < owners.Size(); ++i) {
       NodeRef owner = owners.At(i);

@@ -82,7 +82,7 @@ template <class F> void Fields(F& f, ResourceClaimTemplate& v) { f(v.name, v.nam
 template <class F> void Fields(F& f, Pod& v) {
   f(v.name, v.namespace_name, v.uid, v.labels, v.annotations, v.node_name, v.node_selector, v.affinity, v.tolerations,
     v.topology_spread, v.spread_system_defaulted, v.containers, v.init_containers, v.overhead, v.priority,
-    v.priority_class_name, v.preemption_policy, v.creation_timestamp, v.start_time, v.scheduled_message, v.template_replicas,
+    v.priority_class_name, v.preemption_policy, v.creation_timestamp, v.start_time, v.terminating, v.scheduled_message, v.template_replicas,
     v.scheduler_name, v.host_network, v.scheduling_gates, v.volumes, v.resource_claims, v.resource_claim_statuses, v.resource_claims_problem,
     v.resolved_volumes, v.phase, v.template_of,
     v.template_selector, v.controller);

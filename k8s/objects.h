@@ -348,6 +348,7 @@ struct Pod {
   std::string preemption_policy = "PreemptLowerPriority";  ///< spec.preemptionPolicy
   std::string creation_timestamp;  ///< metadata.creationTimestamp as written (RFC 3339; sorts as text)
   std::string start_time;          ///< status.startTime as written
+  bool terminating = false;        ///< metadata.deletionTimestamp is set (PodTopologySpread does not count it)
   /// The message of status.conditions' PodScheduled condition when it is
   /// False: what kube-scheduler last said about a Pending pod. Read by no
   /// plugin (templates ignore it, as they ignore names and times).

@@ -86,6 +86,9 @@ struct PodSelector {
     std::vector<std::string> namespaces;       ///< sorted, unique
   };
   std::vector<Clause> clauses;
+  /// Pods being deleted (metadata.deletionTimestamp) are not counted:
+  /// PodTopologySpread's countPodsMatchSelector skips them.
+  bool skip_terminating = false;
 
   /// Whether a pod of `namespace_name` whose labels `find` reads (as
   /// k8s::MatchesWith's) is selected.
@@ -391,6 +394,8 @@ class NodeTable {
     uint32_t groups = 0, group_count = 0;      // pod_groups_: term_groups_ of its affinity terms
     uint32_t extra = UINT32_MAX;               // pod_extras_, for the few pods with host ports or volumes
     uint32_t aside = 0;                        // SetPodAside: counted nowhere, off the row's list
+    uint32_t terminating = 0;                  // 1: metadata.deletionTimestamp set
+    uint32_t unused = 0;                       // keeps the struct padding-free (an image copies its bytes)
     uint32_t uid = 0, start_time = 0;          // pod_strings_: metadata.uid, status.startTime (0: none)
     // spec.priority when set (priority_class UINT32_MAX), else looked up
     // when asked by priorityClassName (pod_strings_; 0: none), as the
@@ -398,7 +403,7 @@ class NodeTable {
     uint32_t priority_class = 0;
     int32_t priority = 0;
   };
-  static_assert(sizeof(BoundPod) == 88, "BoundPod is padding-free: an image copies its bytes");
+  static_assert(sizeof(BoundPod) == 96, "BoundPod is padding-free: an image copies its bytes");
   struct PodLabel {
     uint32_t key = 0, value = 0;  // pod_strings_
     uint32_t pair = 0;            // pod_strings_ id of "key\0value": its pods_by_label_ list

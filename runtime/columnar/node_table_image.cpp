@@ -392,7 +392,7 @@ bool NodeTable::ReadPodsInto(k8s::ArchiveReader& in) {
         pod.start_time >= pod_strings_.size() ||
         (pod.priority_class != UINT32_MAX && pod.priority_class >= pod_strings_.size()) || slot_of_key_[pod.key] != UINT32_MAX ||
         !PodKey(pod).starts_with(std::string(PodNamespace(pod)) + "/") || pod.row >= RowCount() || !live_[pod.row] ||
-        name_[pod.row] != pod.node_name || pod.aside != 0 || pod.labels != next_label || pod.requests != next_request ||
+        name_[pod.row] != pod.node_name || pod.aside != 0 || pod.terminating > 1 || pod.unused != 0 || pod.labels != next_label || pod.requests != next_request ||
         pod.groups != next_group) {
       return false;
     }

@@ -160,6 +160,7 @@ std::optional<uint32_t> NodeTable::SlotOf(std::string_view key) const {
 }
 
 bool NodeTable::PodMatches(const PodSelector& selector, const BoundPod& pod) const {
+  if (selector.skip_terminating && pod.terminating) return false;
   const PodLabel* labels = pod_labels_.data() + pod.labels;
   return selector.MatchesWith(PodNamespace(pod), [&](std::string_view key) -> std::optional<std::string_view> {
     for (uint32_t i = 0; i < pod.label_count; ++i) {
@@ -278,6 +279,7 @@ BindResult NodeTable::BindPod(const k8s::Pod& pod) {
   bound.ns = InternPodString(pod.namespace_name);
   bound.node_name = pool_.Intern(pod.node_name);
   if (!pod.uid.empty()) bound.uid = InternPodString(pod.uid);
+  bound.terminating = pod.terminating;
   if (!pod.start_time.empty()) bound.start_time = InternPodString(pod.start_time);
   if (pod.priority) {
     bound.priority_class = UINT32_MAX;

@@ -33,6 +33,7 @@ std::string PodSelector::Key() const {
     for (const std::string& n : c.namespaces) quoted.push_back(JsonQuote(n));
     key += fmt::format("{} in {};", k8s::CanonicalText(c.labels), c.all_namespaces ? "*" : fmt::format("[{}]", fmt::join(quoted, ",")));
   }
+  if (skip_terminating) key += "!terminating";
   return key;
 }
 

@@ -223,6 +223,7 @@ uint32_t ClusterView::SpreadSet(const k8s::TopologySpreadConstraint& c) {
     clause.labels.reset();
   }
   clause.namespaces = {pod_.namespace_name};  // countPodsMatchSelector: the pod's namespace only
+  selector.skip_terminating = true;           // ... and not pods being deleted
   selector.clauses.push_back(std::move(clause));
   return spread_sets_[&c] = table_.PodSet(selector);
 }
