@@ -2,6 +2,8 @@
 
 #include <fmt/format.h>
 
+#include "k8s/node_match.h"
+
 namespace policy::k8s {
 namespace {
 
@@ -75,6 +77,21 @@ std::optional<SelectorRequirement> DecodeRequirement(DecodeContext& cx, NodeRef 
                                  fmt::format("`values` must not be empty when `operator` is `{}`", op));
         d.help = "list at least one value, or use `Exists` to match any value";
         return std::nullopt;
+      }
+      for (uint32_t i = 0; i < req.values.size(); ++i) {
+        if (IsLabelValue(req.values[i])) continue;
+        // The API server accepts it; kube-scheduler's labels.NewRequirement
+        // does not, and the whole term then matches no node.
+        NodeRef at = values_node.IsSequence() && i < values_node.Size() ? values_node.At(i) : values_node;
+        Diagnostic& d = cx.diags().Warning(
+            DiagCode::kNeverMatches, at.GetSpan(),
+            fmt::format("`{}` is not a valid label value: kube-scheduler refuses this requirement, and its term "
+                        "matches no node",
+                        req.values[i]),
+            "not a label value");
+        d.help = "a label value is at most 63 characters: letters, digits, `-`, `_` and `.`, starting and ending "
+                 "with a letter or digit";
+        break;
       }
       break;
     case SelectorOp::kExists:

@@ -30,4 +30,26 @@ bool Tolerates(const Toleration& t, std::string_view key, std::string_view value
   return t.op == TolerationOp::kExists || t.value == value;
 }
 
+bool IsLabelValue(std::string_view value) {
+  if (value.empty()) return true;
+  if (value.size() > 63) return false;
+  auto alnum = [](char c) { return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); };
+  if (!alnum(value.front()) || !alnum(value.back())) return false;
+  for (char c : value) {
+    if (!alnum(c) && c != '-' && c != '_' && c != '.') return false;
+  }
+  return true;
+}
+
+bool TermParses(const NodeSelectorTerm& term) {
+  for (const SelectorRequirement& r : term.match_expressions) {
+    // In, NotIn, Gt and Lt values are label values (Gt/Lt: integers, checked when matching).
+    if (r.op != SelectorOp::kIn && r.op != SelectorOp::kNotIn) continue;
+    for (const std::string& v : r.values) {
+      if (!IsLabelValue(v)) return false;
+    }
+  }
+  return true;
+}
+
 }  // namespace policy::k8s

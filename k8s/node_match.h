@@ -24,12 +24,21 @@ namespace policy::k8s {
 /// `have`: the node's value for the requirement's key, nullopt when absent.
 bool RequirementHolds(const SelectorRequirement& r, std::optional<std::string_view> have);
 
+/// Whether `value` is a valid label value (validation.IsValidLabelValue: at
+/// most 63 characters, alphanumerics with `-`, `_`, `.` inside).
+bool IsLabelValue(std::string_view value);
+/// Whether kube's labels.NewRequirement accepts each of the term's label
+/// requirements: a term that does not parse matches no node
+/// (nodeaffinity's lazy-error selector), whatever its other requirements.
+bool TermParses(const NodeSelectorTerm& term);
+
 /// `label(key)` gives a node label (std::optional<std::string_view>); `name`
 /// is what matchFields' metadata.name sees (volume node affinity checks a
 /// node made of labels alone: its name is empty).
 template <class Label>
 bool TermMatches(const NodeSelectorTerm& term, Label&& label, std::string_view name) {
   if (term.match_expressions.empty() && term.match_fields.empty()) return false;
+  if (!TermParses(term)) return false;
   for (const SelectorRequirement& r : term.match_expressions) {
     if (!RequirementHolds(r, label(std::string_view(r.key)))) return false;
   }

@@ -1,5 +1,6 @@
 #include "compiler/binding/pod_view.h"
 
+#include "k8s/node_match.h"
 #include "k8s/selectors.h"
 
 namespace policy::binding {
@@ -179,6 +180,7 @@ std::optional<PodRef> PodView::Load(FieldId field, const PodRef& record) const {
     case FieldId::kAffinityRequiredExprs: return Records(RequiredExpressions(), PodRecord::kRequirement);
     case FieldId::kTermExpressions: return Records(term->match_expressions, PodRecord::kRequirement);
     case FieldId::kTermFields: return Records(term->match_fields, PodRecord::kRequirement);
+    case FieldId::kTermParses: return flag(k8s::TermParses(*term));
     case FieldId::kRequirementKey: return PodRef::Str(req->key);
     case FieldId::kRequirementOperator: return PodRef::Str(std::string(k8s::ToString(req->op)));
     case FieldId::kRequirementText: return PodRef::Str(k8s::RequirementText(*req));

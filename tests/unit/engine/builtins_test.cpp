@@ -57,6 +57,9 @@ const std::map<lang::BuiltinId, Sample>& Samples() {
       {B::kImageScore, {"imageScore('nginx:1.27')", "imageScore('nginx:1.27')"}},
       {B::kNodesWithLabel, {"nodesWithLabel('zone')", "nodesWithLabel('zone')"}},
       {B::kClosestLabelKey, {"closestLabelKey('zon') == 'zone'", "closestLabelKey('zon') == 'zone'", true}},
+      {B::kClaimsFit, {"claimsFit() == 0", "claimsFit() == 0", true}},
+      {B::kClaimsError, {"claimsError() == ''", "claimsError() == ''", true}},
+      {B::kClaimsDetail, {"claimsDetail() == ''", "claimsDetail() == ''", true}},
       {B::kSpreadWeight, {"sum c in pod.topologySpreadConstraints: spreadWeight(c)",
                           "sum c in pod.topologySpreadConstraints: spreadWeight(c)"}},
   };
