@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "k8s/quantity.h"
+#include "runtime/columnar/device_table.h"
 #include "support/decimal.h"
 
 namespace policy::rt {
@@ -405,6 +406,18 @@ size_t NodeTable::DictionaryMemoryBytes() const {
              column.domain_of.size() * (8 + 2 * sizeof(void*));
   }
   return bytes;
+}
+
+std::shared_ptr<const DeviceTable> NodeTable::Devices() const {
+  std::lock_guard<std::mutex> lock(device_cache_->mu);
+  DeviceCache& c = *device_cache_;
+  if (!c.table || c.storage != storage_version_ || c.epoch != topology_epoch_ || c.rows != RowCount()) {
+    c.table = std::make_shared<const DeviceTable>(storage_, *this);
+    c.storage = storage_version_;
+    c.epoch = topology_epoch_;
+    c.rows = RowCount();
+  }
+  return c.table;
 }
 
 }  // namespace policy::rt

@@ -139,6 +139,8 @@ enum class BindResult : uint8_t {
   kDuplicate,       ///< a pod with this namespace/name is already bound
 };
 
+class DeviceTable;
+
 class NodeTable {
  public:
   NodeTable();
@@ -304,6 +306,10 @@ class NodeTable {
     return storage_;
   }
   uint64_t StorageVersion() const { return storage_version_; }
+  /// The DRA devices as a table (device_table.h), built at the first ask
+  /// after the storage objects or the nodes changed; shared, so a reader
+  /// keeps its table while a writer changes this one.
+  std::shared_ptr<const DeviceTable> Devices() const;
   /// The id of image name `name` for ImageSize, or nullopt when no node has it.
   std::optional<uint32_t> ImageId(std::string_view name) const { return pool_.Lookup(name); }
   /// The size in bytes of image `image` (an ImageId) on `row`, 0 when it
@@ -482,6 +488,13 @@ class NodeTable {
   uint64_t epoch_ = 0;        // ChangeEpoch()
   uint64_t whole_epoch_ = 0;  // the last update not confined to rows
   uint64_t storage_version_ = 0;
+  struct DeviceCache {
+    std::mutex mu;
+    std::shared_ptr<const DeviceTable> table;
+    uint64_t storage = UINT64_MAX, epoch = UINT64_MAX;
+    size_t rows = 0;
+  };
+  std::unique_ptr<DeviceCache> device_cache_ = std::make_unique<DeviceCache>();
   std::vector<std::pair<uint64_t, RowId>> row_changes_;  // since whole_epoch_, by epoch
   std::vector<RowId> row_of_name_;  // by the name's pool id; kNoRow: no such node (a flat array: one miss per lookup)
   RowId RowOfName(uint32_t name) const { return name < row_of_name_.size() ? row_of_name_[name] : kNoRow; }

@@ -5,6 +5,7 @@
 
 #include <algorithm>
 #include <map>
+#include <span>
 
 #include <fmt/format.h>
 
@@ -21,9 +22,6 @@ constexpr size_t kReservedForMax = 256;
 
 std::string ClaimKey(const k8s::ResourceClaim& c) { return c.namespace_name + "/" + c.name; }
 
-std::string DeviceId(std::string_view driver, std::string_view pool, std::string_view device) {
-  return fmt::format("{}/{}/{}", driver, pool, device);
-}
 
 std::optional<std::string_view> LabelOf(const rt::NodeTable& table, std::string_view key, rt::RowId row) {
   const rt::LabelColumn* column = table.Label(key);
@@ -113,25 +111,22 @@ PodClaims ResolvePodClaims(const k8s::Pod& pod, const rt::StorageObjects& storag
   return out;
 }
 
-// One request of a claim to allocate, with its alternatives' selectors compiled.
+// One request of a claim to allocate, with its alternatives' classes.
 struct Allocator::Request {
   size_t claim = 0;
   const k8s::DeviceRequest* request = nullptr;
   struct Alternative {
     const k8s::DeviceSubRequest* sub = nullptr;
     const k8s::DeviceClass* klass = nullptr;
-    std::vector<std::shared_ptr<const cel::Program>> class_selectors, request_selectors;
-    size_t verdict = 0;  ///< its index in verdicts_' vectors
+    std::string name;  ///< `req`, or `req/sub` for firstAvailable
+    /// The claim's matchAttribute constraints that cover it.
+    std::vector<const k8s::DeviceConstraint*> constraints;
+    /// The class's selectors' answers, then the request's, over every device.
+    std::vector<std::shared_ptr<const rt::DeviceTable::Verdicts>> class_verdicts, request_verdicts;
+    /// All of them at once (DeviceTable::Combined).
+    std::shared_ptr<const std::vector<int8_t>> combined;
   };
   std::vector<Alternative> alternatives;
-};
-
-// A device the node can use.
-struct Allocator::Candidate {
-  const k8s::ResourceSlice* slice = nullptr;
-  const k8s::Device* device = nullptr;
-  bool incomplete_pool = false;
-  std::string id;  ///< driver/pool/device
 };
 
 Allocator::Allocator(const k8s::Pod& pod, const rt::NodeTable& table)
@@ -143,7 +138,6 @@ void Allocator::Prepare() {
   if (prepared_) return;
   prepared_ = true;
   const rt::StorageObjects& storage = table_.Storage();
-  size_t verdicts = 0;
   for (size_t c = 0; c < claims_.to_allocate.size(); ++c) {
     for (const k8s::DeviceRequest& request : claims_.to_allocate[c]->spec.requests) {
       Request r;
@@ -153,165 +147,111 @@ void Allocator::Prepare() {
         Request::Alternative alt;
         alt.sub = &sub;
         alt.klass = rt::StorageObjects::Get(storage.device_classes, sub.class_name);
-        if (alt.klass != nullptr) {
-          for (const k8s::CelSelector& s : alt.klass->selectors) alt.class_selectors.push_back(cel::Compile(s.expression));
+        alt.name = request.first_available ? request.name + "/" + sub.name : request.name;
+        for (const k8s::DeviceConstraint& k : claims_.to_allocate[r.claim]->spec.constraints) {
+          bool covers = k.requests.empty() || std::find(k.requests.begin(), k.requests.end(), request.name) != k.requests.end() ||
+                        std::find(k.requests.begin(), k.requests.end(), alt.name) != k.requests.end();
+          if (!k.match_attribute.empty() && covers) alt.constraints.push_back(&k);
         }
-        for (const k8s::CelSelector& s : sub.selectors) alt.request_selectors.push_back(cel::Compile(s.expression));
-        alt.verdict = verdicts++;
         r.alternatives.push_back(std::move(alt));
       }
       requests_.push_back(std::move(r));
     }
   }
-  for (const auto& [key, claim] : storage.resource_claims) {
-    if (!claim.allocation) continue;
-    for (const k8s::DeviceResult& d : claim.allocation->devices) {
-      if (!d.admin_access) in_use_[DeviceId(d.driver, d.pool, d.device)] = true;
-    }
-  }
-  for (const auto& [name, slice] : storage.resource_slices) {
-    if (!slice.node_name.empty()) {
-      by_node_[slice.node_name].push_back(&slice);
-    } else if (slice.all_nodes || slice.node_selector) {
-      shared_.push_back(&slice);
-    }
-  }
-  auto by_name = [](const k8s::ResourceSlice* a, const k8s::ResourceSlice* b) { return a->name < b->name; };
-  for (auto& [node, slices] : by_node_) std::sort(slices.begin(), slices.end(), by_name);
-  std::sort(shared_.begin(), shared_.end(), by_name);
-}
-
-// The devices of the pools the node sees (GatherPools): each pool's slices
-// of its newest generation, in driver, pool, slice and device order.
-std::vector<Allocator::Candidate> Allocator::Devices(rt::RowId row) {
-  std::vector<const k8s::ResourceSlice*> visible;
-  auto local = by_node_.find(std::string(table_.NodeName(row)));
-  if (local != by_node_.end()) visible = local->second;
-  for (const k8s::ResourceSlice* s : shared_) {
-    if (s->all_nodes || SelectorMatches(*s->node_selector, table_, row)) visible.push_back(s);
-  }
-  std::map<std::pair<std::string_view, std::string_view>, std::vector<const k8s::ResourceSlice*>> pools;
-  for (const k8s::ResourceSlice* s : visible) pools[{s->driver, s->pool.name}].push_back(s);
-  std::vector<Candidate> out;
-  for (auto& [key, slices] : pools) {
-    int64_t newest = 0;
-    for (const k8s::ResourceSlice* s : slices) newest = std::max(newest, s->pool.generation);
-    std::erase_if(slices, [&](const k8s::ResourceSlice* s) { return s->pool.generation != newest; });
-    bool incomplete = static_cast<int64_t>(slices.size()) != slices.front()->pool.slice_count;
-    for (const k8s::ResourceSlice* s : slices) {
-      for (const k8s::Device& d : s->devices) {
-        out.push_back({s, &d, incomplete, DeviceId(s->driver, s->pool.name, d.name)});
+  devices_ = table_.Devices();
+  for (Request& r : requests_) {
+    for (Request::Alternative& alt : r.alternatives) {
+      if (alt.klass != nullptr) {
+        for (const k8s::CelSelector& s : alt.klass->selectors) alt.class_verdicts.push_back(devices_->Selector(s.expression));
       }
+      for (const k8s::CelSelector& s : alt.sub->selectors) alt.request_verdicts.push_back(devices_->Selector(s.expression));
+      std::vector<std::string> all;
+      if (alt.klass != nullptr) {
+        for (const k8s::CelSelector& s : alt.klass->selectors) all.push_back(s.expression);
+      }
+      for (const k8s::CelSelector& s : alt.sub->selectors) all.push_back(s.expression);
+      alt.combined = devices_->Combined(all);
     }
   }
-  return out;
 }
 
 // Whether the device matches the alternative's class and request
-// selectors; an error message when a selector fails to compile or run.
-std::optional<std::string> Allocator::Matches(const Candidate& c, const Request& r, size_t alternative, bool* matches) {
+// selectors (each evaluated over every device once, in the device table);
+// an error message when a selector fails to compile or run on it.
+std::optional<std::string> Allocator::Matches(uint32_t id, const Request& r, size_t alternative, bool* matches) {
   const Request::Alternative& alt = r.alternatives[alternative];
-  std::vector<int8_t>& verdicts = verdicts_[c.device];
-  if (verdicts.empty()) verdicts.assign(requests_.empty() ? 0 : 64, -1);
-  if (alt.verdict >= verdicts.size()) verdicts.resize(alt.verdict + 1, -1);
-  if (verdicts[alt.verdict] >= 0) {
-    *matches = verdicts[alt.verdict] == 1;
-    return std::nullopt;
-  }
-  cel::DeviceInput input{c.slice->driver, c.device};
-  const k8s::ResourceClaim& claim = *claims_.to_allocate[r.claim];
-  auto run = [&](const std::vector<std::shared_ptr<const cel::Program>>& programs,
-                 const std::string& owner) -> std::optional<std::string> {
-    for (size_t i = 0; i < programs.size(); ++i) {
-      const cel::Program& p = *programs[i];
-      if (!p.expr) return fmt::format("{}: selector #{}: CEL compile error: {}", owner, i, p.KubeError());
-      cel::Outcome o = cel::Evaluate(*p.expr, input);
-      if (!o.error.empty()) return fmt::format("{}: selector #{}: CEL runtime error: {}", owner, i, o.error);
-      if (!o.matches) {
+  // The owner is named only when there is an error to report.
+  auto run = [&](const std::vector<std::shared_ptr<const rt::DeviceTable::Verdicts>>& verdicts,
+                 auto owner) -> std::optional<std::string> {
+    for (size_t i = 0; i < verdicts.size(); ++i) {
+      const rt::DeviceTable::Verdicts& v = *verdicts[i];
+      int8_t m = v.match[id];
+      if (m == 1) continue;
+      if (m == 0) {
         *matches = false;
         return std::nullopt;
       }
+      if (!v.compile_error.empty()) return fmt::format("{}: selector #{}: CEL compile error: {}", owner(), i, v.compile_error);
+      return fmt::format("{}: selector #{}: CEL runtime error: {}", owner(), i, v.errors.at(id));
     }
     *matches = true;
     return std::nullopt;
   };
-  if (auto error = run(alt.class_selectors, "class " + alt.sub->class_name)) return error;
-  if (*matches) {
-    if (auto error = run(alt.request_selectors, "claim " + ClaimKey(claim))) return error;
-  }
-  verdicts[alt.verdict] = *matches ? 1 : 0;
-  return std::nullopt;
+  if (auto error = run(alt.class_verdicts, [&] { return "class " + alt.sub->class_name; })) return error;
+  if (!*matches) return std::nullopt;
+  return run(alt.request_verdicts, [&] { return "claim " + ClaimKey(*claims_.to_allocate[r.claim]); });
 }
 
 // One node's backtracking search over the requests in order.
 struct Allocator::Search {
   Allocator& a;
-  const std::vector<Candidate>& devices;
-  std::vector<bool> taken;  ///< per device: chosen by this allocation
-  std::vector<Chosen> chosen;
+  std::span<const uint32_t> devices;  ///< device table rows the node can use
+  std::vector<uint8_t>& taken;        ///< per device: chosen by this allocation (the allocator's buffer)
+  std::vector<Pick>& chosen;          ///< (the allocator's buffer)
   std::string error;
   uint64_t steps = 0;
   bool timed_out = false;
 
-  // The constraints of `claim` that cover request `name` (`req/sub` or `req`).
-  std::vector<const k8s::DeviceConstraint*> ConstraintsOf(size_t claim, std::string_view request, std::string_view full) {
-    std::vector<const k8s::DeviceConstraint*> out;
-    for (const k8s::DeviceConstraint& c : a.claims_.to_allocate[claim]->spec.constraints) {
-      if (c.match_attribute.empty()) continue;
-      bool covers = c.requests.empty() || std::find(c.requests.begin(), c.requests.end(), request) != c.requests.end() ||
-                    std::find(c.requests.begin(), c.requests.end(), full) != c.requests.end();
-      if (covers) out.push_back(&c);
-    }
-    return out;
-  }
-
-  // Whether `device` agrees with the devices already chosen under each constraint.
-  bool Agrees(size_t claim, const std::vector<const k8s::DeviceConstraint*>& constraints, const k8s::Device& device) {
-    for (const k8s::DeviceConstraint* c : constraints) {
+  // Whether `device` agrees with the devices already chosen under each of
+  // the alternative's constraints.
+  bool Agrees(size_t claim, const Request::Alternative& alt, const k8s::Device& device) {
+    for (const k8s::DeviceConstraint* c : alt.constraints) {
       const k8s::DeviceAttribute* mine = AttributeOf(device, c->match_attribute);
       if (mine == nullptr) return false;
-      for (const Chosen& other : chosen) {
-        if (other.claim != claim) continue;
-        std::string_view base = std::string_view(other.request).substr(0, other.request.find('/'));
-        bool covered = c->requests.empty() ||
-                       std::find(c->requests.begin(), c->requests.end(), other.request) != c->requests.end() ||
-                       std::find(c->requests.begin(), c->requests.end(), base) != c->requests.end();
-        if (!covered) continue;
-        const k8s::DeviceAttribute* theirs = AttributeOf(*other.device, c->match_attribute);
+      for (const Pick& other : chosen) {
+        const auto& covering = other.request->alternatives[other.alternative].constraints;
+        if (other.claim != claim || std::find(covering.begin(), covering.end(), c) == covering.end()) continue;
+        const k8s::DeviceAttribute* theirs = AttributeOf(*At(other.index).device, c->match_attribute);
         if (theirs == nullptr || !(*theirs == *mine)) return false;
       }
     }
     return true;
   }
 
-  bool Usable(size_t i, bool admin) {
-    return !taken[i] && (admin || !a.in_use_.contains(devices[i].id));
-  }
+  const rt::DeviceTable::Device& At(size_t i) const { return a.devices_->Devices()[devices[i]]; }
+
+  bool Usable(size_t i, bool admin) { return !taken[i] && (admin || !At(i).in_use); }
 
   // Requests [r, end) allocated after what is chosen; false on no or error.
   bool Allocate(size_t r) {
     if (r == a.requests_.size()) return true;
     const Request& req = a.requests_[r];
     for (size_t alt = 0; alt < req.alternatives.size(); ++alt) {
-      const k8s::DeviceSubRequest& sub = *req.alternatives[alt].sub;
-      std::string name = req.request->first_available ? req.request->name + "/" + sub.name : req.request->name;
-      std::vector<const k8s::DeviceConstraint*> constraints = ConstraintsOf(req.claim, req.request->name, name);
       size_t mark = chosen.size();
-      bool ok = sub.mode == k8s::AllocationMode::kAll ? AllocateAll(r, alt, name, constraints)
-                                                      : AllocateCount(r, alt, name, constraints, 0, sub.count);
+      bool ok = req.alternatives[alt].sub->mode == k8s::AllocationMode::kAll
+                    ? AllocateAll(r, alt)
+                    : AllocateCount(r, alt, 0, req.alternatives[alt].sub->count);
       if (ok) return true;
       if (!error.empty() || timed_out) return false;
-      for (size_t i = mark; i < chosen.size(); ++i) taken[IndexOf(chosen[i].device)] = false;
-      chosen.resize(mark);
+      Undo(mark);
     }
     return false;
   }
 
-  size_t IndexOf(const k8s::Device* d) {
-    for (size_t i = 0; i < devices.size(); ++i) {
-      if (devices[i].device == d) return i;
-    }
-    return 0;
+  // Drops the choices after `mark`.
+  void Undo(size_t mark) {
+    for (size_t i = mark; i < chosen.size(); ++i) taken[chosen[i].index] = false;
+    chosen.resize(mark);
   }
 
   bool Step() {
@@ -328,21 +268,25 @@ struct Allocator::Search {
     return matches;
   }
 
+  void Take(const Request& req, size_t alt, size_t i) {
+    taken[i] = true;
+    chosen.push_back({req.claim, &req, alt, i});
+  }
+
   // ExactCount: `left` more devices from index `from` on.
-  bool AllocateCount(size_t r, size_t alt, const std::string& name,
-                     const std::vector<const k8s::DeviceConstraint*>& constraints, size_t from, int64_t left) {
+  bool AllocateCount(size_t r, size_t alt, size_t from, int64_t left) {
     if (left == 0) return Allocate(r + 1);
     const Request& req = a.requests_[r];
-    bool admin = req.alternatives[alt].sub->admin_access;
+    const Request::Alternative& the = req.alternatives[alt];
+    bool admin = the.sub->admin_access;
     for (size_t i = from; i < devices.size(); ++i) {
       if (!Step()) return false;
       if (!Usable(i, admin)) continue;
       std::optional<bool> m = DeviceMatches(i, r, alt);
       if (!m) return false;
-      if (!*m || !Agrees(req.claim, constraints, *devices[i].device)) continue;
-      taken[i] = true;
-      chosen.push_back({req.claim, name, devices[i].slice, devices[i].device, admin});
-      if (AllocateCount(r, alt, name, constraints, i + 1, left - 1)) return true;
+      if (!*m || !Agrees(req.claim, the, *At(i).device)) continue;
+      Take(req, alt, i);
+      if (AllocateCount(r, alt, i + 1, left - 1)) return true;
       chosen.pop_back();
       taken[i] = false;
       if (!error.empty() || timed_out) return false;
@@ -351,20 +295,20 @@ struct Allocator::Search {
   }
 
   // All: every matching device of the node, none in use, the pool complete.
-  bool AllocateAll(size_t r, size_t alt, const std::string& name,
-                   const std::vector<const k8s::DeviceConstraint*>& constraints) {
+  bool AllocateAll(size_t r, size_t alt) {
     const Request& req = a.requests_[r];
-    bool admin = req.alternatives[alt].sub->admin_access;
+    const Request::Alternative& the = req.alternatives[alt];
+    bool admin = the.sub->admin_access;
     std::vector<size_t> all;
     for (size_t i = 0; i < devices.size(); ++i) {
       if (!Step()) return false;
       std::optional<bool> m = DeviceMatches(i, r, alt);
       if (!m) return false;
       if (!*m) continue;
-      if (devices[i].incomplete_pool) {
+      if (a.devices_->Pools()[At(i).pool].incomplete) {
         error = fmt::format("claim {}, request {}: asks for all devices, but resource pool {}/{} is currently being updated",
-                            ClaimKey(*a.claims_.to_allocate[req.claim]), name, devices[i].slice->driver,
-                            devices[i].slice->pool.name);
+                            ClaimKey(*a.claims_.to_allocate[req.claim]), the.name, At(i).slice->driver,
+                            At(i).slice->pool.name);
         return false;
       }
       if (!Usable(i, admin)) return false;  // one of them is taken
@@ -373,30 +317,40 @@ struct Allocator::Search {
     if (all.empty()) return false;
     size_t mark = chosen.size();
     for (size_t i : all) {
-      if (!Agrees(req.claim, constraints, *devices[i].device)) {
-        for (size_t j = mark; j < chosen.size(); ++j) taken[IndexOf(chosen[j].device)] = false;
-        chosen.resize(mark);
+      if (!Agrees(req.claim, the, *At(i).device)) {
+        Undo(mark);
         return false;
       }
-      taken[i] = true;
-      chosen.push_back({req.claim, name, devices[i].slice, devices[i].device, admin});
+      Take(req, alt, i);
     }
     if (Allocate(r + 1)) return true;
-    for (size_t j = mark; j < chosen.size(); ++j) taken[IndexOf(chosen[j].device)] = false;
-    chosen.resize(mark);
+    Undo(mark);
     return false;
+  }
+
+  std::vector<Chosen> Result() const {
+    std::vector<Chosen> out;
+    for (const Pick& p : chosen) {
+      const Request::Alternative& alt = p.request->alternatives[p.alternative];
+      out.push_back({p.claim, alt.name, At(p.index).slice, At(p.index).device, alt.sub->admin_access, devices[p.index]});
+    }
+    return out;
   }
 };
 
-NodeAnswer Allocator::Check(rt::RowId row) {
-  auto known = answers_.find(row);
-  if (known != answers_.end()) return known->second;
-  NodeAnswer answer = Decide(row);
-  answers_.emplace(row, answer);
-  return answer;
+NodeAnswer Allocator::Check(rt::RowId row) { return Decide(row, true); }
+
+Fit Allocator::FitOf(rt::RowId row) {
+  if (fits_.size() <= row) fits_.resize(table_.RowCount(), -1);
+  if (fits_[row] < 0) fits_[row] = static_cast<int8_t>(Decide(row, false).fit);
+  return static_cast<Fit>(fits_[row]);
 }
 
-NodeAnswer Allocator::Decide(rt::RowId row) {
+void Allocator::FitColumn(int64_t* out, size_t rows) {
+  for (rt::RowId row = 0; row < rows; ++row) out[row] = static_cast<int64_t>(FitOf(row));
+}
+
+NodeAnswer Allocator::Decide(rt::RowId row, bool keep_devices) {
   NodeAnswer answer;
   if (!claims_.problem.empty() || claims_.Empty()) return answer;
   bool unavailable = false;
@@ -407,8 +361,38 @@ NodeAnswer Allocator::Decide(rt::RowId row) {
   }
   if (!claims_.to_allocate.empty()) {
     Prepare();
-    std::vector<Candidate> devices = Devices(row);
-    Search search{*this, devices, std::vector<bool>(devices.size(), false), {}, {}, 0, false};
+    std::vector<uint32_t> with_shared;
+    std::span<const uint32_t> devices = devices_->LocalDevices(row);
+    if (devices_->HasShared()) devices = with_shared = devices_->DevicesOf(row);
+    // One ExactCount request without constraints: the search takes the
+    // first usable matching devices in order, so counting them answers,
+    // unless a selector fails on a device reached first (then the search
+    // below says how).
+    if (!keep_devices && requests_.size() == 1 && requests_[0].alternatives.size() == 1) {
+      const Request::Alternative& alt = requests_[0].alternatives[0];
+      if (alt.sub->mode == k8s::AllocationMode::kExactCount && alt.constraints.empty()) {
+        const std::vector<int8_t>& verdict = *alt.combined;
+        const std::vector<rt::DeviceTable::Device>& all = devices_->Devices();
+        int64_t found = 0;
+        bool failed = false;
+        for (uint32_t id : devices) {
+          if (verdict[id] < 0) {
+            failed = true;
+            break;
+          }
+          found += verdict[id] == 1 && (alt.sub->admin_access || !all[id].in_use);
+          if (found == alt.sub->count) break;
+        }
+        if (!failed) {
+          if (found < alt.sub->count) answer.fit = Fit::kCannotAllocate;
+          else if (unavailable) answer.fit = Fit::kNotAvailable;
+          return answer;
+        }
+      }
+    }
+    taken_.assign(devices.size(), 0);
+    chosen_.clear();
+    Search search{*this, devices, taken_, chosen_, {}, 0, false};
     bool ok = search.Allocate(0);
     if (!search.error.empty()) {
       answer.fit = Fit::kError;
@@ -424,33 +408,37 @@ NodeAnswer Allocator::Decide(rt::RowId row) {
       answer.fit = Fit::kCannotAllocate;
       return answer;
     }
-    answer.devices = std::move(search.chosen);
+    if (keep_devices) answer.devices = search.Result();
   }
   if (unavailable) answer.fit = Fit::kNotAvailable;
   return answer;
 }
 
-// The first selector of the alternative that `c` fails, in words with where it is written.
-std::string Allocator::WhyNot(const Candidate& c, const Request& r, size_t alternative) {
+// The first selector of the alternative that device `id` fails, in words
+// with where it is written.
+std::string Allocator::WhyNot(uint32_t id, const Request& r, size_t alternative) {
   const Request::Alternative& alt = r.alternatives[alternative];
-  cel::DeviceInput input{c.slice->driver, c.device};
-  auto first_false = [&](const std::vector<std::shared_ptr<const cel::Program>>& programs,
-                         const std::vector<k8s::CelSelector>& written, std::string_view whose) -> std::string {
-    for (size_t i = 0; i < programs.size() && i < written.size(); ++i) {
-      if (!programs[i]->expr) continue;
-      cel::Outcome o = cel::Evaluate(*programs[i]->expr, input);
-      if (!o.error.empty() || o.matches) continue;
-      cel::FalseBecause why = cel::ExplainFalse(*programs[i]->expr, input);
-      if (why.asks.empty()) return fmt::format("{}: {}'s selector #{} is false for it{}", c.device->name, whose, i, Place(written[i], why.begin));
-      return fmt::format("{}: {}, {}'s selector asks {}{}", c.device->name, why.have, whose, why.asks, Place(written[i], why.begin));
+  const rt::DeviceTable::Device& d = devices_->Devices()[id];
+  cel::DeviceInput input{d.slice->driver, d.device};
+  auto first_false = [&](const std::vector<k8s::CelSelector>& written, std::string_view whose) -> std::string {
+    for (size_t i = 0; i < written.size(); ++i) {
+      if (devices_->Selector(written[i].expression)->match[id] != 0) continue;
+      std::shared_ptr<const cel::Program> p = cel::Compile(written[i].expression);
+      if (!p->expr) continue;
+      cel::FalseBecause why = cel::ExplainFalse(*p->expr, input);
+      if (why.asks.empty()) {
+        return fmt::format("{}: {}'s selector #{} is false for it{}", d.device->name, whose, i, Place(written[i], why.begin));
+      }
+      return fmt::format("{}: {}, {}'s selector asks {}{}", d.device->name, why.have, whose, why.asks,
+                         Place(written[i], why.begin));
     }
     return "";
   };
   if (alt.klass != nullptr) {
-    std::string why = first_false(alt.class_selectors, alt.klass->selectors, "class " + alt.klass->name);
+    std::string why = first_false(alt.klass->selectors, "class " + alt.klass->name);
     if (!why.empty()) return why;
   }
-  return first_false(alt.request_selectors, alt.sub->selectors, "the claim");
+  return first_false(alt.sub->selectors, "the claim");
 }
 
 std::string Allocator::Explain(rt::RowId row) {
@@ -467,7 +455,8 @@ std::string Allocator::Explain(rt::RowId row) {
     }
     return fmt::format("{}", fmt::join(parts, "; "));
   }
-  std::vector<Candidate> devices = Devices(row);
+  Prepare();
+  std::vector<uint32_t> devices = devices_->DevicesOf(row);
   for (const Request& r : requests_) {
     const k8s::ResourceClaim& claim = *claims_.to_allocate[r.claim];
     for (size_t alt = 0; alt < r.alternatives.size(); ++alt) {
@@ -475,14 +464,14 @@ std::string Allocator::Explain(rt::RowId row) {
       std::string name = r.request->first_available ? r.request->name + "/" + sub.name : r.request->name;
       size_t matching = 0, free = 0;
       std::string closest;
-      for (const Candidate& c : devices) {
+      for (uint32_t id : devices) {
         bool m = false;
-        if (Matches(c, r, alt, &m)) continue;
+        if (Matches(id, r, alt, &m)) continue;
         if (m) {
           ++matching;
-          free += !in_use_.contains(c.id) || sub.admin_access;
+          free += !devices_->Devices()[id].in_use || sub.admin_access;
         } else if (closest.empty()) {
-          closest = WhyNot(c, r, alt);
+          closest = WhyNot(id, r, alt);
         }
       }
       std::string need = sub.mode == k8s::AllocationMode::kAll ? "all matching devices"

@@ -23,6 +23,7 @@
 
 #include "k8s/dra.h"
 #include "k8s/objects.h"
+#include "runtime/columnar/device_table.h"
 #include "runtime/columnar/node_table.h"
 
 namespace policy::cel {
@@ -58,6 +59,7 @@ struct Chosen {
   const k8s::ResourceSlice* slice = nullptr;
   const k8s::Device* device = nullptr;
   bool admin_access = false;
+  uint32_t id = 0;  ///< its row in the device table
 };
 
 struct NodeAnswer {
@@ -76,40 +78,47 @@ class Allocator {
   ~Allocator();
 
   const PodClaims& Claims() const { return claims_; }
+  /// The node's answer with the devices allocating would take.
   NodeAnswer Check(rt::RowId row);
+  /// Its verdict alone (kept per row for this pod).
+  Fit FitOf(rt::RowId row);
   /// Why `row` cannot take the claims, for people: per request, the devices
   /// it needs and the node has, and for the closest device the selector or
   /// constraint it fails with the device's value.
   std::string Explain(rt::RowId row);
 
+  /// FitOf of rows [0, rows) into `out` (the claimsFit() column).
+  void FitColumn(int64_t* out, size_t rows);
+
  private:
   struct Request;
-  struct Candidate;
   struct Search;
+  // A device chosen for a request alternative during a search.
+  struct Pick {
+    size_t claim;
+    const Request* request;
+    size_t alternative;
+    size_t index;  ///< into the node's devices
+  };
 
   void Prepare();
-  NodeAnswer Decide(rt::RowId row);
-  std::string WhyNot(const Candidate& c, const Request& r, size_t alternative);
-  std::vector<Candidate> Devices(rt::RowId row);
-  std::optional<std::string> Matches(const Candidate& c, const Request& r, size_t alternative, bool* matches);
+  NodeAnswer Decide(rt::RowId row, bool keep_devices);
+  /// Whether device `id` matches alternative `alternative` of `r`; an error
+  /// message when a selector fails to compile or run on it.
+  std::optional<std::string> Matches(uint32_t id, const Request& r, size_t alternative, bool* matches);
+  std::string WhyNot(uint32_t id, const Request& r, size_t alternative);
 
   const k8s::Pod& pod_;
   const rt::NodeTable& table_;
   PodClaims claims_;
   bool prepared_ = false;
   std::vector<Request> requests_;
-  std::string prepare_error_;
-  /// (driver/pool/device) of every device an allocated claim holds, other
-  /// than with admin access.
-  std::unordered_map<std::string, bool> in_use_;
-  /// Slices by node name, and those of every node or a node selector.
-  std::unordered_map<std::string, std::vector<const k8s::ResourceSlice*>> by_node_;
-  std::vector<const k8s::ResourceSlice*> shared_;
-  /// Per (device, request alternative), the selectors' answer, so a device
-  /// seen from several nodes is evaluated once.
-  std::unordered_map<const k8s::Device*, std::vector<int8_t>> verdicts_;
-  /// Each row's answer, asked by several filters and messages.
-  std::unordered_map<rt::RowId, NodeAnswer> answers_;
+  std::shared_ptr<const rt::DeviceTable> devices_;
+  /// Each row's verdict, asked by several filters and messages (-1: not yet).
+  std::vector<int8_t> fits_;
+  // The search's buffers, kept from node to node.
+  std::vector<uint8_t> taken_;
+  std::vector<Pick> chosen_;
 };
 
 }  // namespace policy::dra

@@ -301,6 +301,7 @@ void Interpreter::ClusterValues(size_t f, ir::NodeId call_id, int64_t* out) {
       return;
     }
     case lang::BuiltinId::kExistingAntiAffinity: cluster.ExistingAntiAffinityColumn(out, rows); return;
+    case lang::BuiltinId::kClaimsFit: cluster.Claims().FitColumn(out, rows); return;
     case lang::BuiltinId::kExistingAffinityWeight:
       cluster.ExistingAffinityWeightColumn(args[0].i, args[1].Truthy(), out, rows);
       return;
@@ -380,7 +381,7 @@ Value Interpreter::ClusterBuiltin(lang::BuiltinId id, const std::vector<Value>& 
     case lang::BuiltinId::kSpreadScoreCount: return Value::Int(constraint ? cluster.SpreadScoreCount(*constraint, row_) : 0);
     case lang::BuiltinId::kSpreadWeight: return Value::Int(constraint ? cluster.SpreadWeight(*constraint) : 0);
     case lang::BuiltinId::kNodesWithLabel: return Value::Int(args[0].IsNone() ? 0 : cluster.NodesWithLabel(args[0].s));
-    case lang::BuiltinId::kClaimsFit: return Value::Int(static_cast<int64_t>(cluster.Claims().Check(row_).fit));
+    case lang::BuiltinId::kClaimsFit: return Value::Int(static_cast<int64_t>(cluster.Claims().FitOf(row_)));
     case lang::BuiltinId::kClaimsError: return Value::String(cluster.Claims().Check(row_).error);
     case lang::BuiltinId::kClaimsDetail: return Value::String(cluster.Claims().Explain(row_));
     case lang::BuiltinId::kClosestLabelKey:

@@ -73,6 +73,9 @@ std::string On(World& w, const char* node) {
   }
   REQUIRE(row);
   dra::NodeAnswer a = allocator.Check(*row);
+  // The verdict alone (the filter's column, with its fast paths) agrees with the full search.
+  dra::Allocator other(w.pod, *w.table);
+  CHECK(static_cast<int>(other.FitOf(*row)) == static_cast<int>(a.fit));
   switch (a.fit) {
     case dra::Fit::kFits: {
       std::string out = "fits";

@@ -1,0 +1,141 @@
+#include "runtime/columnar/device_table.h"
+
+#include <algorithm>
+#include <map>
+
+#include <fmt/format.h>
+
+#include "compiler/cel/compile.h"
+#include "compiler/cel/eval.h"
+#include "k8s/node_match.h"
+#include "runtime/columnar/node_table.h"
+
+namespace policy::rt {
+namespace {
+
+// Selectors kept per table; past this many the oldest answers are dropped
+// (they are computed again if asked).
+constexpr size_t kMaxSelectors = 1024;
+
+std::optional<std::string_view> LabelOf(const NodeTable& table, std::string_view key, RowId row) {
+  const LabelColumn* column = table.Label(key);
+  if (column == nullptr || column->domain[row] == 0) return std::nullopt;
+  return table.pool().Get(column->value[column->domain[row]]);
+}
+
+}  // namespace
+
+DeviceTable::DeviceTable(const StorageObjects& storage, const NodeTable& table) : table_(table) {
+  // Pools by (driver, name): their slices of the newest generation, by name.
+  std::map<std::pair<std::string_view, std::string_view>, std::vector<const k8s::ResourceSlice*>> pools;
+  for (const auto& [name, slice] : storage.resource_slices) pools[{slice.driver, slice.pool.name}].push_back(&slice);
+  std::unordered_map<std::string, bool> held;  // driver/pool/device
+  for (const auto& [key, claim] : storage.resource_claims) {
+    if (!claim.allocation) continue;
+    for (const k8s::DeviceResult& d : claim.allocation->devices) {
+      if (!d.admin_access) held[fmt::format("{}/{}/{}", d.driver, d.pool, d.device)] = true;
+    }
+  }
+  std::vector<std::vector<uint32_t>> by_row(table.RowCount());
+  for (auto& [key, slices] : pools) {
+    int64_t newest = 0;
+    for (const k8s::ResourceSlice* s : slices) newest = std::max(newest, s->pool.generation);
+    std::erase_if(slices, [&](const k8s::ResourceSlice* s) { return s->pool.generation != newest; });
+    std::sort(slices.begin(), slices.end(), [](auto* a, auto* b) { return a->name < b->name; });
+    uint32_t pool = static_cast<uint32_t>(pools_.size());
+    pools_.push_back({key.first, key.second, static_cast<int64_t>(slices.size()) != slices.front()->pool.slice_count});
+    for (const k8s::ResourceSlice* s : slices) {
+      std::optional<RowId> row;
+      if (!s->node_name.empty()) row = table.FindNode(s->node_name);
+      if (!s->node_name.empty() && !row) continue;  // a node the snapshot lacks
+      std::vector<uint32_t> ids;
+      for (const k8s::Device& d : s->devices) {
+        uint32_t id = static_cast<uint32_t>(devices_.size());
+        devices_.push_back({s, &d, pool, held.contains(fmt::format("{}/{}/{}", s->driver, s->pool.name, d.name))});
+        ids.push_back(id);
+      }
+      if (row) {
+        by_row[*row].insert(by_row[*row].end(), ids.begin(), ids.end());
+      } else if (s->all_nodes || s->node_selector) {
+        shared_.emplace_back(s, std::move(ids));
+      }
+    }
+  }
+  local_begin_.reserve(by_row.size() + 1);
+  for (const std::vector<uint32_t>& ids : by_row) {
+    local_begin_.push_back(static_cast<uint32_t>(local_.size()));
+    local_.insert(local_.end(), ids.begin(), ids.end());
+  }
+  local_begin_.push_back(static_cast<uint32_t>(local_.size()));
+}
+
+std::span<const uint32_t> DeviceTable::LocalDevices(RowId row) const {
+  if (row + 1 >= local_begin_.size()) return {};
+  return std::span<const uint32_t>(local_.data() + local_begin_[row], local_begin_[row + 1] - local_begin_[row]);
+}
+
+std::vector<uint32_t> DeviceTable::DevicesOf(RowId row) const {
+  std::vector<uint32_t> out;
+  if (row + 1 < local_begin_.size()) out.assign(local_.begin() + local_begin_[row], local_.begin() + local_begin_[row + 1]);
+  for (const auto& [slice, ids] : shared_) {
+    bool reaches = slice->all_nodes;
+    if (!reaches && slice->node_selector) {
+      auto label = [&](std::string_view key) { return LabelOf(table_, key, row); };
+      reaches = std::any_of(slice->node_selector->begin(), slice->node_selector->end(),
+                            [&](const k8s::NodeSelectorTerm& t) { return k8s::TermMatches(t, label, table_.NodeName(row)); });
+    }
+    if (reaches) out.insert(out.end(), ids.begin(), ids.end());
+  }
+  return out;
+}
+
+std::shared_ptr<const DeviceTable::Verdicts> DeviceTable::Selector(const std::string& expression) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  auto it = selectors_.find(expression);
+  if (it != selectors_.end()) return it->second;
+  if (selectors_.size() >= kMaxSelectors) selectors_.clear();
+  auto v = std::make_shared<Verdicts>();
+  std::shared_ptr<const cel::Program> program = cel::Compile(expression);
+  if (!program->expr) {
+    v->compile_error = program->KubeError();
+    v->match.assign(devices_.size(), -1);
+  } else {
+    v->match.resize(devices_.size());
+    for (uint32_t i = 0; i < devices_.size(); ++i) {
+      cel::Outcome o = cel::Evaluate(*program->expr, cel::DeviceInput{devices_[i].slice->driver, devices_[i].device});
+      if (!o.error.empty()) {
+        v->match[i] = -1;
+        v->errors.emplace(i, std::move(o.error));
+      } else {
+        v->match[i] = o.matches ? 1 : 0;
+      }
+    }
+  }
+  return selectors_.emplace(expression, std::move(v)).first->second;
+}
+
+std::shared_ptr<const std::vector<int8_t>> DeviceTable::Combined(const std::vector<std::string>& expressions) const {
+  std::string key;
+  for (const std::string& e : expressions) key += e + '\0';
+  {
+    std::lock_guard<std::mutex> lock(mu_);
+    auto it = combined_.find(key);
+    if (it != combined_.end()) return it->second;
+  }
+  std::vector<std::shared_ptr<const Verdicts>> each;
+  for (const std::string& e : expressions) each.push_back(Selector(e));
+  auto out = std::make_shared<std::vector<int8_t>>(devices_.size(), 1);
+  for (uint32_t i = 0; i < devices_.size(); ++i) {
+    for (const auto& v : each) {
+      if (v->match[i] != 1) {
+        (*out)[i] = v->match[i];
+        break;
+      }
+    }
+  }
+  std::lock_guard<std::mutex> lock(mu_);
+  if (combined_.size() >= kMaxSelectors) combined_.clear();
+  return combined_.emplace(std::move(key), std::move(out)).first->second;
+}
+
+}  // namespace policy::rt

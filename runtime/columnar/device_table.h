@@ -1,0 +1,78 @@
+#pragma once
+/// The snapshot's DRA devices as a table: one row per device of each pool's
+/// newest generation, with its slice, pool and whether an allocated claim
+/// holds it; per node the rows of its node-local slices, in driver, pool,
+/// slice and device order. A CEL selector is evaluated over every row at
+/// once, at its first ask, and its answers are kept (one byte a device), so
+/// deciding a pod reads a node's devices and their verdicts by index.
+///
+/// Built from a NodeTable's storage objects and rows (NodeTable::Devices()
+/// keeps one until the storage or the nodes change); safe to read from
+/// several threads.
+
+#include <cstdint>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <string>
+#include <unordered_map>
+#include <vector>
+
+#include "k8s/dra.h"
+#include "runtime/columnar/storage_objects.h"
+
+namespace policy::rt {
+
+class NodeTable;
+using RowId = uint32_t;
+
+class DeviceTable {
+ public:
+  struct Device {
+    const k8s::ResourceSlice* slice = nullptr;
+    const k8s::Device* device = nullptr;
+    uint32_t pool = 0;    ///< index into pools
+    bool in_use = false;  ///< an allocated claim holds it (not with admin access)
+  };
+  struct Pool {
+    std::string_view driver, name;
+    bool incomplete = false;  ///< its newest generation has not every slice it counts
+  };
+  /// One selector's answer per device: 1 matches, 0 does not, -1 failed
+  /// (errors[device] says why).
+  struct Verdicts {
+    std::vector<int8_t> match;
+    std::unordered_map<uint32_t, std::string> errors;
+    std::string compile_error;  ///< kube's text when the selector does not compile
+  };
+
+  DeviceTable(const StorageObjects& storage, const NodeTable& table);
+
+  const std::vector<Device>& Devices() const { return devices_; }
+  const std::vector<Pool>& Pools() const { return pools_; }
+  /// The devices `row` can use: its node-local slices' devices, then those
+  /// of shared slices (nodeSelector, allNodes) that reach it.
+  std::vector<uint32_t> DevicesOf(RowId row) const;
+  /// Its node-local devices alone, and whether any shared slice exists.
+  std::span<const uint32_t> LocalDevices(RowId row) const;
+  bool HasShared() const { return !shared_.empty(); }
+  /// `expression` evaluated on every device (computed at the first ask).
+  std::shared_ptr<const Verdicts> Selector(const std::string& expression) const;
+  /// Every one of `expressions` in order (a class's selectors, then a
+  /// request's), per device: 1 all match, 0 one does not (before any
+  /// fails), -1 one fails first. Kept like Selector's.
+  std::shared_ptr<const std::vector<int8_t>> Combined(const std::vector<std::string>& expressions) const;
+
+ private:
+  const NodeTable& table_;
+  std::vector<Device> devices_;
+  std::vector<Pool> pools_;
+  std::vector<uint32_t> local_begin_;       ///< per row: first of its local devices in local_
+  std::vector<uint32_t> local_;             ///< device ids grouped by row
+  std::vector<std::pair<const k8s::ResourceSlice*, std::vector<uint32_t>>> shared_;  ///< slice, its devices
+  mutable std::mutex mu_;
+  mutable std::unordered_map<std::string, std::shared_ptr<const Verdicts>> selectors_;
+  mutable std::unordered_map<std::string, std::shared_ptr<const std::vector<int8_t>>> combined_;
+};
+
+}  // namespace policy::rt
