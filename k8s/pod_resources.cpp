@@ -15,12 +15,12 @@ Quantity* Slot(ResourceList& list, std::string_view name) {
 
 // As kube's addResourceList: the first quantity is copied (its format kept), later ones added.
 void Add(ResourceList& into, const ResourceList& add) {
-  for (const auto& [name, q] : add) {
-    auto have = std::find_if(into.begin(), into.end(), [&](const auto& entry) { return entry.first == name; });
+  for (const auto& added : add) {
+    auto have = std::find_if(into.begin(), into.end(), [&](const auto& entry) { return entry.first == added.first; });
     if (have != into.end()) {
-      have->second += q;
+      have->second += added.second;
     } else {
-      into.emplace_back(name, q);
+      into.push_back(added);
     }
   }
 }

@@ -31,12 +31,17 @@ i=0
 for f in tests/policy/*.yaml tests/conformance/*/*.yaml ../shared/conformance/cases/*/*.yaml; do
   [ -f "$f" ] && cp "$f" "$work/test/seed$i" && i=$((i+1))
 done
-# `check`: a policy, a pod and a profile joined by NUL bytes.
+# `check`: a policy, a pod, a profile and a DRA CEL selector joined by NUL bytes.
+cel=('device.capacity["gpu.example.com"].memory.compareTo(quantity("40Gi")) >= 0'
+     'device.attributes["gpu.example.com"].productName.startsWith("NVIDIA") && device.attributes["gpu.example.com"].index in [0, 1]'
+     'cel.bind(g, device.attributes["gpu.example.com"], has(g.mig) ? g.mig : g.driverVersion.isGreaterThan(semver("550.0.0")))'
+     '[1, 2, 3].exists(x, x == device.attributes["gpu.example.com"].index) || device.driver.matches("^gpu")')
 i=0
 for policy in policies/*.policy policies/*.yaml tests/data/*.policy; do
   for pod in examples/pods/*.yaml tests/data/pod-mysql-bound-volume.yaml tests/data/pod-scratch-local.yaml; do
     profile=$(ls examples/profiles/*.yaml | sed -n "$((i % $(ls examples/profiles/*.yaml | wc -l) + 1))p")
-    { cat "$policy"; printf '\0'; cat "$pod"; printf '\0'; [ $((i % 2)) -eq 0 ] && cat "$profile"; } > "$work/check/seed$i"
+    { cat "$policy"; printf '\0'; cat "$pod"; printf '\0'; [ $((i % 2)) -eq 0 ] && cat "$profile";
+      [ $((i % 3)) -eq 0 ] && printf '\0%s' "${cel[$((i % ${#cel[@]}))]}"; } > "$work/check/seed$i"
     i=$((i+1))
   done
 done

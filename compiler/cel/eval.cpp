@@ -109,9 +109,9 @@ bool Equal(const Value& a, const Value& b) {
     case Kind::kList: return EqualLists(a, b);
     case Kind::kMap: {
       if (a.map->size() != b.map->size()) return false;
-      for (const auto& [k, v] : *a.map) {
-        auto it = std::find_if(b.map->begin(), b.map->end(), [&](const auto& e) { return Equal(e.first, k); });
-        if (it == b.map->end() || !Equal(it->second, v)) return false;
+      for (const auto& entry : *a.map) {
+        auto it = std::find_if(b.map->begin(), b.map->end(), [&](const auto& e) { return Equal(e.first, entry.first); });
+        if (it == b.map->end() || !Equal(it->second, entry.second)) return false;
       }
       return true;
     }

@@ -10,8 +10,11 @@
 // on the cluster that left; `lint` reads the pod and policy too, and `fmt`
 // the policy.
 //
-// Input: POLICY \0 POD \0 PROFILE (missing parts: none given; an empty
-// profile part: no --profile).
+// Input: POLICY \0 POD \0 PROFILE \0 CEL (missing parts: none given; an
+// empty profile part: no --profile). CEL, when given, is a DRA device
+// selector: it goes into a ResourceClaim of a snapshot beside the example
+// cluster (a DeviceClass, a slice of every node) that a pod names, and
+// `check` reads, compiles and evaluates it as a person's dump would have it.
 
 #include <fcntl.h>
 #include <unistd.h>
@@ -77,7 +80,7 @@ class Quiet {
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   std::string_view input(reinterpret_cast<const char*>(data), size);
   std::vector<std::string_view> parts;
-  for (size_t start = 0; parts.size() < 3;) {
+  for (size_t start = 0; parts.size() < 4;) {
     size_t zero = input.find('\0', start);
     parts.push_back(input.substr(start, zero == std::string_view::npos ? std::string_view::npos : zero - start));
     if (zero == std::string_view::npos) break;
@@ -123,6 +126,55 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
       if (status != 0 && status != 1 && status != 2) __builtin_trap();
     }
+  }
+  if (parts.size() > 3) {
+    // The selector as a YAML literal block, each line indented under it.
+    std::string expression;
+    for (char c : parts[3]) expression += c == '\n' ? std::string("\n                ") : std::string(1, c);
+    std::string dra = std::string(R"(apiVersion: v1
+kind: List
+items:
+- apiVersion: resource.k8s.io/v1
+  kind: DeviceClass
+  metadata: {name: gpu.example.com}
+  spec: {selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]}
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceSlice
+  metadata: {name: shared-gpus}
+  spec:
+    driver: gpu.example.com
+    allNodes: true
+    pool: {name: fabric, generation: 1, resourceSliceCount: 1}
+    devices:
+    - {name: gpu-0, attributes: {productName: {string: NVIDIA H100}, index: {int: 0}, driverVersion: {version: 550.54.15}}, capacity: {memory: {value: 80Gi}}}
+    - {name: gpu-1, attributes: {productName: {string: NVIDIA L4}, index: {int: 1}, mig: {bool: true}}, capacity: {memory: {value: 24Gi}}}
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceClaim
+  metadata: {name: fuzzed, namespace: default}
+  spec:
+    devices:
+      requests:
+      - name: gpu
+        exactly:
+          deviceClassName: gpu.example.com
+          selectors:
+          - cel:
+              expression: |-
+                )") + expression + "\n";
+    std::string dra_file = Write("dra.yaml", dra);
+    std::string pod = Write("dra-pod.yaml", R"(apiVersion: v1
+kind: Pod
+metadata: {name: dra-pod, namespace: default}
+spec:
+  resourceClaims: [{name: gpu, resourceClaimName: fuzzed}]
+  containers: [{name: main, image: pause, resources: {claims: [{name: gpu}]}}]
+)");
+    {
+      Quiet quiet;
+      status = policy::cli::RunCommand("check", {"--cluster", POLICYC_SOURCE_DIR "/examples/cluster.yaml", "--cluster",
+                                                 dra_file, "--pod", pod, "--all-nodes", "--no-cache"});
+    }
+    if (status != 0 && status != 1 && status != 2) __builtin_trap();
   }
   // `fmt --diff` of the policy (a DSL file only: the YAML form is not formatted).
   if (!yaml_policy) {
