@@ -61,12 +61,15 @@ run "conformance (public corpus), JIT verified" python3 "$conformance/run.py" \
   --policyc "build/policyc --engine jit --verify-jit" --policies policies --jobs 2
 run "conformance (tests/conformance), JIT verified" python3 "$conformance/run.py" \
   --policyc "build/policyc --engine jit --verify-jit" --policies policies --jobs 2 tests/conformance
-# The rest of the 1.31 default profile (../shared/conformance/cases-default-
-# profile: NodePorts, the volume plugins, ImageLocality, DaemonSet pods),
+# The rest of the default profile (../shared/conformance/cases-default-
+# profile: NodePorts, the volume plugins, ImageLocality, DaemonSet pods) and
+# Dynamic Resource Allocation (cases-dra, 1.34's semantics, the default),
 # under every engine.
 for engine in "" " --disable-pass=all" " --engine jit --verify-jit"; do
   run "conformance (default profile)$engine" python3 "$conformance/run.py" \
     --policyc "build/policyc$engine" --policies policies --jobs 2 "$conformance/cases-default-profile"
+  run "conformance (DRA)$engine" python3 "$conformance/run.py" \
+    --policyc "build/policyc$engine" --policies policies --jobs 2 "$conformance/cases-dra"
 done
 # `policyc schedule`'s queue cases (../shared/conformance/schedule and our
 # own, tests/conformance-schedule), under both engines: incremental decisions

@@ -33,6 +33,16 @@ using SlotId = uint32_t;
 
 enum class ArithOp : uint8_t { kAdd, kSub, kMul, kDiv, kMod };
 enum class CompareOp : uint8_t { kEq, kNe, kLt, kLe, kGt, kGe };
+/// The operator with its operands swapped: `a < b` is `b > a`.
+constexpr CompareOp Mirror(CompareOp op) {
+  switch (op) {
+    case CompareOp::kLt: return CompareOp::kGt;
+    case CompareOp::kLe: return CompareOp::kGe;
+    case CompareOp::kGt: return CompareOp::kLt;
+    case CompareOp::kGe: return CompareOp::kLe;
+    default: return op;
+  }
+}
 
 struct NoneConst final {};
 struct BoolConst final { bool value; };

@@ -219,16 +219,6 @@ class BindTablePass final : public Pass {
     return LabelRead(call->args[0], out);
   }
 
-  static CompareOp Mirror(CompareOp op) {
-    switch (op) {
-      case CompareOp::kLt: return CompareOp::kGt;
-      case CompareOp::kLe: return CompareOp::kGe;
-      case CompareOp::kGt: return CompareOp::kLt;
-      case CompareOp::kGe: return CompareOp::kLe;
-      default: return op;
-    }
-  }
-
   static bool Holds(CompareOp op, int64_t a, int64_t b) {
     switch (op) {
       case CompareOp::kLt: return a < b;

@@ -88,6 +88,7 @@ class TableBuilder final : public k8s::ClusterVisitor {
   }
   void OnResourceSlice(k8s::ResourceSlice&& rs, Span where) override {
     std::string key = rs.name;
+    ++table_.MutableStorage().slices_version;
     Store(table_.MutableStorage().resource_slices, key, std::move(rs), "ResourceSlice", where, report_.resource_slices);
   }
   void OnResourceClaim(k8s::ResourceClaim&& rc, Span where) override {

@@ -5,8 +5,6 @@
 
 #include <fmt/format.h>
 
-#include "compiler/cel/compile.h"
-#include "compiler/cel/eval.h"
 #include "k8s/node_match.h"
 #include "runtime/columnar/node_table.h"
 
@@ -25,7 +23,9 @@ std::optional<std::string_view> LabelOf(const NodeTable& table, std::string_view
 
 }  // namespace
 
-DeviceTable::DeviceTable(const StorageObjects& storage, const NodeTable& table) : table_(table) {
+DeviceTable::DeviceTable(const StorageObjects& storage, const NodeTable& table, std::shared_ptr<const DeviceColumns> reuse,
+                         DeviceSelectors how)
+    : table_(table) {
   // Pools by (driver, name): their slices of the newest generation, by name.
   std::map<std::pair<std::string_view, std::string_view>, std::vector<const k8s::ResourceSlice*>> pools;
   for (const auto& [name, slice] : storage.resource_slices) pools[{slice.driver, slice.pool.name}].push_back(&slice);
@@ -67,6 +67,14 @@ DeviceTable::DeviceTable(const StorageObjects& storage, const NodeTable& table) 
     local_.insert(local_.end(), ids.begin(), ids.end());
   }
   local_begin_.push_back(static_cast<uint32_t>(local_.size()));
+  std::vector<DeviceColumns::Ref> refs;
+  refs.reserve(devices_.size());
+  for (const Device& d : devices_) refs.push_back({d.slice->driver, d.device});
+  if (reuse && reuse->Same(refs, storage.slices_version, how)) {
+    columns_ = std::move(reuse);
+  } else {
+    columns_ = std::make_shared<const DeviceColumns>(std::move(refs), storage.slices_version, std::move(how));
+  }
 }
 
 std::span<const uint32_t> DeviceTable::LocalDevices(RowId row) const {
@@ -87,31 +95,6 @@ std::vector<uint32_t> DeviceTable::DevicesOf(RowId row) const {
     if (reaches) out.insert(out.end(), ids.begin(), ids.end());
   }
   return out;
-}
-
-std::shared_ptr<const DeviceTable::Verdicts> DeviceTable::Selector(const std::string& expression) const {
-  std::lock_guard<std::mutex> lock(mu_);
-  auto it = selectors_.find(expression);
-  if (it != selectors_.end()) return it->second;
-  if (selectors_.size() >= kMaxSelectors) selectors_.clear();
-  auto v = std::make_shared<Verdicts>();
-  std::shared_ptr<const cel::Program> program = cel::Compile(expression);
-  if (!program->expr) {
-    v->compile_error = program->KubeError();
-    v->match.assign(devices_.size(), -1);
-  } else {
-    v->match.resize(devices_.size());
-    for (uint32_t i = 0; i < devices_.size(); ++i) {
-      cel::Outcome o = cel::Evaluate(*program->expr, cel::DeviceInput{devices_[i].slice->driver, devices_[i].device});
-      if (!o.error.empty()) {
-        v->match[i] = -1;
-        v->errors.emplace(i, std::move(o.error));
-      } else {
-        v->match[i] = o.matches ? 1 : 0;
-      }
-    }
-  }
-  return selectors_.emplace(expression, std::move(v)).first->second;
 }
 
 std::shared_ptr<const std::vector<int8_t>> DeviceTable::Combined(const std::vector<std::string>& expressions) const {

@@ -3,7 +3,8 @@
 /// newest generation, with its slice, pool and whether an allocated claim
 /// holds it; per node the rows of its node-local slices, in driver, pool,
 /// slice and device order. A CEL selector is evaluated over every row at
-/// once, at its first ask, and its answers are kept (one byte a device), so
+/// once, at its first ask, and its answers are kept (one byte a device, in
+/// DeviceColumns, which outlive this table while the slices stay), so
 /// deciding a pod reads a node's devices and their verdicts by index.
 ///
 /// Built from a NodeTable's storage objects and rows (NodeTable::Devices()
@@ -19,6 +20,7 @@
 #include <vector>
 
 #include "k8s/dra.h"
+#include "runtime/columnar/device_columns.h"
 #include "runtime/columnar/storage_objects.h"
 
 namespace policy::rt {
@@ -38,15 +40,12 @@ class DeviceTable {
     std::string_view driver, name;
     bool incomplete = false;  ///< its newest generation has not every slice it counts
   };
-  /// One selector's answer per device: 1 matches, 0 does not, -1 failed
-  /// (errors[device] says why).
-  struct Verdicts {
-    std::vector<int8_t> match;
-    std::unordered_map<uint32_t, std::string> errors;
-    std::string compile_error;  ///< kube's text when the selector does not compile
-  };
+  using Verdicts = SelectorVerdicts;
 
-  DeviceTable(const StorageObjects& storage, const NodeTable& table);
+  /// `reuse`: the columns of the table this one replaces, kept when the
+  /// devices are the same (device_columns.h); `how` decides selectors.
+  DeviceTable(const StorageObjects& storage, const NodeTable& table, std::shared_ptr<const DeviceColumns> reuse = nullptr,
+              DeviceSelectors how = {});
 
   const std::vector<Device>& Devices() const { return devices_; }
   const std::vector<Pool>& Pools() const { return pools_; }
@@ -56,8 +55,10 @@ class DeviceTable {
   /// Its node-local devices alone, and whether any shared slice exists.
   std::span<const uint32_t> LocalDevices(RowId row) const;
   bool HasShared() const { return !shared_.empty(); }
-  /// `expression` evaluated on every device (computed at the first ask).
-  std::shared_ptr<const Verdicts> Selector(const std::string& expression) const;
+  /// `expression` on every device (decided at the first ask, and kept
+  /// while the ResourceSlices stay: by DeviceColumns).
+  std::shared_ptr<const Verdicts> Selector(const std::string& expression) const { return columns_->Selector(expression); }
+  const std::shared_ptr<const DeviceColumns>& Columns() const { return columns_; }
   /// Every one of `expressions` in order (a class's selectors, then a
   /// request's), per device: 1 all match, 0 one does not (before any
   /// fails), -1 one fails first. Kept like Selector's.
@@ -70,8 +71,8 @@ class DeviceTable {
   std::vector<uint32_t> local_begin_;       ///< per row: first of its local devices in local_
   std::vector<uint32_t> local_;             ///< device ids grouped by row
   std::vector<std::pair<const k8s::ResourceSlice*, std::vector<uint32_t>>> shared_;  ///< slice, its devices
+  std::shared_ptr<const DeviceColumns> columns_;
   mutable std::mutex mu_;
-  mutable std::unordered_map<std::string, std::shared_ptr<const Verdicts>> selectors_;
   mutable std::unordered_map<std::string, std::shared_ptr<const std::vector<int8_t>>> combined_;
 };
 

@@ -412,12 +412,21 @@ std::shared_ptr<const DeviceTable> NodeTable::Devices() const {
   std::lock_guard<std::mutex> lock(device_cache_->mu);
   DeviceCache& c = *device_cache_;
   if (!c.table || c.storage != storage_version_ || c.epoch != topology_epoch_ || c.rows != RowCount()) {
-    c.table = std::make_shared<const DeviceTable>(storage_, *this);
+    std::shared_ptr<const DeviceColumns> reuse = c.table ? c.table->Columns() : nullptr;
+    c.table = std::make_shared<const DeviceTable>(storage_, *this, std::move(reuse), c.how);
     c.storage = storage_version_;
     c.epoch = topology_epoch_;
     c.rows = RowCount();
   }
   return c.table;
+}
+
+void NodeTable::SetDeviceSelectors(DeviceSelectors how) const {
+  std::lock_guard<std::mutex> lock(device_cache_->mu);
+  DeviceCache& c = *device_cache_;
+  if (c.how == how) return;
+  c.how = std::move(how);
+  c.table.reset();  // built again, with columns that decide as asked
 }
 
 }  // namespace policy::rt

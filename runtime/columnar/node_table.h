@@ -30,6 +30,7 @@
 
 #include "k8s/objects.h"
 #include "k8s/selectors.h"
+#include "runtime/columnar/device_columns.h"
 #include "runtime/columnar/storage_objects.h"
 #include "runtime/columnar/string_pool.h"
 
@@ -310,6 +311,10 @@ class NodeTable {
   /// after the storage objects or the nodes changed; shared, so a reader
   /// keeps its table while a writer changes this one.
   std::shared_ptr<const DeviceTable> Devices() const;
+  /// How the device tables built from now on decide CEL selectors (the
+  /// evaluator by default; native kernels for the JIT engines). A cache
+  /// policy, not the table's data: callable on a const table.
+  void SetDeviceSelectors(DeviceSelectors how) const;
   /// The id of image name `name` for ImageSize, or nullopt when no node has it.
   std::optional<uint32_t> ImageId(std::string_view name) const { return pool_.Lookup(name); }
   /// The size in bytes of image `image` (an ImageId) on `row`, 0 when it
@@ -491,6 +496,7 @@ class NodeTable {
   struct DeviceCache {
     std::mutex mu;
     std::shared_ptr<const DeviceTable> table;
+    DeviceSelectors how;
     uint64_t storage = UINT64_MAX, epoch = UINT64_MAX;
     size_t rows = 0;
   };

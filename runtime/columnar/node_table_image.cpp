@@ -333,6 +333,7 @@ bool NodeTable::ReadImageInto(k8s::ArchiveReader& in) {
       !GetObjects(in, storage_.claim_templates, [](const auto& t) { return StorageObjects::ClaimKey(t.namespace_name, t.name); })) {
     return false;
   }
+  ++storage_.slices_version;
 
   if (!GetCount(in, n)) return false;
   for (uint64_t i = 0; i < n; ++i) {

@@ -24,6 +24,9 @@ struct StorageObjects {
   // Dynamic Resource Allocation: what the DynamicResources plugin reads.
   std::unordered_map<std::string, k8s::DeviceClass> device_classes;
   std::unordered_map<std::string, k8s::ResourceSlice> resource_slices;
+  /// Moves whenever resource_slices changes: a DeviceTable's device columns
+  /// and selector answers are kept while it stays (device_columns.h).
+  uint64_t slices_version = 0;
   std::unordered_map<std::string, k8s::ResourceClaim> resource_claims;  ///< namespace/name ->
   std::unordered_map<std::string, k8s::ResourceClaimTemplate> claim_templates;  ///< namespace/name ->
 

@@ -126,7 +126,9 @@ class Cluster {
   }
   void SetResourceSlice(k8s::ResourceSlice slice) {
     std::string key = slice.name;
-    table_->MutableStorage().resource_slices.insert_or_assign(std::move(key), std::move(slice));
+    rt::StorageObjects& storage = table_->MutableStorage();
+    storage.resource_slices.insert_or_assign(std::move(key), std::move(slice));
+    ++storage.slices_version;
   }
   void SetResourceClaim(k8s::ResourceClaim claim) {
     std::string key = rt::StorageObjects::ClaimKey(claim.namespace_name, claim.name);
@@ -138,7 +140,9 @@ class Cluster {
   }
   bool RemoveDeviceClass(std::string_view name) { return table_->MutableStorage().device_classes.erase(std::string(name)) > 0; }
   bool RemoveResourceSlice(std::string_view name) {
-    return table_->MutableStorage().resource_slices.erase(std::string(name)) > 0;
+    rt::StorageObjects& storage = table_->MutableStorage();
+    ++storage.slices_version;
+    return storage.resource_slices.erase(std::string(name)) > 0;
   }
   bool RemoveResourceClaim(std::string_view namespace_name, std::string_view name) {
     return table_->MutableStorage().resource_claims.erase(rt::StorageObjects::ClaimKey(namespace_name, name)) > 0;

@@ -6,6 +6,7 @@
 
 #include <fmt/format.h>
 
+#include "compiler/codegen/jit.h"
 #include "compiler/driver/compilation.h"
 #include "runtime/engine/kernel_source.h"
 #include "runtime/engine/pod_template.h"
@@ -28,8 +29,19 @@ struct Engine::State {
   bool policy_reads_volumes = false;  // a file outside the stdlib reads pod.volumes
   bool policy_reads_labels = false;   // a file outside the stdlib reads the pod's labels
 
+  rt::DeviceSelectors device_selectors;  // how DRA CEL selectors are decided on the clusters planned for
+
   State(rt::Profile p, EngineOptions o)
-      : profile(std::move(p)), options(std::move(o)), kernels(options.jit_opt_level, options.hot_after) {}
+      : profile(std::move(p)), options(std::move(o)), kernels(options.jit_opt_level, options.hot_after) {
+    // Selectors as the plugins: the evaluator for the interpreter, native
+    // kernels for the JIT (checked with verify_kernels), and for the
+    // engines that choose, kernels from enough devices to pay for them.
+    using Mode = rt::DeviceSelectors::Mode;
+    if (options.backend == Backend::kInterp) return;
+    device_selectors.mode = options.verify_kernels ? Mode::kVerify : Mode::kCompile;
+    if (options.backend != Backend::kJit) device_selectors.compile_from = options.selectors_compile_from;
+    device_selectors.jit = std::make_shared<codegen::Jit>(codegen::JitOptions{.opt_level = options.jit_opt_level});
+  }
 
   /// Compiles stdlib file `path` once; its index, or nullopt after diagnostics.
   std::optional<size_t> Stdlib(std::string_view path, std::map<std::string_view, size_t>& by_path, DiagnosticSink& diags) {
@@ -214,6 +226,7 @@ void Engine::Fill(PodPlan& plan, const Cluster& cluster, std::string* trace) con
     plan.programs_.push_back(std::make_unique<ir::Program>(s.compilation.Optimize(file->program, pass_options, trace)));
   }
   plan.version_ = cluster.Table().DictionaryVersion();
+  cluster.Table().SetDeviceSelectors(s.device_selectors);
   plan.incremental_.Reset();  // new programs (perhaps at the old addresses)
   plan.explainer_.Reset();
 

@@ -54,6 +54,10 @@ struct EngineOptions {
   size_t jit_from_nodes = 250000;
   /// kTiered: pods of a template seen before its compilation is queued.
   size_t hot_after = 1;
+  /// kAuto, kTiered: DRA CEL selectors are compiled to native kernels on
+  /// clusters with at least this many devices, else evaluated (compiling
+  /// one costs about what evaluating it on this many devices does: bench_dra).
+  size_t selectors_compile_from = 4096;
   std::set<std::string> disabled_passes;  ///< pass names, or `all`
   std::set<std::string> print_after;      ///< pass names, or `all`: IR dumps into Plan's trace
   bool time_passes = false;               ///< pass timings into Plan's trace
