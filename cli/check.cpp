@@ -277,13 +277,15 @@ class CheckRun {
   // What kube-scheduler last said about a Pending pod (its PodScheduled
   // condition's message, when the dump has one) beside policyc's summary,
   // and whether the two agree; kube adds its preemption attempt after the
-  // summary (`... preemption: 0/N nodes are available: ...`), which policyc's
-  // summary leaves out.
+  // summary (`... preemption: 0/N nodes are available: ...`, led from 1.34
+  // by DynamicResources' PostFilter: `no new claims to deallocate, `), which
+  // policyc's summary leaves out.
   static std::string Recorded(const std::string& recorded, const std::string& summary) {
     if (recorded.empty()) return "";
     std::string_view kube = recorded;
-    if (size_t preemption = kube.find(" preemption: "); preemption != std::string_view::npos) {
-      kube = kube.substr(0, preemption);
+    for (std::string_view postscript : {" preemption: ", " no new claims to deallocate", " still not schedulable",
+                                        " deallocation of ResourceClaim completed", " not eligible due to"}) {
+      if (size_t at = kube.find(postscript); at != std::string_view::npos) kube = kube.substr(0, at);
     }
     if (kube == summary) return "  kube-scheduler's recorded answer (status.conditions PodScheduled) is the same\n";
     return fmt::format("  kube-scheduler recorded (status.conditions PodScheduled): {}\n"

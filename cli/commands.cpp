@@ -150,12 +150,12 @@ int RunCompletion(const Args& args) {
   return kExitOk;
 }
 
-// Pass and engine options may come before the command (`policyc
+// Pass, engine and release options may come before the command (`policyc
 // --disable-pass=all check ...`, how the conformance runner's command line
 // takes them): they are moved after it.
 bool LeadingOption(const std::string& a) {
   return a.rfind("--disable-pass", 0) == 0 || a.rfind("--engine", 0) == 0 || a == "--verify-jit" ||
-         a == "--verify-incremental" || a == "--no-incremental";
+         a == "--verify-incremental" || a == "--no-incremental" || a.rfind("--kubernetes-version", 0) == 0;
 }
 
 }  // namespace
@@ -216,7 +216,8 @@ int Main(std::vector<std::string> args) {
   while (!args.empty() && LeadingOption(args.front())) {
     leading.push_back(args.front());
     args.erase(args.begin());
-    if ((leading.back() == "--disable-pass" || leading.back() == "--engine") && !args.empty()) {
+    if ((leading.back() == "--disable-pass" || leading.back() == "--engine" ||
+         leading.back() == "--kubernetes-version") && !args.empty()) {
       leading.push_back(args.front());
       args.erase(args.begin());
     }

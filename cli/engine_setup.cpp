@@ -11,24 +11,24 @@
 
 namespace policy::cli {
 
+std::optional<int> KubeMinorFromFlags(std::string_view command, const Args& args) {
+  if (!args.Has("kubernetes-version")) return rt::kDefaultKubeMinor;
+  std::string v = args.Get("kubernetes-version");
+  for (int m : rt::kKnownKubeMinors) {
+    if (v == fmt::format("1.{}", m) || v == fmt::format("v1.{}", m)) return m;
+  }
+  std::vector<std::string> names;
+  for (int m : rt::kKnownKubeMinors) names.push_back(fmt::format("1.{}", m));
+  fmt::print(stderr, "policyc {}: `--kubernetes-version` must be one of {}, not `{}`\n", command, fmt::join(names, ", "),
+             v);
+  return std::nullopt;
+}
+
 std::optional<rt::Profile> ProfileFromFlags(std::string_view command, const Args& args, const std::string& scheduler_name,
                                             DiagnosticSink& diags) {
-  int minor = rt::kDefaultKubeMinor;
-  if (args.Has("kubernetes-version")) {
-    std::string v = args.Get("kubernetes-version");
-    std::optional<int> known;
-    for (int m : rt::kKnownKubeMinors) {
-      if (v == fmt::format("1.{}", m) || v == fmt::format("v1.{}", m)) known = m;
-    }
-    if (!known) {
-      std::vector<std::string> names;
-      for (int m : rt::kKnownKubeMinors) names.push_back(fmt::format("1.{}", m));
-      fmt::print(stderr, "policyc {}: `--kubernetes-version` must be one of {}, not `{}`\n", command,
-                 fmt::join(names, ", "), v);
-      return std::nullopt;
-    }
-    minor = *known;
-  }
+  std::optional<int> known = KubeMinorFromFlags(command, args);
+  if (!known) return std::nullopt;
+  int minor = *known;
   rt::Profile profile = rt::DefaultProfile(minor);
   if (args.Has("profile")) {
     std::shared_ptr<Source> source = tooling::ReadInput(args.Get("profile"), diags);

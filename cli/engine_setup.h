@@ -18,6 +18,9 @@
 namespace policy::cli {
 
 
+/// --kubernetes-version 1.MINOR (or v1.MINOR): whose semantics to follow;
+/// the newest known when absent; nullopt after a message.
+std::optional<int> KubeMinorFromFlags(std::string_view command, const Args& args);
 /// The default profile or --profile's (the one for `scheduler_name`),
 /// restricted by --plugins.
 std::optional<rt::Profile> ProfileFromFlags(std::string_view command, const Args& args, const std::string& scheduler_name,

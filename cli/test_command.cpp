@@ -16,6 +16,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/engine_setup.h"
 #include "runtime/tooling/input.h"
 #include "runtime/tooling/structured_output.h"
 #include "runtime/tooling/test_file.h"
@@ -24,7 +25,7 @@
 namespace policy::cli {
 namespace {
 
-constexpr const char* kUsage = R"(usage: policyc test PATH ... [--policies DIR ...] [--coverage] [--verbose] [--output|-o text|json|yaml]
+constexpr const char* kUsage = R"(usage: policyc test PATH ... [--policies DIR ...] [--kubernetes-version 1.34|1.31] [--coverage] [--verbose] [--output|-o text|json|yaml]
 
 Runs policy tests: each PATH is a test file, or a directory whose .yaml and
 .yml files (and its subdirectories') are run in name order; YAML files that
@@ -35,6 +36,8 @@ rejected nodes, scores or score ranges, the selected node, the summary, the
 exit status (docs/testing.md). The conformance corpus's cases are test
 files. Prints each failing case with what differed, then `N passed, N
 failed`. --policies: where policy files not beside a test are looked up.
+--kubernetes-version: whose semantics the cases follow (1.34 when absent;
+the public corpus's cases/ state 1.31's).
 --coverage: which rules of each policy the cases made reject a node and
 pass one, and which scores were computed on a feasible node. --verbose:
 a line for every case. --output json (or yaml): one document with every
@@ -89,6 +92,9 @@ int Run(const Args& args) {
     return kExitBadInput;
   }
   tooling::TestOptions options;
+  std::optional<int> minor = KubeMinorFromFlags("test", args);
+  if (!minor) return kExitBadInput;
+  options.kube_minor = *minor;
   options.policy_dirs = args.GetAll("policies");
   options.coverage = args.Has("coverage");
   std::map<std::string, tooling::RuleCoverage> coverage;
@@ -170,7 +176,7 @@ int Run(const Args& args) {
 
 Command TestCommand() {
   return {"test", "run policy tests (cases of pods and what must come of them)", kUsage,
-          {{"policies", true, true}, {"coverage", false}, {"verbose", false, false, 'v'}, {"output", true, false, 'o'}},
+          {{"policies", true, true}, {"kubernetes-version", true}, {"coverage", false}, {"verbose", false, false, 'v'}, {"output", true, false, 'o'}},
           &Run};
 }
 

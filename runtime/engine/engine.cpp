@@ -49,7 +49,11 @@ struct Engine::State {
     for (const stdlib::EmbeddedPolicy& e : stdlib::Sources()) {
       if (e.path != path) continue;
       auto source = std::make_shared<const Source>(std::string(e.path), std::string(e.text));
-      const driver::CompiledFile* file = compilation.Add(std::move(source), diags, &profile.params);
+      // The release's wording where it changed (stdlib/taint_toleration.policy),
+      // for the built-ins only: a policy of one's own declares no such param.
+      lower::ParamValues params = profile.params;
+      params["TaintToleration"]["kubernetesMinor"] = int64_t{profile.kube_minor};
+      const driver::CompiledFile* file = compilation.Add(std::move(source), diags, &params);
       if (file == nullptr) return std::nullopt;
       files.push_back(file);
       return by_path[path] = files.size() - 1;

@@ -31,6 +31,47 @@ bool Admits(const std::vector<k8s::NodeSelectorTerm>& terms, const rt::NodeTable
   return std::any_of(terms.begin(), terms.end(), [&](const k8s::NodeSelectorTerm& t) { return k8s::TermMatches(t, label, ""); });
 }
 
+// DynamicResources' PostFilter (kube-scheduler 1.34), which runs before
+// DefaultPreemption when no node fits: its message leads the postscript.
+// A pod with no claims, or one whose claims the PreFilter refused, has
+// none to deallocate. Otherwise, when some node was rejected because a
+// claim's allocation does not reach it, the first such claim that reserves
+// no pod but this one is to be deallocated (kube picks one at random), so
+// that a later attempt may allocate it elsewhere. No message when the
+// profile has no DynamicResources.
+struct ClaimsPostFilter {
+  std::string message;
+  std::optional<k8s::ResourceClaim> deallocated;  ///< the claim as it is once deallocated
+};
+
+ClaimsPostFilter DynamicResourcesPostFilter(const Engine& engine, const Cluster& cluster, const k8s::Pod& pod,
+                                            const rt::Placement& placement) {
+  const std::vector<rt::PluginSetting>& plugins = engine.Profile().plugins;
+  bool enabled = std::any_of(plugins.begin(), plugins.end(),
+                             [](const rt::PluginSetting& p) { return p.name == "DynamicResources" && p.filter; });
+  if (!enabled) return {};
+  dra::PodClaims claims = dra::ResolvePodClaims(pod, cluster.Table().Storage());
+  if (!claims.problem.empty() || claims.Empty()) return {"no new claims to deallocate", std::nullopt};
+  bool unavailable = std::any_of(placement.nodes.begin(), placement.nodes.end(), [](const rt::NodeResult& n) {
+    for (size_t r = 0; r < n.first_failing_reasons && r < n.reasons.size(); ++r) {
+      if (n.reasons[r].plugin == "DynamicResources" && n.reasons[r].reason == "resourceclaim not available on the node") {
+        return true;
+      }
+    }
+    return false;
+  });
+  for (const k8s::ResourceClaim* held : claims.allocated) {
+    const std::vector<k8s::ClaimConsumer>& r = held->reserved_for;
+    bool only_this = r.empty() || (r.size() == 1 && r[0].uid == pod.uid && r[0].name == pod.name);
+    if (!unavailable || !only_this) continue;
+    k8s::ResourceClaim claim = *held;
+    claim.reserved_for.clear();
+    claim.allocation.reset();
+    return {"deallocation of ResourceClaim completed", std::move(claim)};
+  }
+  return {"still not schedulable", std::nullopt};
+}
+
 }  // namespace
 
 Scheduler::Scheduler(Engine& engine, Cluster& cluster, std::unordered_map<std::string, k8s::Pod> bound,
@@ -157,7 +198,17 @@ void Scheduler::Cycle(Outcome& o, bool may_preempt) {
       o.words = engine_.ExplainIncremental(plan, cluster_, d, options_.details);
     }
     o.postscript.clear();
+    ClaimsPostFilter claims = DynamicResourcesPostFilter(engine_, cluster_, o.pod, o.placement());
     if (may_preempt && options_.preemption && o.pod.preemption_policy != "Never" && !d.rejected_by) Preempt(o);
+    if (o.node) return;
+    if (claims.deallocated) {
+      cluster_.SetResourceClaim(std::move(*claims.deallocated));
+      ++deallocated_;
+    }
+    // The framework joins the PostFilter plugins' messages with ", ".
+    if (!claims.message.empty()) {
+      o.postscript = o.postscript.empty() ? claims.message + "." : claims.message + ", " + o.postscript;
+    }
     return;
   }
   size_t pick = *d.selected;
@@ -362,6 +413,7 @@ std::vector<const Outcome*> Scheduler::Run(std::vector<k8s::Pod> queue) {
   });
   std::vector<const Outcome*> finished;
   while (!waiting.empty()) {
+    size_t deallocated = deallocated_;
     std::vector<Outcome*> still;
     for (Outcome* o : waiting) {
       Cycle(*o, true);
@@ -371,9 +423,10 @@ std::vector<const Outcome*> Scheduler::Run(std::vector<k8s::Pod> queue) {
         still.push_back(o);
       }
     }
-    bool placed = still.size() < waiting.size();
+    // A pod placed, or a claim deallocated, may let the others fit now.
+    bool changed = still.size() < waiting.size() || deallocated_ > deallocated;
     waiting = std::move(still);
-    if (!options_.retry || !placed) break;
+    if (!options_.retry || !changed) break;
   }
   for (Outcome* o : waiting) finished.push_back(o);  // their final attempts came last
   return finished;

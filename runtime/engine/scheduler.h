@@ -134,6 +134,7 @@ class Scheduler {
   std::optional<std::mt19937_64> random_;
   std::deque<Outcome> outcomes_;  // stable addresses
   size_t preempted_ = 0;
+  size_t deallocated_ = 0;  // claims DynamicResources' PostFilter deallocated (a change a retry may see)
   std::vector<AssumedClaim> assumed_claims_;
   size_t next_start_ = 0;  // nextStartNodeIndex, into the live rows
   std::unordered_map<size_t, std::vector<Template>> templates_;  // by TemplateHash

@@ -282,16 +282,16 @@ class Runner final : public k8s::ObjectVisitor {
     }
     std::string profile_path(Field(file, c, "profile").Text());
     if (!profile_path.empty()) profile_path = Resolve(profile_path);
-    std::string key = fmt::format("{}|{}|{}|{}|{}", fmt::join(plugins, ","), fmt::join(policies, ","), profile_path,
-                                  scheduler_name, options_.coverage);
+    std::string key = fmt::format("{}|{}|{}|{}|{}|{}", fmt::join(plugins, ","), fmt::join(policies, ","), profile_path,
+                                  scheduler_name, options_.coverage, options_.kube_minor);
     auto& engines = Engines();
     if (auto it = engines.find(key); it != engines.end()) return it->second.get();
 
-    rt::Profile profile = rt::DefaultProfile();
+    rt::Profile profile = rt::DefaultProfile(options_.kube_minor);
     if (!profile_path.empty()) {
       std::shared_ptr<Source> source = ReadNamed(profile_path, Field(file, c, "profile"), diags);
       if (!source) return nullptr;
-      std::optional<std::vector<rt::Profile>> profiles = rt::ReadProfiles(*source, diags);
+      std::optional<std::vector<rt::Profile>> profiles = rt::ReadProfiles(*source, diags, options_.kube_minor);
       if (!profiles) return nullptr;
       const rt::Profile* chosen = profiles->size() == 1 ? &profiles->front() : nullptr;
       for (const rt::Profile& p : *profiles) {

@@ -28,6 +28,8 @@ struct RuleCoverage {
 struct TestOptions {
   std::vector<std::string> policy_dirs;  ///< where policies not beside the file are looked up
   bool coverage = false;
+  /// Whose semantics the cases follow (1.MINOR; `--kubernetes-version`).
+  int kube_minor = 34;
 };
 
 struct CaseResult {

@@ -76,7 +76,7 @@ func cases(c cluster, cached, objects *HTTPExtender) []testCase {
 			if !same(names(passed), []string{"n4"}) || !same(keys(failed), []string{"n1", "n2"}) || !same(keys(unresolvable), []string{"n3"}) {
 				return fmt.Errorf("passed %v, failed %v, unresolvable %v", names(passed), failed, unresolvable)
 			}
-			if failed["n1"] != "Insufficient cpu" || unresolvable["n3"] != "node(s) had untolerated taint {dedicated: gpu}" {
+			if failed["n1"] != "Insufficient cpu" || unresolvable["n3"] != "node(s) had untolerated taint(s)" {
 				return fmt.Errorf("reasons %q, %q", failed["n1"], unresolvable["n3"])
 			}
 			return nil

@@ -125,7 +125,7 @@ TEST_CASE("node objects sent are judged as sent - a node the state lacks or hold
   std::vector<std::string> names;
   for (std::sregex_iterator it(items.begin(), items.end(), passed), end; it != end; ++it) names.push_back((*it)[1].str());
   CHECK(names == std::vector<std::string>{"n0", "n9"});
-  CHECK(reply.body.find(R"("n1": "node(s) had untolerated taint {k: v}")") != std::string::npos);
+  CHECK(reply.body.find(R"x("n1": "node(s) had untolerated taint(s)")x") != std::string::npos);  // 1.34 names no taint
   CHECK(reply.body.find(R"("n2": "node(s) didn't match Pod's node affinity/selector")") != std::string::npos);
   // n0, n1 and n9 differed, counted once each; sent again, nothing differs.
   std::string exposition = metrics.Render(0, 0);
