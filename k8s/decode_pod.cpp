@@ -1,10 +1,14 @@
 // Pods and workload templates: spec, containers, resources, defaulting.
 
+#include <algorithm>
+#include <tuple>
+
 #include <fmt/format.h>
 
 #include "k8s/decode.h"
 #include "k8s/decode_context.h"
 #include "k8s/decode_selectors.h"
+#include "k8s/pod_resources.h"
 
 namespace policy::k8s {
 namespace {
@@ -130,6 +134,54 @@ std::optional<Container> DecodeContainer(DecodeContext& cx, NodeRef node, bool i
     }
   }
   return c;
+}
+
+// spec.resources (PodLevelResources): API defaulting (defaultPodRequests:
+// with pod-level limits, a resource's request defaults to what the
+// containers request of it, else to its limit) and validation
+// (validatePodResources: cpu, memory and hugepages-* only; a request at
+// most its limit; at least what the containers request).
+void DecodePodLevelResources(DecodeContext& cx, NodeRef resources, Pod* pod) {
+  NodeRef requests = cx.Resources(resources, "requests", &pod->pod_requests);
+  NodeRef limits = cx.Resources(resources, "limits", &pod->pod_limits);
+  for (auto [map, list, what] : {std::tuple{requests, &pod->pod_requests, "the pod-level request"},
+                                 std::tuple{limits, &pod->pod_limits, "the pod-level limit"}}) {
+    if (!map.Valid()) continue;
+    CheckResourceList(cx, map, *list, what, false);
+    for (uint32_t i = 0; i < map.Size() && i < list->size(); ++i) {
+      if (IsPodLevelResource((*list)[i].first)) continue;
+      Diagnostic& d = cx.Error(DiagCode::kBadResourceName, map.KeyAt(i),
+                               fmt::format("`{}` is not a resource pod-level resources can set", (*list)[i].first),
+                               "unsupported at the pod level");
+      d.help = "spec.resources takes `cpu`, `memory` and `hugepages-<size>`; set other resources on the containers";
+    }
+  }
+  ResourceList containers = AggregateContainerRequests(*pod);
+  if (!pod->pod_limits.empty()) {
+    for (const auto& [name, q] : containers) {
+      if (IsPodLevelResource(name) && Find(pod->pod_requests, name) == nullptr) pod->pod_requests.emplace_back(name, q);
+    }
+    for (const auto& [name, q] : pod->pod_limits) {
+      if (IsPodLevelResource(name) && Find(pod->pod_requests, name) == nullptr) pod->pod_requests.emplace_back(name, q);
+    }
+  }
+  NodeRef at = requests.Valid() ? requests : resources;
+  for (const auto& [name, request] : pod->pod_requests) {
+    NodeRef here = requests.Valid() && requests.Get(name).Valid() ? requests.Get(name) : at;
+    if (const Quantity* limit = Find(pod->pod_limits, name); limit != nullptr && request > *limit) {
+      cx.Error(DiagCode::kRequestOverLimit, here,
+               fmt::format("the pod requests {} of `{}`, more than its pod-level limit of {}", request.ToString(), name,
+                           limit->ToString()),
+               "request above the limit");
+    }
+    if (const Quantity* sum = Find(containers, name); sum != nullptr && *sum > request) {
+      Diagnostic& d = cx.Error(DiagCode::kRequestOverLimit, here,
+                               fmt::format("the pod-level request of `{}` ({}) is less than its containers request ({})",
+                                           name, request.ToString(), sum->ToString()),
+                               "below the containers' requests");
+      d.help = "the API server refuses it: pod-level requests must cover every container's";
+    }
+  }
 }
 
 void DecodeContainers(DecodeContext& cx, NodeRef spec, std::string_view key, bool init, std::vector<Container>* out) {
@@ -264,6 +316,8 @@ void DecodePodBody(DecodeContext& cx, NodeRef metadata, NodeRef spec, Pod* pod) 
   if (claims.Valid()) DecodeResourceClaims(cx, claims, &pod->resource_claims);
   NodeRef overhead = cx.Resources(spec, "overhead", &pod->overhead);
   if (overhead.Valid()) CheckResourceList(cx, overhead, pod->overhead, "the overhead", false);
+  NodeRef pod_resources = cx.Mapping(spec, "resources");
+  if (pod_resources.Valid()) DecodePodLevelResources(cx, pod_resources, pod);
   cx.Int32(spec, "priority", &pod->priority);
   cx.String(spec, "priorityClassName", &pod->priority_class_name);
   std::string preemption;
@@ -333,6 +387,27 @@ NodeRef TemplateOf(DecodeContext& cx, NodeRef object, std::string_view kind) {
   return spec.Valid() ? cx.Mapping(spec, "template") : NodeRef();
 }
 
+// In-place resize: a container status's resources.requests and
+// allocatedResources, kept on the container of its name (statuses of
+// containers the spec lacks are dropped, as the scheduler's lookup by name
+// never finds them).
+void DecodeContainerStatuses(DecodeContext& cx, NodeRef status, std::string_view key, std::vector<Container>& containers) {
+  NodeRef statuses = cx.Sequence(status, key);
+  for (uint32_t i = 0; statuses.Valid() && i < statuses.Size(); ++i) {
+    NodeRef entry = statuses.At(i);
+    if (!cx.ExpectMapping(entry, "a container status")) continue;
+    std::string name;
+    cx.String(entry, "name", &name);
+    auto c = std::find_if(containers.begin(), containers.end(), [&](const Container& x) { return x.name == name; });
+    if (c == containers.end()) continue;
+    cx.Resources(entry, "allocatedResources", &c->allocated);
+    NodeRef resources = cx.Mapping(entry, "resources");
+    if (!resources.Valid()) continue;
+    c->status_resources = true;
+    cx.Resources(resources, "requests", &c->status_requests);
+  }
+}
+
 }  // namespace
 
 bool IsWorkloadKind(std::string_view kind) {
@@ -363,9 +438,13 @@ std::optional<Pod> DecodePod(NodeRef object, DiagnosticSink& diags) {
     NodeRef conditions = status.Get("conditions");
     for (uint32_t i = 0; conditions.Valid() && conditions.IsSequence() && i < conditions.Size(); ++i) {
       NodeRef c = conditions.At(i);
-      if (!c.IsMapping() || c.Get("type").Text() != "PodScheduled" || c.Get("status").Text() != "False") continue;
+      if (!c.IsMapping()) continue;
+      if (c.Get("type").Text() == "PodResizePending") pod.resize_infeasible = c.Get("reason").Text() == "Infeasible";
+      if (c.Get("type").Text() != "PodScheduled" || c.Get("status").Text() != "False") continue;
       if (NodeRef message = c.Get("message"); message.IsScalar()) pod.scheduled_message = std::string(message.Text());
     }
+    DecodeContainerStatuses(cx, status, "containerStatuses", pod.containers);
+    DecodeContainerStatuses(cx, status, "initContainerStatuses", pod.init_containers);
   }
   if (pod.name.empty() && cx.Clean()) {
     Diagnostic& d = cx.Error(DiagCode::kMissingField, metadata.Valid() ? metadata : object, "the pod has no name");

@@ -32,7 +32,10 @@ template <class F> void Fields(F& f, TopologySpreadConstraint& v) {
     v.node_taints_policy, v.match_label_keys);
 }
 template <class F> void Fields(F& f, HostPort& v) { f(v.port, v.protocol, v.host_ip); }
-template <class F> void Fields(F& f, Container& v) { f(v.name, v.image, v.host_ports, v.requests, v.limits, v.restartable); }
+template <class F> void Fields(F& f, Container& v) {
+  f(v.name, v.image, v.host_ports, v.requests, v.limits, v.restartable, v.status_resources, v.status_requests,
+    v.allocated);
+}
 template <class F> void Fields(F& f, OwnerReference& v) { f(v.api_version, v.kind, v.name); }
 template <class F> void Fields(F& f, SelectorOwner& v) { f(v.kind, v.name, v.namespace_name, v.match_labels, v.selector); }
 template <class F> void Fields(F& f, Volume& v) { f(v.name, v.kind, v.claim, v.disks, v.read_only); }
@@ -81,7 +84,8 @@ template <class F> void Fields(F& f, ResourceClaim& v) {
 template <class F> void Fields(F& f, ResourceClaimTemplate& v) { f(v.name, v.namespace_name, v.spec); }
 template <class F> void Fields(F& f, Pod& v) {
   f(v.name, v.namespace_name, v.uid, v.labels, v.annotations, v.node_name, v.node_selector, v.affinity, v.tolerations,
-    v.topology_spread, v.spread_system_defaulted, v.containers, v.init_containers, v.overhead, v.priority,
+    v.topology_spread, v.spread_system_defaulted, v.containers, v.init_containers, v.overhead, v.pod_requests,
+    v.pod_limits, v.resize_infeasible, v.priority,
     v.priority_class_name, v.preemption_policy, v.creation_timestamp, v.start_time, v.terminating, v.scheduled_message, v.template_replicas,
     v.scheduler_name, v.host_network, v.scheduling_gates, v.volumes, v.resource_claims, v.resource_claim_statuses, v.resource_claims_problem,
     v.resolved_volumes, v.phase, v.template_of,

@@ -56,7 +56,8 @@ bool Container::operator==(const Container& o) const {
            });
   };
   return name == o.name && image == o.image && host_ports == o.host_ports && same(requests, o.requests) &&
-         same(limits, o.limits) && restartable == o.restartable;
+         same(limits, o.limits) && restartable == o.restartable && status_resources == o.status_resources &&
+         same(status_requests, o.status_requests) && same(allocated, o.allocated);
 }
 
 bool ReadByVolumePlugins(const Volume& v) { return v.kind != Volume::Kind::kOther || !v.disks.empty(); }

@@ -172,6 +172,14 @@ struct Container {
   ResourceList requests;  ///< defaulted: a limit without a request requests the limit
   ResourceList limits;
   bool restartable = false;  ///< init container with restartPolicy Always (a sidecar)
+  /// In-place resize (status.containerStatuses[] or initContainerStatuses[]
+  /// of the same name): whether the entry has `resources`, its
+  /// `resources.requests` (what the kubelet actuated) and
+  /// `allocatedResources` (what it admitted). Kubernetes 1.33+ counts a
+  /// bound pod's container at the most of these and its spec.
+  bool status_resources = false;
+  ResourceList status_requests;
+  ResourceList allocated;
   /// Equal, quantities in the same spelling too (messages print them).
   bool operator==(const Container& o) const;
 };
@@ -343,6 +351,14 @@ struct Pod {
   std::vector<Container> containers;
   std::vector<Container> init_containers;
   ResourceList overhead;
+  /// spec.resources (pod-level resources, Kubernetes 1.32+, on from 1.34):
+  /// requests after API defaulting (from the containers' or the limits),
+  /// and limits, as written.
+  ResourceList pod_requests;
+  ResourceList pod_limits;
+  /// status.conditions has PodResizePending with reason Infeasible: the
+  /// resize will not happen, and the spec no longer counts.
+  bool resize_infeasible = false;
   std::optional<int32_t> priority;
   std::string priority_class_name;
   std::string preemption_policy = "PreemptLowerPriority";  ///< spec.preemptionPolicy

@@ -42,13 +42,33 @@ ResourceList WithDefaults(const ResourceList& requests, const ResourceList* defa
   return out;
 }
 
-ResourceList Requests(const Pod& pod, const ResourceList* defaults) {
+// A container's requests as the scheduler counts them: its spec, or with
+// in-place resize status the most of spec, actuated and allocated (of the
+// last two when the resize is infeasible); init containers read their
+// status only when they are sidecars.
+ResourceList Counted(const Pod& pod, const Container& c, bool init) {
+  if (!c.status_resources || (init && !c.restartable)) return c.requests;
+  ResourceList out;
+  if (!pod.resize_infeasible) out = c.requests;
+  Max(out, c.status_requests);
+  Max(out, c.allocated);
+  return out;
+}
+
+bool PodLevelRequestsSet(const Pod& pod) {
+  return std::any_of(pod.pod_requests.begin(), pod.pod_requests.end(),
+                     [](const auto& entry) { return IsPodLevelResource(entry.first); });
+}
+
+ResourceList Containers(const Pod& pod, const ResourceList* defaults, bool status) {
   ResourceList reqs;
-  for (const Container& c : pod.containers) Add(reqs, WithDefaults(c.requests, defaults));
+  for (const Container& c : pod.containers) {
+    Add(reqs, WithDefaults(status ? Counted(pod, c, false) : c.requests, defaults));
+  }
   ResourceList sidecars;  // restartable init containers started so far
   ResourceList init_max;
   for (const Container& c : pod.init_containers) {
-    ResourceList own = WithDefaults(c.requests, defaults);
+    ResourceList own = WithDefaults(status ? Counted(pod, c, true) : c.requests, defaults);
     ResourceList peak;
     if (c.restartable) {
       Add(reqs, own);
@@ -61,17 +81,41 @@ ResourceList Requests(const Pod& pod, const ResourceList* defaults) {
     Max(init_max, peak);
   }
   Max(reqs, init_max);
+  return reqs;
+}
+
+ResourceList Requests(const Pod& pod, const ResourceList* defaults) {
+  ResourceList reqs = Containers(pod, defaults, true);
+  if (PodLevelRequestsSet(pod)) {
+    for (const auto& [name, q] : pod.pod_requests) {
+      if (IsPodLevelResource(name)) *Slot(reqs, name) = q;
+    }
+  }
   Add(reqs, pod.overhead);
   return reqs;
 }
 
 }  // namespace
 
+bool IsPodLevelResource(std::string_view name) {
+  return name == "cpu" || name == "memory" || name.starts_with("hugepages-");
+}
+
+ResourceList AggregateContainerRequests(const Pod& pod) { return Containers(pod, nullptr, false); }
+
 ResourceList PodRequests(const Pod& pod) { return Requests(pod, nullptr); }
 
 NonZeroRequests PodNonZeroRequests(const Pod& pod) {
-  const ResourceList defaults = {{"cpu", Quantity::FromMilli(kDefaultMilliCpuRequest)},
-                                 {"memory", Quantity::FromUnits(kDefaultMemoryRequest)}};
+  // kube-scheduler's getNonMissingContainerRequests: with pod-level
+  // requests, only a resource that neither they nor any container set gets
+  // the default.
+  ResourceList defaults;
+  if (!PodLevelRequestsSet(pod) || Find(PodRequests(pod), "cpu") == nullptr) {
+    defaults.emplace_back("cpu", Quantity::FromMilli(kDefaultMilliCpuRequest));
+  }
+  if (!PodLevelRequestsSet(pod) || Find(PodRequests(pod), "memory") == nullptr) {
+    defaults.emplace_back("memory", Quantity::FromUnits(kDefaultMemoryRequest));
+  }
   ResourceList reqs = Requests(pod, &defaults);
   NonZeroRequests out;
   if (const Quantity* cpu = Find(reqs, "cpu")) out.milli_cpu = cpu->MilliValue();

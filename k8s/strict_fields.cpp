@@ -9,7 +9,9 @@
 namespace policy::k8s {
 namespace {
 
-// The fields of the Kubernetes 1.31 API types policyc reads a pod from.
+// The fields of the Kubernetes 1.34 API types policyc reads a pod from
+// (1.31's and what came since: spec.resources, spec.hostnameOverride,
+// a container's restartPolicyRules).
 const std::vector<std::string_view> kObjectFields = {"apiVersion", "kind", "metadata", "spec", "status"};
 const std::vector<std::string_view> kMetadataFields = {
     "annotations", "creationTimestamp", "deletionGracePeriodSeconds", "deletionTimestamp", "finalizers",
@@ -18,14 +20,14 @@ const std::vector<std::string_view> kMetadataFields = {
 const std::vector<std::string_view> kPodSpecFields = {
     "activeDeadlineSeconds", "affinity", "automountServiceAccountToken", "containers", "dnsConfig", "dnsPolicy",
     "enableServiceLinks", "ephemeralContainers", "hostAliases", "hostIPC", "hostNetwork", "hostPID", "hostUsers",
-    "hostname", "imagePullSecrets", "initContainers", "nodeName", "nodeSelector", "os", "overhead",
-    "preemptionPolicy", "priority", "priorityClassName", "readinessGates", "resourceClaims", "restartPolicy",
+    "hostname", "hostnameOverride", "imagePullSecrets", "initContainers", "nodeName", "nodeSelector", "os", "overhead",
+    "preemptionPolicy", "priority", "priorityClassName", "readinessGates", "resourceClaims", "resources", "restartPolicy",
     "runtimeClassName", "schedulerName", "schedulingGates", "securityContext", "serviceAccount",
     "serviceAccountName", "setHostnameAsFQDN", "shareProcessNamespace", "subdomain", "terminationGracePeriodSeconds",
     "tolerations", "topologySpreadConstraints", "volumes"};
 const std::vector<std::string_view> kContainerFields = {
     "args", "command", "env", "envFrom", "image", "imagePullPolicy", "lifecycle", "livenessProbe", "name", "ports",
-    "readinessProbe", "resizePolicy", "resources", "restartPolicy", "securityContext", "startupProbe", "stdin",
+    "readinessProbe", "resizePolicy", "resources", "restartPolicy", "restartPolicyRules", "securityContext", "startupProbe", "stdin",
     "stdinOnce", "terminationMessagePath", "terminationMessagePolicy", "tty", "volumeDevices", "volumeMounts",
     "workingDir"};
 const std::vector<std::string_view> kResourcesFields = {"claims", "limits", "requests"};
@@ -54,6 +56,7 @@ void Check(NodeRef map, std::string_view path, const std::vector<std::string_vie
 void CheckPodSpec(NodeRef spec, std::string_view path, bool strict, DiagnosticSink& diags) {
   if (!spec.Valid() || !spec.IsMapping()) return;
   Check(spec, path, kPodSpecFields, strict, diags);
+  Check(spec.Get("resources"), std::string(path) + "resources.", kResourcesFields, strict, diags);
   for (std::string_view list : {"containers", "initContainers"}) {
     NodeRef containers = spec.Get(list);
     for (uint32_t i = 0; containers.Valid() && containers.IsSequence() && i < containers.Size(); ++i) {

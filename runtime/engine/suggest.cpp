@@ -75,6 +75,14 @@ void SetUnits(k8s::ResourceList& list, std::string_view name, int64_t units) {
 // False when it cannot (the overhead alone asks more).
 bool LowerRequest(k8s::Pod& pod, std::string_view name, int64_t target) {
   if (UnitsIn(pod.overhead, name) > target) return false;
+  // Set at the pod level (spec.resources.requests), the pod-level request
+  // is what counts: it is lowered, and the containers cut to fit in it.
+  if (k8s::IsPodLevelResource(name) && k8s::Find(pod.pod_requests, name) != nullptr) {
+    std::erase_if(pod.pod_requests, [&](const auto& entry) { return entry.first == name; });
+    bool ok = RequestUnits(pod, name) <= target || LowerRequest(pod, name, target);  // the containers within it
+    SetUnits(pod.pod_requests, name, target - UnitsIn(pod.overhead, name));
+    return ok && RequestUnits(pod, name) <= target;
+  }
   int64_t excess = RequestUnits(pod, name) - target;
   for (auto it = pod.containers.rbegin(); it != pod.containers.rend() && excess > 0; ++it) {
     int64_t have = UnitsIn(it->requests, name);

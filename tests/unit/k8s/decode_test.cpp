@@ -257,3 +257,46 @@ TEST_CASE("unknown pod fields are refused - warned about or let be as --validate
   CHECK(ParseFieldValidation("false") == FieldValidation::kIgnore);
   CHECK_FALSE(ParseFieldValidation("lenient").has_value());
 }
+
+TEST_CASE("pod-level resources and in-place resize status decode, with the API's defaulting and validation") {
+  Result r = ReadPodText(std::string(kPodHead) + R"(  resources:
+    limits: {cpu: '2', memory: 1Gi}
+  containers:
+  - name: a
+    resources: {requests: {cpu: 500m}}
+  - name: b
+status:
+  conditions:
+  - {type: PodResizePending, status: 'True', reason: Infeasible}
+  containerStatuses:
+  - name: a
+    allocatedResources: {cpu: 500m}
+    resources: {requests: {cpu: 750m}}
+  - name: b
+    allocatedResources: {cpu: 100m}
+  - name: gone
+    resources: {requests: {cpu: '9'}}
+)");
+  REQUIRE(r.pod);
+  // defaultPodRequests: cpu from what the containers request, memory from the limit.
+  REQUIRE(Find(r.pod->pod_requests, "cpu") != nullptr);
+  CHECK(Find(r.pod->pod_requests, "cpu")->MilliValue() == 500);
+  CHECK(Find(r.pod->pod_requests, "memory")->Value() == 1LL << 30);
+  CHECK(r.pod->resize_infeasible);
+  CHECK(r.pod->containers[0].status_resources);
+  CHECK(Find(r.pod->containers[0].status_requests, "cpu")->MilliValue() == 750);
+  CHECK(Find(r.pod->containers[0].allocated, "cpu")->MilliValue() == 500);
+  CHECK_FALSE(r.pod->containers[1].status_resources);  // allocatedResources alone: no `resources`
+  // Refused as the API server refuses them.
+  Result below = ReadPodText(std::string(kPodHead) + "  resources: {requests: {cpu: 100m}}\n  containers:\n"
+                                                     "  - {name: a, resources: {requests: {cpu: '1'}}}\n");
+  CHECK_FALSE(below.pod);
+  CHECK(below.first_error.find("less than its containers request") != std::string::npos);
+  Result unsupported = ReadPodText(std::string(kPodHead) + "  resources: {requests: {ephemeral-storage: 1Gi}}\n"
+                                                           "  containers: [{name: a}]\n");
+  CHECK_FALSE(unsupported.pod);
+  CHECK(unsupported.first_error.find("not a resource pod-level resources can set") != std::string::npos);
+  Result misspelt = ReadPodText(std::string(kPodHead) + "  resources: {requets: {cpu: 1}}\n  containers: [{name: a}]\n");
+  CHECK_FALSE(misspelt.pod);
+  CHECK(misspelt.first_error.find("spec.resources.requets") != std::string::npos);
+}

@@ -79,3 +79,62 @@ TEST_CASE("a summed request keeps the first quantity's format as kube's addResou
   CHECK(Find(r, "memory")->ToString() == "1Gi");
   CHECK(Find(r, "cpu")->ToString() == "500m");
 }
+
+TEST_CASE("pod-level requests replace the containers' cpu and memory, overhead still added") {
+  Pod pod;
+  pod.containers = {C("500m", "256Mi"), C("500m", nullptr)};
+  pod.containers[0].requests.emplace_back("nvidia.com/gpu", *Quantity::Parse("1"));
+  pod.pod_requests = {{"cpu", *Quantity::Parse("3")}};
+  pod.overhead = {{"cpu", *Quantity::Parse("250m")}};
+  ResourceList r = PodRequests(pod);
+  CHECK(Milli(r, "cpu") == 3250);                      // pod level + overhead
+  CHECK(Find(r, "memory")->Value() == 256LL << 20);   // not set at the pod level: the containers'
+  CHECK(Milli(r, "nvidia.com/gpu") == 1000);           // not a pod-level resource
+  CHECK(Milli(AggregateContainerRequests(pod), "cpu") == 1000);
+  // Only cpu, memory and hugepages-* count at the pod level.
+  CHECK(IsPodLevelResource("hugepages-2Mi"));
+  CHECK_FALSE(IsPodLevelResource("ephemeral-storage"));
+  Pod other;
+  other.containers = {C("500m", nullptr)};
+  other.pod_requests = {{"ephemeral-storage", *Quantity::Parse("1Gi")}};
+  CHECK(Milli(PodRequests(other), "cpu") == 500);
+}
+
+TEST_CASE("non-zero requests with pod-level resources default only what nothing sets") {
+  Pod pod;
+  pod.containers = {C(nullptr, nullptr), C(nullptr, nullptr)};
+  pod.pod_requests = {{"cpu", *Quantity::Parse("2")}};
+  NonZeroRequests nz = PodNonZeroRequests(pod);
+  CHECK(nz.milli_cpu == 2000);                          // the pod level, not 2 x 100m
+  CHECK(nz.memory == 2 * kDefaultMemoryRequest);        // nothing sets memory: each container's default
+  // A container requesting memory while pod-level requests are set: the
+  // other container gets no default for it.
+  pod.containers[0] = C(nullptr, "64Mi");
+  CHECK(PodNonZeroRequests(pod).memory == 64LL << 20);
+}
+
+TEST_CASE("in-place resize: a container counts at the most of spec, actuated and allocated") {
+  Pod pod;
+  pod.containers = {C("1", "128Mi")};
+  Container& c = pod.containers[0];
+  // Without `resources` in its status the spec alone counts.
+  c.allocated = {{"cpu", *Quantity::Parse("2")}};
+  CHECK(Milli(PodRequests(pod), "cpu") == 1000);
+  c.status_resources = true;
+  CHECK(Milli(PodRequests(pod), "cpu") == 2000);
+  c.status_requests = {{"cpu", *Quantity::Parse("3")}};
+  CHECK(Milli(PodRequests(pod), "cpu") == 3000);
+  // An infeasible resize: the spec no longer counts.
+  c.requests = {{"cpu", *Quantity::Parse("8")}};
+  CHECK(Milli(PodRequests(pod), "cpu") == 8000);
+  pod.resize_infeasible = true;
+  CHECK(Milli(PodRequests(pod), "cpu") == 3000);
+  // Init containers read their status only as sidecars.
+  Pod init;
+  init.init_containers = {C("1", nullptr)};
+  init.init_containers[0].status_resources = true;
+  init.init_containers[0].status_requests = {{"cpu", *Quantity::Parse("4")}};
+  CHECK(Milli(PodRequests(init), "cpu") == 1000);
+  init.init_containers[0].restartable = true;
+  CHECK(Milli(PodRequests(init), "cpu") == 4000);
+}
