@@ -76,6 +76,12 @@ class ManifestReader final : public ObjectVisitor {
       if (auto sc = DecodeStorageClass(object, diags_)) out_.classes.push_back(std::move(*sc));
     } else if (kind == "PriorityClass") {
       if (auto pc = DecodePriorityClass(object, diags_)) out_.priority_classes.push_back(std::move(*pc));
+    } else if (kind == "DeviceClass") {
+      if (auto dc = DecodeDeviceClass(object, diags_)) out_.device_classes.push_back(std::move(*dc));
+    } else if (kind == "ResourceClaim") {
+      if (auto claim = DecodeResourceClaim(object, diags_)) out_.resource_claims.push_back(std::move(*claim));
+    } else if (kind == "ResourceClaimTemplate") {
+      if (auto t = DecodeResourceClaimTemplate(object, diags_)) out_.claim_templates.push_back(std::move(*t));
     } else if (kind != "Pod" && !IsWorkloadKind(kind)) {
       out_.skipped.emplace_back(kind.empty() ? "(no kind)" : kind);
     }

@@ -6,6 +6,7 @@
 #include <string>
 #include <vector>
 
+#include "k8s/dra.h"
 #include "k8s/objects.h"
 #include "k8s/strict_fields.h"
 #include "support/diagnostic.h"
@@ -35,6 +36,9 @@ struct Manifest {
   std::vector<PersistentVolume> volumes;
   std::vector<StorageClass> classes;
   std::vector<PriorityClass> priority_classes;
+  std::vector<DeviceClass> device_classes;            ///< DRA: what the pod's claims may ask for
+  std::vector<ResourceClaim> resource_claims;
+  std::vector<ResourceClaimTemplate> claim_templates;
   std::vector<std::string> skipped;  ///< kinds of the objects not read, in order
 };
 

@@ -9,6 +9,7 @@
 #include "k8s/node_match.h"
 #include "runtime/engine/pod_template.h"
 #include "runtime/engine/preemption.h"
+#include "runtime/engine/template_claims.h"
 #include "runtime/dra/allocator.h"
 #include "runtime/sched/resolve_claims.h"
 #include "runtime/sched/resolve_volumes.h"
@@ -356,35 +357,8 @@ void Scheduler::Bind(const Outcome& o) {
   bound_.insert_or_assign(Key(bound), std::move(bound));
 }
 
-// The resourceclaim controller's work for a queued pod: each entry of
-// spec.resourceClaims that names a template and has no claim yet gets one
-// made from the template (POD-ENTRY, controlled by the pod), recorded in
-// the pod's status as the controller records it. A pod without a uid (one
-// from a workload's template) is given one, so that it owns its claims.
-void Scheduler::MakeTemplateClaims(k8s::Pod& pod) {
-  for (const k8s::PodResourceClaim& entry : pod.resource_claims) {
-    if (entry.template_name.empty()) continue;
-    bool recorded = std::any_of(pod.resource_claim_statuses.begin(), pod.resource_claim_statuses.end(),
-                                [&](const k8s::PodResourceClaimStatus& s) { return s.name == entry.name; });
-    if (recorded) continue;
-    const k8s::ResourceClaimTemplate* t = rt::StorageObjects::Get(
-        cluster_.Table().Storage().claim_templates, rt::StorageObjects::ClaimKey(pod.namespace_name, entry.template_name));
-    if (t == nullptr) continue;  // the controller waits for it too: the pod's claim is not created yet
-    if (pod.uid.empty()) pod.uid = fmt::format("policyc:{}/{}", pod.namespace_name, pod.name);
-    k8s::ResourceClaim claim;
-    claim.name = fmt::format("{}-{}", pod.name, entry.name);
-    claim.namespace_name = pod.namespace_name;
-    claim.uid = fmt::format("policyc:{}/{}", claim.namespace_name, claim.name);
-    claim.controller_kind = "Pod";
-    claim.controller_uid = pod.uid;
-    claim.spec = t->spec;
-    pod.resource_claim_statuses.push_back({entry.name, claim.name});
-    cluster_.SetResourceClaim(std::move(claim));
-  }
-}
-
 const Outcome& Scheduler::Place(k8s::Pod pod, bool may_preempt) {
-  MakeTemplateClaims(pod);
+  MakeTemplateClaims(pod, cluster_);
   Outcome& o = outcomes_.emplace_back();
   o.pod = std::move(pod);
   o.order = outcomes_.size() - 1;
@@ -397,7 +371,7 @@ std::vector<const Outcome*> Scheduler::Run(std::vector<k8s::Pod> queue) {
   for (size_t i = 0; i < queue.size(); ++i) {
     Outcome& o = outcomes_.emplace_back();
     o.pod = std::move(queue[i]);
-    MakeTemplateClaims(o.pod);
+    MakeTemplateClaims(o.pod, cluster_);
     o.order = i;
     waiting.push_back(&o);
   }

@@ -111,7 +111,6 @@ class Scheduler {
   void AssumeVolumes(const k8s::Pod& pod, const std::string& node);
   void AssumeClaims(const k8s::Pod& pod, const std::string& node);
   void ReleaseClaims(const k8s::Pod& pod);
-  void MakeTemplateClaims(k8s::Pod& pod);
   // The rows a cycle decides among under sampling; empty for all.
   std::vector<rt::RowId> Sample(const rt::Decision& full);
   // The plan `pod` decides with: its template's, or `own` when it has none.

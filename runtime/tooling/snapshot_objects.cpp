@@ -51,6 +51,9 @@ void AddManifestObjects(k8s::Manifest& manifest, engine::Cluster& cluster) {
   for (k8s::PersistentVolume& v : manifest.volumes) cluster.SetVolume(std::move(v));
   for (k8s::StorageClass& c : manifest.classes) cluster.SetStorageClass(std::move(c));
   for (k8s::PriorityClass& c : manifest.priority_classes) cluster.SetPriorityClass(std::move(c));
+  for (k8s::DeviceClass& c : manifest.device_classes) cluster.SetDeviceClass(std::move(c));
+  for (k8s::ResourceClaim& c : manifest.resource_claims) cluster.SetResourceClaim(std::move(c));
+  for (k8s::ResourceClaimTemplate& t : manifest.claim_templates) cluster.SetClaimTemplate(std::move(t));
 }
 
 std::optional<std::string> UnknownNode(const rt::NodeTable& table, const std::vector<std::string>& names,

@@ -258,7 +258,7 @@ TEST_CASE("unknown pod fields are refused - warned about or let be as --validate
   CHECK_FALSE(ParseFieldValidation("lenient").has_value());
 }
 
-TEST_CASE("pod-level resources and in-place resize status decode, with the API's defaulting and validation") {
+TEST_CASE("pod-level resources and in-place resize status decode - with the API's defaulting and validation") {
   Result r = ReadPodText(std::string(kPodHead) + R"(  resources:
     limits: {cpu: '2', memory: 1Gi}
   containers:

@@ -80,7 +80,7 @@ TEST_CASE("a summed request keeps the first quantity's format as kube's addResou
   CHECK(Find(r, "cpu")->ToString() == "500m");
 }
 
-TEST_CASE("pod-level requests replace the containers' cpu and memory, overhead still added") {
+TEST_CASE("pod-level requests replace the containers' cpu and memory - overhead still added") {
   Pod pod;
   pod.containers = {C("500m", "256Mi"), C("500m", nullptr)};
   pod.containers[0].requests.emplace_back("nvidia.com/gpu", *Quantity::Parse("1"));
@@ -113,7 +113,7 @@ TEST_CASE("non-zero requests with pod-level resources default only what nothing 
   CHECK(PodNonZeroRequests(pod).memory == 64LL << 20);
 }
 
-TEST_CASE("in-place resize: a container counts at the most of spec, actuated and allocated") {
+TEST_CASE("in-place resize: a container counts at the most of spec and actuated and allocated") {
   Pod pod;
   pod.containers = {C("1", "128Mi")};
   Container& c = pod.containers[0];
