@@ -150,6 +150,7 @@ class Suggester {
     for (const Edit& e : edits) {
       if (std::optional<Suggestion> s = Verify({&e})) out.push_back(std::move(*s));
     }
+    if (failing_.contains("DynamicResources")) ClaimEdits(out);
     std::stable_sort(out.begin(), out.end(), [](const Suggestion& a, const Suggestion& b) {
       return a.nodes.size() > b.nodes.size();
     });
@@ -499,6 +500,119 @@ class Suggester {
     return s;
   }
 
+  // --- DynamicResources: edits of what the pod's claims ask ------------------
+  //
+  // A claim is an object of its own (made from the pod's template, or
+  // named by the pod): each edit replaces the claim in the cluster while
+  // the pod is decided again, and puts it back. For every request of every
+  // claim still to allocate: the most devices fewer than asked that open a
+  // node (a bisection over the count), each CEL selector dropped, and each
+  // other DeviceClass in its place. They share the single edits' budget.
+
+  // Where a person changes the claim: the pod's template, else the claim.
+  std::string ClaimWhere(const k8s::ResourceClaim& claim) const {
+    for (const k8s::PodResourceClaimStatus& status : pod_.resource_claim_statuses) {
+      if (status.claim_name != claim.name) continue;
+      for (const k8s::PodResourceClaim& entry : pod_.resource_claims) {
+        if (entry.name == status.name && !entry.template_name.empty()) return "template " + entry.template_name;
+      }
+    }
+    return "claim " + claim.name;
+  }
+
+  std::optional<Suggestion> TryClaim(const k8s::ResourceClaim& original, k8s::ResourceClaim edited, Change change) {
+    ++claim_edits_;
+    cluster_.SetResourceClaim(std::move(edited));
+    std::unique_ptr<PodPlan> plan = engine_.Plan(pod_, cluster_);
+    std::vector<rt::RowId> feasible = engine_.Decide(*plan, cluster_, {.filters_only = true}).feasible;
+    plan.reset();
+    cluster_.SetResourceClaim(original);
+    Suggestion s;
+    for (rt::RowId row : feasible) {
+      if (!feasible_.contains(row)) s.nodes.emplace_back(Table().NodeName(row));
+    }
+    if (s.nodes.empty()) return std::nullopt;
+    s.changes.push_back(std::move(change));
+    return s;
+  }
+
+  void ClaimEdits(std::vector<Suggestion>& out) {
+    // The pod's claims not allocated yet, looked up by name (also when the
+    // PreFilter refuses them, e.g. for a class that does not exist).
+    std::vector<k8s::ResourceClaim> originals;  // copies: the storage changes while edits are tried
+    for (const k8s::PodResourceClaim& entry : pod_.resource_claims) {
+      std::string name = entry.claim_name;
+      for (const k8s::PodResourceClaimStatus& status : pod_.resource_claim_statuses) {
+        if (status.name == entry.name) name = status.claim_name;
+      }
+      const k8s::ResourceClaim* claim = rt::StorageObjects::Get(Table().Storage().resource_claims,
+                                                                rt::StorageObjects::ClaimKey(pod_.namespace_name, name));
+      if (claim != nullptr && !claim->allocation) originals.push_back(*claim);
+    }
+    std::vector<std::string> classes;
+    for (const auto& [name, c] : Table().Storage().device_classes) classes.push_back(name);
+    std::sort(classes.begin(), classes.end());
+    auto budget = [&] { return claim_edits_ < options_.edits; };
+    for (const k8s::ResourceClaim& original : originals) {
+      std::string where = ClaimWhere(original);
+      for (size_t r = 0; r < original.spec.requests.size(); ++r) {
+        const k8s::DeviceRequest& request = original.spec.requests[r];
+        for (size_t a = 0; a < request.alternatives.size(); ++a) {
+          const k8s::DeviceSubRequest& sub = request.alternatives[a];
+          std::string name = request.first_available ? request.name + "/" + sub.name : request.name;
+          auto edited = [&](auto&& edit) {
+            k8s::ResourceClaim c = original;
+            edit(c.spec.requests[r].alternatives[a]);
+            return c;
+          };
+          auto fields = [&](std::vector<std::pair<std::string, std::variant<std::string, int64_t>>> more) {
+            std::vector<std::pair<std::string, std::variant<std::string, int64_t>>> f = {
+                {where.starts_with("template ") ? "template" : "claim", where.substr(where.find(' ') + 1)},
+                {"request", name}};
+            f.insert(f.end(), more.begin(), more.end());
+            return f;
+          };
+          // Fewer devices: the largest count that opens a node.
+          std::optional<Suggestion> fewer;
+          for (int64_t lo = 1, hi = sub.mode == k8s::AllocationMode::kExactCount ? sub.count - 1 : 0;
+               lo <= hi && budget();) {
+            int64_t mid = lo + (hi - lo + 1) / 2;
+            Change change{"lower-device-count",
+                          fmt::format("ask for {} device{} instead of {} in request `{}` of {}", mid, mid == 1 ? "" : "s",
+                                      sub.count, name, where),
+                          fields({{"from", sub.count}, {"to", mid}})};
+            std::optional<Suggestion> s = TryClaim(original, edited([&](k8s::DeviceSubRequest& x) { x.count = mid; }),
+                                                   std::move(change));
+            if (s) {
+              fewer = std::move(s);
+              lo = mid + 1;
+            } else {
+              hi = mid - 1;
+            }
+          }
+          if (fewer) out.push_back(std::move(*fewer));
+          for (size_t i = 0; i < sub.selectors.size() && budget(); ++i) {
+            const k8s::CelSelector& selector = sub.selectors[i];
+            Change change{"drop-device-selector",
+                          fmt::format("drop the selector `{}` from request `{}` of {}", selector.expression, name, where),
+                          fields({{"selector", selector.expression}})};
+            auto drop = [i](k8s::DeviceSubRequest& x) { x.selectors.erase(x.selectors.begin() + static_cast<ptrdiff_t>(i)); };
+            if (auto s = TryClaim(original, edited(drop), std::move(change))) out.push_back(std::move(*s));
+          }
+          for (const std::string& other : classes) {
+            if (other == sub.class_name || !budget()) continue;
+            Change change{"use-device-class",
+                          fmt::format("use DeviceClass `{}` instead of `{}` in request `{}` of {}", other,
+                                      sub.class_name, name, where),
+                          fields({{"from", sub.class_name}, {"to", other}})};
+            auto use = [&other](k8s::DeviceSubRequest& x) { x.class_name = other; };
+            if (auto s = TryClaim(original, edited(use), std::move(change))) out.push_back(std::move(*s));
+          }
+        }
+      }
+    }
+  }
+
   // --- combinations ------------------------------------------------------------
 
   // Whether `plugin` alone passes on `row` for the pod with `edit` applied.
@@ -835,6 +949,7 @@ class Suggester {
   std::set<std::string> failing_;  // every plugin that rejects some node
   std::vector<std::pair<rt::RowId, NodeNeeds>> rejected_;
   std::map<std::pair<const Edit*, std::string>, std::set<rt::RowId>> passes_;
+  size_t claim_edits_ = 0;  // claim edits tried (DynamicResources)
   std::unique_ptr<PodPlan> plan_;  // the pod as it is (cluster changes)
   std::vector<int8_t> untolerated_;  // by taint id: -1 not known yet
   std::map<std::string, int64_t> requested_;  // the pod's effective requests

@@ -7,7 +7,9 @@
 /// request to what a node has free, drop one nodeSelector entry or one
 /// required node-affinity requirement, raise a spread constraint's maxSkew
 /// (or let it be ScheduleAnyway), drop one required (anti-)affinity term,
-/// drop one host port. When no single edit opens a node, the edits each
+/// drop one host port; of the pod's DRA claims (while DynamicResources
+/// rejects): ask fewer devices, drop one CEL selector, use another
+/// DeviceClass. When no single edit opens a node, the edits each
 /// rejected node needs are put together, one combination per distinct set.
 /// On the cluster: one more node like an existing one with nothing running
 /// on it, and the fewest pods whose removal frees a node (ignoring
@@ -33,7 +35,8 @@ struct Change {
   /// `drop-node-selector`, `drop-node-affinity-requirement`,
   /// `drop-node-affinity`, `raise-max-skew`, `schedule-anyway`,
   /// `drop-pod-affinity-term`, `drop-pod-anti-affinity-term`,
-  /// `drop-host-port`, `drop-node-name`, `add-node`, `remove-pods`.
+  /// `drop-host-port`, `drop-node-name`, `lower-device-count`,
+  /// `drop-device-selector`, `use-device-class`, `add-node`, `remove-pods`.
   std::string kind;
   std::string words;  ///< the edit, for a person
   /// The edit for a program, by kind (docs/suggestions.md): `key`, `value`,
@@ -41,7 +44,8 @@ struct Change {
   /// (drop-node-selector); `term`, `requirement` (drop-node-affinity-requirement);
   /// `constraint`, `topologyKey`, `maxSkew` (raise-max-skew, schedule-anyway);
   /// `term` (drop-pod-(anti-)affinity-term); `container`, `hostPort`,
-  /// `protocol` (drop-host-port); `nodeName` (drop-node-name); `like` (add-node,
+  /// `protocol` (drop-host-port); `nodeName` (drop-node-name); `template` or
+  /// `claim`, `request` and `from`/`to` or `selector` (the DRA edits); `like` (add-node,
   /// comma-separated); `node` (remove-pods).
   /// Indexes count from 0 in the pod's lists. Indexes, ports and maxSkew
   /// are numbers; the rest strings.
