@@ -26,7 +26,6 @@
 #include "k8s/pod_reader.h"
 #include "support/suggest.h"
 #include "support/json_writer.h"
-#include "runtime/engine/template_claims.h"
 #include "runtime/engine/engine.h"
 #include "runtime/engine/pod_template.h"
 #include "runtime/engine/suggest.h"
@@ -181,7 +180,6 @@ class CheckRun {
     a.placement = engine_->Explain(plan, *cluster_, decision, {}, details);
     a.pod = plan.Pod().namespace_name + "/" + plan.Pod().name;
     a.notes = host::NotesFor(plan.Pod(), profile_.scheduler_name);
-    if (auto made = claim_notes_.find(a.pod); made != claim_notes_.end()) a.notes.notes.push_back(made->second);
     if (a.notes.gated) a.placement.summary = "Scheduling is blocked due to non-empty scheduling gates";
     a.fits = a.placement.feasible > 0 && !a.notes.gated;
     return a;
@@ -324,17 +322,6 @@ class CheckRun {
     // dump's of the same name, as applying it would) while its pods are checked.
     tooling::AddManifestObjects(*manifest, *cluster_);
     pods_ = std::move(manifest->pods);
-    // A new pod's template claims are made as the resourceclaim controller
-    // makes them once the pod exists, so that they are answered for.
-    for (k8s::Pod& p : pods_) {
-      std::vector<std::string> made = engine::MakeTemplateClaims(p, *cluster_);
-      if (made.empty()) continue;
-      claim_notes_[p.namespace_name + "/" + p.name] =
-          fmt::format("answered with its ResourceClaim{} {} made from the pod's template{}, as the resourceclaim "
-                      "controller makes {} once the pod is created",
-                      made.size() == 1 ? "" : "s", fmt::join(made, ", "), made.size() == 1 ? "" : "s",
-                      made.size() == 1 ? "it" : "them");
-    }
     return true;
   }
 
@@ -435,7 +422,6 @@ class CheckRun {
   const Args& args_;
   DiagnosticSink diags_;
   std::string bound_note_;  // --pod named a bound pod
-  std::map<std::string, std::string> claim_notes_;  // namespace/name -> the template claims made for it
   std::string where_;       // the snapshot's files, or the live cluster, for messages
   std::vector<std::shared_ptr<const Source>> snapshot_sources_;  // the live cluster's pages; a bound pod's files
   std::unique_ptr<engine::Cluster> cluster_;

@@ -26,6 +26,7 @@
 #include "runtime/engine/cluster.h"
 #include "runtime/engine/engine.h"
 #include "runtime/engine/preemption.h"
+#include "runtime/engine/template_claims.h"
 #include "runtime/sched/decide.h"
 #include "runtime/sched/profile.h"
 
@@ -150,7 +151,9 @@ class Suggester {
     for (const Edit& e : edits) {
       if (std::optional<Suggestion> s = Verify({&e})) out.push_back(std::move(*s));
     }
-    if (failing_.contains("DynamicResources")) ClaimEdits(out);
+    if (failing_.contains("DynamicResources")) {
+      if (!TemplateClaims(out)) ClaimEdits(pod_, out);
+    }
     std::stable_sort(out.begin(), out.end(), [](const Suggestion& a, const Suggestion& b) {
       return a.nodes.size() > b.nodes.size();
     });
@@ -510,20 +513,21 @@ class Suggester {
   // other DeviceClass in its place. They share the single edits' budget.
 
   // Where a person changes the claim: the pod's template, else the claim.
-  std::string ClaimWhere(const k8s::ResourceClaim& claim) const {
-    for (const k8s::PodResourceClaimStatus& status : pod_.resource_claim_statuses) {
+  static std::string ClaimWhere(const k8s::Pod& pod, const k8s::ResourceClaim& claim) {
+    for (const k8s::PodResourceClaimStatus& status : pod.resource_claim_statuses) {
       if (status.claim_name != claim.name) continue;
-      for (const k8s::PodResourceClaim& entry : pod_.resource_claims) {
+      for (const k8s::PodResourceClaim& entry : pod.resource_claims) {
         if (entry.name == status.name && !entry.template_name.empty()) return "template " + entry.template_name;
       }
     }
     return "claim " + claim.name;
   }
 
-  std::optional<Suggestion> TryClaim(const k8s::ResourceClaim& original, k8s::ResourceClaim edited, Change change) {
+  std::optional<Suggestion> TryClaim(const k8s::Pod& pod, const k8s::ResourceClaim& original, k8s::ResourceClaim edited,
+                                     Change change) {
     ++claim_edits_;
     cluster_.SetResourceClaim(std::move(edited));
-    std::unique_ptr<PodPlan> plan = engine_.Plan(pod_, cluster_);
+    std::unique_ptr<PodPlan> plan = engine_.Plan(pod, cluster_);
     std::vector<rt::RowId> feasible = engine_.Decide(*plan, cluster_, {.filters_only = true}).feasible;
     plan.reset();
     cluster_.SetResourceClaim(original);
@@ -536,17 +540,56 @@ class Suggester {
     return s;
   }
 
-  void ClaimEdits(std::vector<Suggestion>& out) {
+  // A pod whose template claims are not made yet (kube-scheduler: `pod
+  // "NS/NAME": ResourceClaim not created yet`): the resourceclaim
+  // controller's work, tried as a cluster change — alone, else with each
+  // claim edit (in the template) that then opens a node. False when the pod
+  // has no claim to make.
+  bool TemplateClaims(std::vector<Suggestion>& out) {
+    k8s::Pod pod = pod_;
+    std::vector<std::string> made = MakeTemplateClaims(pod, cluster_);
+    if (made.empty()) return false;
+    Change create{"create-claims",
+                  fmt::format("the ResourceClaim{} {} made from the pod's template{}, as the resourceclaim controller "
+                              "makes {} once the pod exists",
+                              made.size() == 1 ? "" : "s", fmt::join(made, ", "), made.size() == 1 ? "" : "s",
+                              made.size() == 1 ? "it" : "them"),
+                  {{"claims", fmt::format("{}", fmt::join(made, ","))}}};
+    Suggestion alone;
+    alone.cluster = true;
+    {
+      std::unique_ptr<PodPlan> plan = engine_.Plan(pod, cluster_);
+      for (rt::RowId row : engine_.Decide(*plan, cluster_, {.filters_only = true}).feasible) {
+        if (!feasible_.contains(row)) alone.nodes.emplace_back(Table().NodeName(row));
+      }
+    }
+    if (!alone.nodes.empty()) {
+      alone.changes.push_back(create);
+      out.push_back(std::move(alone));
+    } else {
+      std::vector<Suggestion> edits;
+      ClaimEdits(pod, edits);
+      for (Suggestion& e : edits) {
+        e.cluster = true;
+        e.changes.insert(e.changes.begin(), create);
+        out.push_back(std::move(e));
+      }
+    }
+    for (const std::string& name : made) cluster_.RemoveResourceClaim(pod.namespace_name, name);
+    return true;
+  }
+
+  void ClaimEdits(const k8s::Pod& pod, std::vector<Suggestion>& out) {
     // The pod's claims not allocated yet, looked up by name (also when the
     // PreFilter refuses them, e.g. for a class that does not exist).
     std::vector<k8s::ResourceClaim> originals;  // copies: the storage changes while edits are tried
-    for (const k8s::PodResourceClaim& entry : pod_.resource_claims) {
+    for (const k8s::PodResourceClaim& entry : pod.resource_claims) {
       std::string name = entry.claim_name;
-      for (const k8s::PodResourceClaimStatus& status : pod_.resource_claim_statuses) {
+      for (const k8s::PodResourceClaimStatus& status : pod.resource_claim_statuses) {
         if (status.name == entry.name) name = status.claim_name;
       }
       const k8s::ResourceClaim* claim = rt::StorageObjects::Get(Table().Storage().resource_claims,
-                                                                rt::StorageObjects::ClaimKey(pod_.namespace_name, name));
+                                                                rt::StorageObjects::ClaimKey(pod.namespace_name, name));
       if (claim != nullptr && !claim->allocation) originals.push_back(*claim);
     }
     std::vector<std::string> classes;
@@ -554,7 +597,7 @@ class Suggester {
     std::sort(classes.begin(), classes.end());
     auto budget = [&] { return claim_edits_ < options_.edits; };
     for (const k8s::ResourceClaim& original : originals) {
-      std::string where = ClaimWhere(original);
+      std::string where = ClaimWhere(pod, original);
       for (size_t r = 0; r < original.spec.requests.size(); ++r) {
         const k8s::DeviceRequest& request = original.spec.requests[r];
         for (size_t a = 0; a < request.alternatives.size(); ++a) {
@@ -581,8 +624,8 @@ class Suggester {
                           fmt::format("ask for {} device{} instead of {} in request `{}` of {}", mid, mid == 1 ? "" : "s",
                                       sub.count, name, where),
                           fields({{"from", sub.count}, {"to", mid}})};
-            std::optional<Suggestion> s = TryClaim(original, edited([&](k8s::DeviceSubRequest& x) { x.count = mid; }),
-                                                   std::move(change));
+            std::optional<Suggestion> s = TryClaim(
+                pod, original, edited([&](k8s::DeviceSubRequest& x) { x.count = mid; }), std::move(change));
             if (s) {
               fewer = std::move(s);
               lo = mid + 1;
@@ -597,7 +640,7 @@ class Suggester {
                           fmt::format("drop the selector `{}` from request `{}` of {}", selector.expression, name, where),
                           fields({{"selector", selector.expression}})};
             auto drop = [i](k8s::DeviceSubRequest& x) { x.selectors.erase(x.selectors.begin() + static_cast<ptrdiff_t>(i)); };
-            if (auto s = TryClaim(original, edited(drop), std::move(change))) out.push_back(std::move(*s));
+            if (auto s = TryClaim(pod, original, edited(drop), std::move(change))) out.push_back(std::move(*s));
           }
           for (const std::string& other : classes) {
             if (other == sub.class_name || !budget()) continue;
@@ -606,7 +649,7 @@ class Suggester {
                                       sub.class_name, name, where),
                           fields({{"from", sub.class_name}, {"to", other}})};
             auto use = [&other](k8s::DeviceSubRequest& x) { x.class_name = other; };
-            if (auto s = TryClaim(original, edited(use), std::move(change))) out.push_back(std::move(*s));
+            if (auto s = TryClaim(pod, original, edited(use), std::move(change))) out.push_back(std::move(*s));
           }
         }
       }

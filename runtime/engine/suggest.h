@@ -36,7 +36,8 @@ struct Change {
   /// `drop-node-affinity`, `raise-max-skew`, `schedule-anyway`,
   /// `drop-pod-affinity-term`, `drop-pod-anti-affinity-term`,
   /// `drop-host-port`, `drop-node-name`, `lower-device-count`,
-  /// `drop-device-selector`, `use-device-class`, `add-node`, `remove-pods`.
+  /// `drop-device-selector`, `use-device-class`, `create-claims`, `add-node`,
+  /// `remove-pods`.
   std::string kind;
   std::string words;  ///< the edit, for a person
   /// The edit for a program, by kind (docs/suggestions.md): `key`, `value`,
@@ -45,7 +46,8 @@ struct Change {
   /// `constraint`, `topologyKey`, `maxSkew` (raise-max-skew, schedule-anyway);
   /// `term` (drop-pod-(anti-)affinity-term); `container`, `hostPort`,
   /// `protocol` (drop-host-port); `nodeName` (drop-node-name); `template` or
-  /// `claim`, `request` and `from`/`to` or `selector` (the DRA edits); `like` (add-node,
+  /// `claim`, `request` and `from`/`to` or `selector` (the DRA edits);
+  /// `claims` (create-claims, comma-separated); `like` (add-node,
   /// comma-separated); `node` (remove-pods).
   /// Indexes count from 0 in the pod's lists. Indexes, ports and maxSkew
   /// are numbers; the rest strings.

@@ -18,7 +18,13 @@ std::vector<std::string> MakeTemplateClaims(k8s::Pod& pod, Cluster& cluster) {
     if (t == nullptr) continue;
     if (pod.uid.empty()) pod.uid = fmt::format("policyc:{}/{}", pod.namespace_name, pod.name);
     k8s::ResourceClaim claim;
+    // POD-ENTRY, as the controller's generateName starts it; a name taken
+    // by another claim gets a suffix, as generateName's random one would.
     claim.name = fmt::format("{}-{}", pod.name, entry.name);
+    const auto& existing = cluster.Table().Storage().resource_claims;
+    for (int n = 1; existing.contains(rt::StorageObjects::ClaimKey(pod.namespace_name, claim.name)); ++n) {
+      claim.name = fmt::format("{}-{}-{}", pod.name, entry.name, n);
+    }
     claim.namespace_name = pod.namespace_name;
     claim.uid = fmt::format("policyc:{}/{}", claim.namespace_name, claim.name);
     claim.controller_kind = "Pod";

@@ -3,9 +3,9 @@
 /// (pkg/controller/resourceclaim): each entry of spec.resourceClaims that
 /// names a ResourceClaimTemplate and has no claim yet gets one, made from
 /// the template as POD-ENTRY, controlled by the pod, and recorded in the
-/// pod's status.resourceClaimStatuses. `schedule` does it for its queue and
-/// `check` for a pod given as a manifest (a new pod, whose claims the
-/// controller makes once it exists).
+/// pod's status.resourceClaimStatuses. `schedule` does it for its queue;
+/// `check` answers as kube-scheduler does before it is done (`ResourceClaim
+/// not created yet`) and suggests it, verified, as a cluster change.
 
 #include <string>
 #include <vector>
