@@ -28,7 +28,7 @@ find tests examples ../shared -type f -name '*.json' -size -200k -exec cp -t "$w
 find tests policies stdlib -type f -name '*.policy' -exec cp -t "$work/policy" {} + 2>/dev/null || true
 # `test`: test files (the conformance cases are test files too).
 i=0
-for f in tests/policy/*.yaml tests/conformance/*/*.yaml ../shared/conformance/cases/*/*.yaml; do
+for f in tests/policy/*.yaml tests/conformance/*/*.yaml tests/conformance-1.34/*/*.yaml ../shared/conformance/cases/*/*.yaml; do
   [ -f "$f" ] && cp "$f" "$work/test/seed$i" && i=$((i+1))
 done
 # `check`: a policy, a pod, a profile and a DRA CEL selector joined by NUL bytes.
@@ -38,7 +38,8 @@ cel=('device.capacity["gpu.example.com"].memory.compareTo(quantity("40Gi")) >= 0
      '[1, 2, 3].exists(x, x == device.attributes["gpu.example.com"].index) || device.driver.matches("^gpu")')
 i=0
 for policy in policies/*.policy policies/*.yaml tests/data/*.policy; do
-  for pod in examples/pods/*.yaml tests/data/pod-mysql-bound-volume.yaml tests/data/pod-scratch-local.yaml; do
+  for pod in examples/pods/*.yaml tests/data/pod-mysql-bound-volume.yaml tests/data/pod-scratch-local.yaml \
+             tests/data/dra-two-big-gpus.yaml; do
     profile=$(ls examples/profiles/*.yaml | sed -n "$((i % $(ls examples/profiles/*.yaml | wc -l) + 1))p")
     { cat "$policy"; printf '\0'; cat "$pod"; printf '\0'; [ $((i % 2)) -eq 0 ] && cat "$profile";
       [ $((i % 3)) -eq 0 ] && printf '\0%s' "${cel[$((i % ${#cel[@]}))]}"; } > "$work/check/seed$i"
