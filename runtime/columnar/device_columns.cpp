@@ -2,6 +2,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <numeric>
 #include <set>
 
@@ -98,31 +99,46 @@ std::shared_ptr<SelectorVerdicts> DeviceColumns::Evaluate(const std::string& exp
 void DeviceColumns::BuildTable() const {
   compiled_ = std::make_unique<Compiled>();
   using lower::AttributeColumn;
+  // A device's row is written into one reused node; the column keys of
+  // each attribute and capacity name are made once.
+  std::map<std::pair<AttributeColumn, std::string_view>, std::string, std::less<>> attribute_keys;
+  auto key = [&](AttributeColumn column, std::string_view name) -> const std::string& {
+    auto it = attribute_keys.find(std::pair{column, name});
+    if (it == attribute_keys.end()) {
+      it = attribute_keys.emplace(std::pair{column, name}, lower::DeviceAttributeKey(column, std::string(name))).first;
+    }
+    return it->second;
+  };
+  std::map<std::string_view, std::string, std::less<>> capacity_keys;
+  k8s::Node row;
   for (size_t i = 0; i < devices_.size(); ++i) {
     const k8s::Device& d = *devices_[i].device;
-    k8s::Node row;
     row.name = Decimal(static_cast<int64_t>(i));
+    row.labels.clear();
+    row.allocatable.clear();
     row.labels.emplace_back(std::string(lower::kDeviceDriverKey), std::string(devices_[i].driver));
     for (const auto& [name, a] : d.attributes) {
       switch (a.kind) {
         case k8s::DeviceAttribute::Kind::kString:
-          row.labels.emplace_back(lower::DeviceAttributeKey(AttributeColumn::kString, name), a.text);
+          row.labels.emplace_back(key(AttributeColumn::kString, name), a.text);
           break;
         case k8s::DeviceAttribute::Kind::kInt:
-          row.labels.emplace_back(lower::DeviceAttributeKey(AttributeColumn::kInt, name), Decimal(a.int_value));
+          row.labels.emplace_back(key(AttributeColumn::kInt, name), Decimal(a.int_value));
           break;
         case k8s::DeviceAttribute::Kind::kBool:
-          row.labels.emplace_back(lower::DeviceAttributeKey(AttributeColumn::kBool, name), a.bool_value ? "true" : "false");
+          row.labels.emplace_back(key(AttributeColumn::kBool, name), a.bool_value ? "true" : "false");
           break;
         case k8s::DeviceAttribute::Kind::kVersion:
-          row.labels.emplace_back(lower::DeviceAttributeKey(AttributeColumn::kVersion, name), a.text);
-          if (!cel::ParseSemver(a.text)) row.labels.emplace_back(lower::DeviceAttributeKey(AttributeColumn::kBadVersion, name), "1");
+          row.labels.emplace_back(key(AttributeColumn::kVersion, name), a.text);
+          if (!cel::ParseSemver(a.text)) row.labels.emplace_back(key(AttributeColumn::kBadVersion, name), "1");
           break;
       }
     }
     for (const auto& [name, q] : d.capacity) {
       row.allocatable.emplace_back(name, q);
-      row.labels.emplace_back(lower::DeviceCapacityKey(name), "1");
+      auto capacity = capacity_keys.find(std::string_view(name));
+      if (capacity == capacity_keys.end()) capacity = capacity_keys.emplace(name, lower::DeviceCapacityKey(name)).first;
+      row.labels.emplace_back(capacity->second, "1");
       k8s::Quantity::Nanos milli = q.nanos() / 1000000;
       if (q.nanos() % 1000000 != 0 || milli > INT64_MAX || milli < -INT64_MAX) compiled_->inexact.insert(name);
     }

@@ -226,35 +226,55 @@ std::optional<RowId> NodeTable::AddNode(const k8s::Node& node) {
   return row;
 }
 
-uint64_t NodeTable::NodeFacts(const k8s::Node& node) {
-  // Each part as a line, the unordered ones sorted, then one 64-bit FNV-1a
-  // over them all (a check for change, not against an adversary).
-  auto sorted = [](std::vector<std::string> lines) {
-    std::sort(lines.begin(), lines.end());
-    std::string out;
-    for (const std::string& line : lines) out += line + '\n';
-    return out;
-  };
-  std::vector<std::string> lines;
-  for (const auto& [key, value] : node.labels) lines.push_back(key + '=' + value);
-  std::string text = sorted(std::move(lines)) + '\f';
-  lines.clear();
-  for (const auto& [name, quantity] : node.allocatable) {
-    lines.push_back(name + '=' + std::to_string(k8s::SchedulerUnits(name, quantity)));
-  }
-  text += sorted(std::move(lines)) + '\f';
-  for (const k8s::Taint& t : node.taints) {
-    text += t.key + '=' + t.value + ':' + std::to_string(static_cast<int>(t.effect)) + '\n';
-  }
-  text += node.unschedulable ? "unschedulable\f" : "\f";
-  lines.clear();
-  for (const auto& [names, bytes] : node.images) {
-    for (const std::string& name : names) lines.push_back(name + ' ' + std::to_string(bytes));
-  }
-  text += sorted(std::move(lines));
+namespace {
+
+// 64-bit FNV-1a, fed piece by piece (no string is built).
+struct Fnv {
   uint64_t h = 0xcbf29ce484222325ULL;
-  for (unsigned char c : text) h = (h ^ c) * 0x100000001b3ULL;
-  return h == 0 ? 1 : h;  // 0 is a row without a node
+  Fnv& Add(std::string_view s) {
+    for (unsigned char c : s) h = (h ^ c) * 0x100000001b3ULL;
+    return *this;
+  }
+  Fnv& Add(char c) {
+    h = (h ^ static_cast<unsigned char>(c)) * 0x100000001b3ULL;
+    return *this;
+  }
+  Fnv& Add(uint64_t v) {
+    for (int i = 0; i < 8; ++i) Add(static_cast<char>(v >> (8 * i)));
+    return *this;
+  }
+};
+
+}  // namespace
+
+uint64_t NodeTable::NodeFacts(const k8s::Node& node) {
+  // Each line of the unordered parts hashed alone and the hashes sorted,
+  // so that order does not matter, then folded into one FNV-1a with the
+  // ordered parts (a check for change, not against an adversary).
+  Fnv all;
+  std::vector<uint64_t> lines;
+  lines.reserve(node.labels.size());
+  auto fold = [&] {
+    std::sort(lines.begin(), lines.end());
+    for (uint64_t line : lines) all.Add(line);
+    all.Add('\f');
+    lines.clear();
+  };
+  for (const auto& [key, value] : node.labels) lines.push_back(Fnv().Add(key).Add('=').Add(value).h);
+  fold();
+  for (const auto& [name, quantity] : node.allocatable) {
+    lines.push_back(Fnv().Add(name).Add('=').Add(static_cast<uint64_t>(k8s::SchedulerUnits(name, quantity))).h);
+  }
+  fold();
+  for (const k8s::Taint& t : node.taints) {
+    all.Add(t.key).Add('=').Add(t.value).Add(':').Add(static_cast<uint64_t>(t.effect)).Add('\n');
+  }
+  all.Add(node.unschedulable ? "unschedulable\f" : "\f");
+  for (const auto& [names, bytes] : node.images) {
+    for (const std::string& name : names) lines.push_back(Fnv().Add(name).Add(' ').Add(static_cast<uint64_t>(bytes)).h);
+  }
+  fold();
+  return all.h == 0 ? 1 : all.h;  // 0 is a row without a node
 }
 
 bool NodeTable::UpdateNode(const k8s::Node& node) {
