@@ -3,6 +3,8 @@
 // and lints them instead.
 
 #include <algorithm>
+#include <cctype>
+#include <charconv>
 #include <filesystem>
 #include <optional>
 #include <cstdio>
@@ -274,6 +276,46 @@ class CheckRun {
     return false;
   }
 
+  // A FitError summary with TaintToleration's reasons as 1.34.2 and later
+  // word them: before, each named its taint (`N node(s) had untolerated
+  // taint {k: v}`); their counts are added into one `node(s) had
+  // untolerated taint(s)` and the reasons sorted again as FitError sorts
+  // them (the "COUNT REASON" strings). Anything else comes back as it was.
+  static std::string TaintsUnnamed(std::string_view summary) {
+    constexpr std::string_view kAvailable = " nodes are available: ";
+    constexpr std::string_view kUnnamed = "node(s) had untolerated taint(s)";
+    size_t colon = summary.find(kAvailable);
+    if (colon == std::string_view::npos || !summary.ends_with('.')) return std::string(summary);
+    size_t start = colon + kAvailable.size();
+    std::string_view body = summary.substr(start, summary.size() - start - 1);
+    std::vector<std::string> reasons;
+    int64_t taints = 0;
+    for (size_t at = 0;;) {
+      // A reason ends at ", " before the next one's count.
+      size_t end = at;
+      while ((end = body.find(", ", end)) != std::string_view::npos &&
+             !(end + 2 < body.size() && std::isdigit(static_cast<unsigned char>(body[end + 2])))) {
+        end += 2;
+      }
+      std::string_view reason = body.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
+      size_t space = reason.find(' ');
+      int64_t count = 0;
+      std::string_view text = space == std::string_view::npos ? reason : reason.substr(space + 1);
+      bool counted = space != std::string_view::npos &&
+                     std::from_chars(reason.data(), reason.data() + space, count).ptr == reason.data() + space;
+      if (counted && (text.starts_with("node(s) had untolerated taint {") || text == kUnnamed)) {
+        taints += count;
+      } else {
+        reasons.emplace_back(reason);
+      }
+      if (end == std::string_view::npos) break;
+      at = end + 2;
+    }
+    if (taints > 0) reasons.push_back(fmt::format("{} {}", taints, kUnnamed));
+    std::sort(reasons.begin(), reasons.end());
+    return fmt::format("{}{}.", summary.substr(0, start), fmt::join(reasons, ", "));
+  }
+
   // What kube-scheduler last said about a Pending pod (its PodScheduled
   // condition's message, when the dump has one) beside policyc's summary,
   // and whether the two agree; kube adds its preemption attempt after the
@@ -288,6 +330,11 @@ class CheckRun {
       if (size_t at = kube.find(postscript); at != std::string_view::npos) kube = kube.substr(0, at);
     }
     if (kube == summary) return "  kube-scheduler's recorded answer (status.conditions PodScheduled) is the same\n";
+    if (TaintsUnnamed(kube) == TaintsUnnamed(summary)) {
+      return "  kube-scheduler's recorded answer (status.conditions PodScheduled) is the same but for the taints' "
+             "wording: kube-scheduler names each untolerated taint before 1.34.2 (--kubernetes-version 1.31 words it "
+             "so)\n";
+    }
     return fmt::format("  kube-scheduler recorded (status.conditions PodScheduled): {}\n"
                        "  which differs: the dump is not the cluster kube-scheduler last saw, or it runs a profile or "
                        "plugins this check does not (--profile)\n",
