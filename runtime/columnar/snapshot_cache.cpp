@@ -30,7 +30,7 @@ namespace {
 
 constexpr char kMagic[8] = {'P', 'L', 'C', 'Y', 'S', 'N', 'A', 'P'};
 // Bump when the payload's layout or what the decoders make of a file changes.
-constexpr uint32_t kFormat = 6;  // 6: pod-level resources and in-place resize status
+constexpr uint32_t kFormat = 7;  // 6: pod-level resources and resize status; 7: node facts hashed by line
 constexpr size_t kEdge = 64 * 1024;  // the head and the tail hashed
 
 // 64-bit hash, eight bytes at a time (a damaged cache, not an adversary).
