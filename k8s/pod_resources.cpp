@@ -109,11 +109,13 @@ NonZeroRequests PodNonZeroRequests(const Pod& pod) {
   // kube-scheduler's getNonMissingContainerRequests: with pod-level
   // requests, only a resource that neither they nor any container set gets
   // the default.
+  bool pod_level = PodLevelRequestsSet(pod);
+  ResourceList requested = pod_level ? PodRequests(pod) : ResourceList();
   ResourceList defaults;
-  if (!PodLevelRequestsSet(pod) || Find(PodRequests(pod), "cpu") == nullptr) {
+  if (!pod_level || Find(requested, "cpu") == nullptr) {
     defaults.emplace_back("cpu", Quantity::FromMilli(kDefaultMilliCpuRequest));
   }
-  if (!PodLevelRequestsSet(pod) || Find(PodRequests(pod), "memory") == nullptr) {
+  if (!pod_level || Find(requested, "memory") == nullptr) {
     defaults.emplace_back("memory", Quantity::FromUnits(kDefaultMemoryRequest));
   }
   ResourceList reqs = Requests(pod, &defaults);

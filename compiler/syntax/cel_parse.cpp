@@ -1,4 +1,6 @@
-// ANTLR glue for CEL: runs the generated lexer and parser over one
+// ANTLR glue for CEL (cel::Parse, declared in compiler/cel/parse.h; here
+// beside the policy parser so that the generated headers stay in
+// compiler/syntax): runs the generated lexer and parser over one
 // expression, turns their errors into problems, and walks the tree into
 // the AST, expanding macros as cel-go's parser does.
 
