@@ -11,6 +11,11 @@
 //       `memory >= 40Gi` on top of the DeviceClass's driver selector
 //   BM_Dra/claim-busy/<engine>  the same claim with half of every node's
 //       GPUs already allocated to other claims (the search must skip them)
+//   BM_Dra/policy-cel/<engine>  the extended pod, labelled
+//       `policyc.io/gpu-memory: 40Gi`, with policies/gpu-memory-fit-dra.policy
+//       beside the profile: a policy looping over each node's 8 devices
+//       with a `cel` selector (the loop interpreted, the selector decided
+//       once per device)
 //   BM_DraSelector/<how>      a new selector over all 40,000 devices:
 //       evaluated, compiled (its shape's kernel cached), compiled-fresh
 //       (the device columns built too, as after a ResourceSlice changes)
@@ -23,6 +28,8 @@
 
 #include <algorithm>
 #include <chrono>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 
@@ -83,8 +90,8 @@ std::string DraObjects(const rt::NodeTable& table, bool busy) {
     std::string devices;
     for (int g = 0; g < kGpusPerNode; ++g) {
       devices += fmt::format(
-          "{}{{name: gpu-{}, attributes: {{productName: {{string: NVIDIA H100 80GB HBM3}}, architecture: {{string: Hopper}}, "
-          "index: {{int: {}}}}}, capacity: {{memory: {{value: 80Gi}}}}}}",
+          "{}{{name: gpu-{}, attributes: {{type: {{string: gpu}}, productName: {{string: NVIDIA H100 80GB HBM3}}, "
+          "architecture: {{string: Hopper}}, index: {{int: {}}}}}, capacity: {{memory: {{value: 80Gi}}}}}}",
           g ? ", " : "", g, g);
     }
     out += fmt::format(
@@ -108,7 +115,7 @@ std::string DraObjects(const rt::NodeTable& table, bool busy) {
 
 struct World {
   std::unique_ptr<engine::Cluster> cluster;
-  k8s::Pod extended, claim;
+  k8s::Pod extended, claim, labelled;
 };
 
 World& TheWorld(bool busy) {
@@ -133,15 +140,21 @@ World& TheWorld(bool busy) {
   Source ext("ext.yaml", kExtendedPod), claim("claim.yaml", kClaimPod);
   w->extended = *k8s::ReadPod(ext, diags, k8s::FieldValidation::kStrict);
   w->claim = *k8s::ReadPod(claim, diags, k8s::FieldValidation::kStrict);
+  w->labelled = w->extended;
+  w->labelled.labels.emplace_back("policyc.io/gpu-memory", "40Gi");
   return *w;
 }
 
-std::unique_ptr<engine::Engine> DefaultEngine(bool jit) {
+// The default profile, with `policies` beside it.
+std::unique_ptr<engine::Engine> DefaultEngine(bool jit, std::vector<std::shared_ptr<const Source>> policies = {}) {
   engine::EngineOptions options;
   options.backend = jit ? engine::Backend::kJit : engine::Backend::kInterp;
   DiagnosticSink diags;
-  std::unique_ptr<engine::Engine> e = engine::Engine::Create(rt::DefaultProfile(), {}, options, diags);
-  if (!e) std::abort();
+  std::unique_ptr<engine::Engine> e = engine::Engine::Create(rt::DefaultProfile(), std::move(policies), options, diags);
+  if (!e) {
+    fmt::print(stderr, "{}\n", RenderAll(diags));
+    std::abort();
+  }
   return e;
 }
 
@@ -164,6 +177,30 @@ void Decide(benchmark::State& state, bool claim, bool busy, bool jit) {
   for (int i = 0; i < 5; ++i) baseline = std::min(baseline, Seconds(decide(*ext)));
   double total = 0;
   for (auto _ : state) total += Seconds(decide(*plan));
+  double per = total / static_cast<double>(state.iterations());
+  state.counters["us/pod"] = per * 1e6;
+  state.counters["x_extended"] = per / baseline;
+  state.counters["feasible"] = static_cast<double>(feasible);
+}
+
+// The labelled pod with GPU-memory fit's DRA form beside the profile,
+// against the extended pod without it, in the same run.
+void DecideWithCelPolicy(benchmark::State& state, bool jit) {
+  World& w = TheWorld(false);
+  std::ifstream in(std::string(POLICYC_SOURCE_DIR) + "/policies/gpu-memory-fit-dra.policy");
+  std::string text((std::istreambuf_iterator<char>(in)), std::istreambuf_iterator<char>());
+  if (text.empty()) return state.SkipWithError("policies/gpu-memory-fit-dra.policy is not readable");
+  std::unique_ptr<engine::Engine> plain = DefaultEngine(jit);
+  std::unique_ptr<engine::Engine> e = DefaultEngine(jit, {std::make_shared<const Source>("gpu-memory-fit-dra.policy", text)});
+  std::unique_ptr<engine::PodPlan> ext = plain->Plan(w.extended, *w.cluster);
+  std::unique_ptr<engine::PodPlan> plan = e->Plan(w.labelled, *w.cluster);
+  auto run = [&] { return e->Decide(*plan, *w.cluster).feasible.size(); };
+  size_t feasible = run();
+  if (feasible == 0) return state.SkipWithError("the pod fits nowhere: the benchmark measures nothing");
+  double baseline = 1e30;
+  for (int i = 0; i < 5; ++i) baseline = std::min(baseline, Seconds([&] { return plain->Decide(*ext, *w.cluster).feasible.size(); }));
+  double total = 0;
+  for (auto _ : state) total += Seconds(run);
   double per = total / static_cast<double>(state.iterations());
   state.counters["us/pod"] = per * 1e6;
   state.counters["x_extended"] = per / baseline;
@@ -219,6 +256,8 @@ BENCHMARK_CAPTURE(Decide, busy_interp, true, true, false)->Name("BM_Dra/claim-bu
 BENCHMARK_CAPTURE(Decide, extended_jit, false, false, true)->Name("BM_Dra/extended/jit")->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK_CAPTURE(Decide, claim_jit, true, false, true)->Name("BM_Dra/claim/jit")->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK_CAPTURE(Decide, busy_jit, true, true, true)->Name("BM_Dra/claim-busy/jit")->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK_CAPTURE(DecideWithCelPolicy, interp, false)->Name("BM_Dra/policy-cel/interp")->Unit(benchmark::kMicrosecond)->UseRealTime();
+BENCHMARK_CAPTURE(DecideWithCelPolicy, jit, true)->Name("BM_Dra/policy-cel/jit")->Unit(benchmark::kMicrosecond)->UseRealTime();
 BENCHMARK_CAPTURE(SelectorOverDevices, evaluate, false, false)->Name("BM_DraSelector/evaluate")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(SelectorOverDevices, compiled, true, false)->Name("BM_DraSelector/compiled")->Unit(benchmark::kMillisecond);
 BENCHMARK_CAPTURE(SelectorOverDevices, compiled_fresh, true, true)->Name("BM_DraSelector/compiled-fresh")->Unit(benchmark::kMillisecond);

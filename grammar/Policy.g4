@@ -87,13 +87,14 @@ expr
 fieldName
   : IDENT | POLICY | WEIGHT | LET | PARAM | DEF | FILTER | PREFILTER | SCORE | WHEN | REASON | DETAIL | UNRESOLVABLE
   | NORMALIZE | FOR
-  | ANY | ALL | SUM | COUNT | FIRST | WHERE
+  | ANY | ALL | SUM | COUNT | FIRST | WHERE | CEL
   ;
 
 primary
   : INT                                     # intLiteral
   | QUANTITY                                # quantityLiteral
   | STRING                                  # stringLiteral
+  | CEL STRING                              # celExpr       // a CEL device selector on the Device in scope
   | (TRUE | FALSE)                          # boolLiteral
   | NONE                                    # noneLiteral
   | IDENT LPAREN (expr (COMMA expr)*)? RPAREN  # callExpr
@@ -126,6 +127,7 @@ SUM       : 'sum' ;
 COUNT     : 'count' ;
 FIRST     : 'first' ;
 WHERE     : 'where' ;
+CEL       : 'cel' ;
 IN        : 'in' ;
 AND       : 'and' ;
 OR        : 'or' ;

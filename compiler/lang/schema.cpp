@@ -18,7 +18,7 @@ Schema::Schema(TypeTable& t) {
   std::map<std::string_view, RecordSchema*> by_name;
   for (std::string_view name : {"Pod", "NodeAffinity", "Term", "Requirement", "PreferredTerm", "Toleration", "Node",
                                 "Taint", "PodAffinity", "PodAffinityTerm", "WeightedPodAffinityTerm", "SpreadConstraint", "PodPort",
-                           "UsedPort", "Volume", "VolumeCandidate", "AttachedVolume", "VolumeLimit", "Disk"}) {
+                           "UsedPort", "Volume", "VolumeCandidate", "AttachedVolume", "VolumeLimit", "Disk", "Device"}) {
     owned_.push_back(std::make_unique<RecordSchema>(RecordSchema{name, {}}));
     by_name[name] = owned_.back().get();
     records_.push_back(owned_.back().get());
@@ -42,6 +42,7 @@ Schema::Schema(TypeTable& t) {
   const RecordSchema* AttachedVolume = by_name["AttachedVolume"];
   const RecordSchema* VolumeLimit = by_name["VolumeLimit"];
   const RecordSchema* Disk = by_name["Disk"];
+  const RecordSchema* Device = by_name["Device"];
 #define FIELD(id, record, name, type, side, doc) \
   by_name[#record]->fields.push_back(FieldSchema{FieldId::id, name, type, Side::side, doc});
 #include "compiler/lang/schema.def"

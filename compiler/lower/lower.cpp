@@ -175,17 +175,23 @@ class Lowerer {
 
   ir::NodeId Visit(ExprId id, const NameRef&) {
     const sema::NameTarget& target = checked_.name[id];
-    switch (target.kind) {
-      case sema::NameTarget::Kind::kPod: return Add(ir::PodRoot{}, TypeOf(id), id);
-      case sema::NameTarget::Kind::kNode: return Add(ir::NodeRoot{}, TypeOf(id), id);
-      case sema::NameTarget::Kind::kLet: return Add(ir::Local{let_slots_.at(target.index)}, TypeOf(id), id);
-      case sema::NameTarget::Kind::kParam: return Add(ir::Local{params_.back().at(target.index)}, TypeOf(id), id);
-      case sema::NameTarget::Kind::kBinder: return Add(ir::Local{binder_first_.at(target.index)}, TypeOf(id), id);
-      case sema::NameTarget::Kind::kBinderValue: return Add(ir::Local{binder_second_.at(target.index)}, TypeOf(id), id);
-      case sema::NameTarget::Kind::kNone: break;
-    }
+    if (target.kind == sema::NameTarget::Kind::kPod) return Add(ir::PodRoot{}, TypeOf(id), id);
+    if (target.kind == sema::NameTarget::Kind::kNode) return Add(ir::NodeRoot{}, TypeOf(id), id);
+    if (std::optional<ir::SlotId> slot = SlotOf(target)) return Add(ir::Local{*slot}, TypeOf(id), id);
     return Add(ir::NoneConst{}, types_.None(), id);
   }
+
+  // The slot of a `let`, a `def` parameter or a loop variable.
+  std::optional<ir::SlotId> SlotOf(const sema::NameTarget& target) const {
+    switch (target.kind) {
+      case sema::NameTarget::Kind::kLet: return let_slots_.at(target.index);
+      case sema::NameTarget::Kind::kParam: return params_.back().at(target.index);
+      case sema::NameTarget::Kind::kBinder: return binder_first_.at(target.index);
+      case sema::NameTarget::Kind::kBinderValue: return binder_second_.at(target.index);
+      default: return std::nullopt;
+    }
+  }
+
 
   ir::NodeId Visit(ExprId id, const FieldRef& e) {
     ir::NodeId object = Expr(e.object);
@@ -219,8 +225,12 @@ class Lowerer {
   ir::NodeId Builtin(ExprId id, const ExprId* receiver, const std::vector<ExprId>& args) {
     std::vector<ir::NodeId> operands;
     if (receiver != nullptr) operands.push_back(Expr(*receiver));
-    for (ExprId a : args) operands.push_back(Expr(a));
     lang::BuiltinId builtin = checked_.builtin[id]->id;
+    if (builtin == lang::BuiltinId::kCel) {  // `cel "..."` reads the Device sema found in scope: its first operand
+      ir::SlotId device = SlotOf(checked_.name[id]).value();
+      operands.push_back(Add(ir::Local{device}, function_->slots[device].type, id));
+    }
+    for (ExprId a : args) operands.push_back(Expr(a));
     if (builtin == lang::BuiltinId::kMax || builtin == lang::BuiltinId::kMin) {
       for (ir::NodeId& op : operands) op = Convert(op, TypeOf(id));
     }

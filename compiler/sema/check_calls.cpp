@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include "compiler/cel/compile.h"
 #include "compiler/sema/checker.h"
 #include "support/suggest.h"
 
@@ -140,6 +141,7 @@ TypeRef Checker::BuiltinCall(ExprId id, const Builtin& builtin, TypeRef receiver
     }
     case BuiltinId::kExistingAntiAffinity: return types_.Int();
     case BuiltinId::kClaimsFit: return types_.Int();
+    case BuiltinId::kCel: return CelCall(id, args[0]);
     case BuiltinId::kClaimsError:
     case BuiltinId::kClaimsDetail: return types_.String();
     case BuiltinId::kExistingAffinityWeight:
@@ -206,6 +208,51 @@ TypeRef Checker::DefCall(ExprId id, DefInfo& def, const std::vector<ExprId>& arg
     }
   }
   return def.result;
+}
+
+}  // namespace policy::sema
+
+namespace policy::sema {
+
+// `cel "..."`: a CEL device selector, checked against kube's DRA environment
+// as the allocator compiles one (compiler/cel), reading the innermost
+// `Device` in scope (a loop variable or a `def` parameter).
+TypeRef Checker::CelCall(ExprId id, ExprId text_id) {
+  const auto* text = std::get_if<StringLit>(&module_.exprs[text_id]);
+  if (text == nullptr) return Mismatch(text_id, "`cel` takes the selector as a string literal: `cel \"device.driver == 'x'\"`");
+  out_.reads_node[id] = 1;  // the device is the node's
+  Binding* device = nullptr;
+  for (auto it = scope_.rbegin(); it != scope_.rend() && device == nullptr; ++it) {
+    if (it->type->kind == TypeKind::kRecord && it->type->record->name == "Device") device = &*it;
+  }
+  bool ok = true;
+  if (device == nullptr) {
+    diags_.Error(DiagCode::kCelNoDevice, SpanOf(id), "`cel` reads a device, and no `Device` is in scope", "no device here")
+        .help = "write it where a device is named: `any device in node.devices: cel \"device.driver == 'gpu.nvidia.com'\"`, "
+                "or in a `def` with a `Device` parameter";
+    ok = false;
+  } else {
+    out_.name[id] = device->target;
+    device->used = true;
+  }
+  // Where the selector's bytes are in the file: exactly when the literal
+  // holds them as written (no escapes); else the literal as a whole.
+  Span literal = SpanOf(text_id);
+  std::optional<uint32_t> base;
+  if (literal.Valid() && literal.end >= literal.begin + 2) {
+    std::string_view raw = literal.source->Text().substr(literal.begin + 1, literal.end - literal.begin - 2);
+    if (raw == text->value) base = literal.begin + 1;
+  }
+  std::shared_ptr<const cel::Program> program = cel::Compile(text->value);
+  for (const cel::Problem& p : program->problems) {
+    Span at = literal;
+    if (base) at = Span{literal.source, *base + p.begin, std::max(*base + p.end, *base + p.begin + 1)};
+    if (base && at.end > literal.end - 1) at.end = std::max(at.begin, literal.end - 1);
+    diags_.Error(p.syntax ? DiagCode::kCelSyntax : DiagCode::kCelType, at, p.message, p.syntax ? "not CEL" : "here")
+        .help = "the selector is checked as kube checks a DeviceClass's or a claim's (the DRA CEL environment)";
+    ok = false;
+  }
+  return ok ? types_.Bool() : types_.Error();
 }
 
 }  // namespace policy::sema

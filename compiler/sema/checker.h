@@ -92,6 +92,7 @@ class Checker {
   // Calls (check_calls.cpp).
   TypeRef BuiltinCall(syntax::ExprId id, const Builtin& builtin, TypeRef receiver, const std::vector<syntax::ExprId>& args);
   TypeRef DefCall(syntax::ExprId id, DefInfo& def, const std::vector<syntax::ExprId>& args);
+  TypeRef CelCall(syntax::ExprId id, syntax::ExprId text);
   TypeRef UnknownCall(syntax::ExprId id, BuiltinKind kind, std::string_view name, std::vector<std::string_view> names,
                       const std::vector<syntax::ExprId>& args);
 

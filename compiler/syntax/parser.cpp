@@ -456,6 +456,10 @@ ExprId Builder::Primary(PolicyParser::PrimaryContext* ctx) {
   if (auto* p = dynamic_cast<PolicyParser::CallExprContext*>(ctx)) {
     return Add(Call{p->IDENT()->getText(), Exprs(p->expr())}, ctx);
   }
+  if (auto* p = dynamic_cast<PolicyParser::CelExprContext*>(ctx)) {  // `cel "..."`: a call of the builtin `cel`
+    ExprId text = module_.exprs.Add(StringLit{StringValue(p->STRING())}, window_.TokenSpan(p->STRING()->getSymbol()));
+    return Add(Call{"cel", {text}}, ctx);
+  }
   if (auto* p = dynamic_cast<PolicyParser::NameExprContext*>(ctx)) return Add(NameRef{p->IDENT()->getText()}, ctx);
   if (auto* p = dynamic_cast<PolicyParser::ParenExprContext*>(ctx)) return Expr(p->expr());
   if (auto* p = dynamic_cast<PolicyParser::SetLiteralContext*>(ctx)) return Add(SetLit{Exprs(p->expr())}, ctx);

@@ -6,6 +6,7 @@
 
 #include "compiler/ir/scalar.h"
 #include "k8s/quantity.h"
+#include "runtime/columnar/device_table.h"
 #include "runtime/interp/interpreter.h"
 
 namespace policy::rt {
@@ -49,6 +50,19 @@ Value FromPod(const binding::PodRef& r) {
     case Kind::kResources: return Value::Resources(SourceKind::kResourceList, r.ptr);
   }
   return Value::None();
+}
+
+// A device attribute as the policy language reads it: a string.
+std::string AttributeText(const k8s::DeviceAttribute& a) {
+  switch (a.kind) {
+    case k8s::DeviceAttribute::Kind::kInt: return std::to_string(a.int_value);
+    case k8s::DeviceAttribute::Kind::kBool: return a.bool_value ? "true" : "false";
+    default: return a.text;
+  }
+}
+
+const DeviceTable::Device& DeviceOf(const Value& v) {
+  return static_cast<const DeviceTable*>(v.ptr)->Devices()[static_cast<size_t>(v.i)];
 }
 
 }  // namespace
@@ -112,6 +126,23 @@ Value Interpreter::Load(FieldId field, const Value& object) {
       }
       return Value::List(std::move(out));
     }
+    case FieldId::kNodeDevices: {
+      std::shared_ptr<const DeviceTable> devices = table_.Devices();  // the same until slices, claims or nodes change
+      if (devices != devices_ || row != devices_row_ || devices_list_.IsNone()) {  // a node's loops share one list
+        std::vector<Value> out;
+        for (uint32_t id : devices->DevicesOf(row)) out.push_back(Value::Record(RecordKind::kDevice, devices.get(), id));
+        devices_ = std::move(devices);
+        devices_row_ = row;
+        devices_list_ = Value::List(std::move(out));
+      }
+      return devices_list_;
+    }
+    case FieldId::kDeviceDriver: return Value::String(DeviceOf(object).slice->driver);
+    case FieldId::kDevicePool: return Value::String(DeviceOf(object).slice->pool.name);
+    case FieldId::kDeviceName: return Value::String(DeviceOf(object).device->name);
+    case FieldId::kDeviceAllocated: return Value::Bool(DeviceOf(object).in_use);
+    case FieldId::kDeviceAttributes: return Value::Map(SourceKind::kDeviceAttributes, DeviceOf(object).device);
+    case FieldId::kDeviceCapacity: return Value::Resources(SourceKind::kDeviceCapacity, DeviceOf(object).device);
     case FieldId::kDiskId: return Value::String(object.s);
     case FieldId::kDiskReadOnly: return Value::Bool(object.i != 0);
     case FieldId::kUsedPortPort: return Value::Int(static_cast<const k8s::HostPort*>(object.ptr)->port);
@@ -128,6 +159,11 @@ Value Interpreter::Load(FieldId field, const Value& object) {
 // Every (name, milli) of a resources value; node sides list their non-zero columns.
 static ResourceAmounts ResourcesOf(const Value& v, const NodeTable& table) {
   if (v.source == SourceKind::kResourceList) return *static_cast<const ResourceAmounts*>(v.ptr);
+  if (v.source == SourceKind::kDeviceCapacity) {
+    ResourceAmounts out;
+    for (const auto& [name, q] : static_cast<const k8s::Device*>(v.ptr)->capacity) out.emplace_back(name, q.MilliValue());
+    return out;
+  }
   ResourceAmounts out;
   RowId row = static_cast<RowId>(v.i);
   for (const ResourceColumn& column : table.Resources()) {
@@ -149,6 +185,12 @@ static std::optional<int64_t> ResourceAmount(const Value& v, std::string_view na
     }
     return std::nullopt;
   }
+  if (v.source == SourceKind::kDeviceCapacity) {
+    for (const auto& [n, q] : static_cast<const k8s::Device*>(v.ptr)->capacity) {
+      if (n == name) return q.MilliValue();
+    }
+    return std::nullopt;
+  }
   RowId row = static_cast<RowId>(v.i);
   if (v.source == SourceKind::kNodeScoringRequested && (name == "cpu" || name == "memory")) {
     int64_t units = name == "cpu" ? table.NonZeroMilliCpu()[row] : table.NonZeroMemory()[row];
@@ -164,6 +206,12 @@ static std::optional<std::string> MapLookup(const Value& v, std::string_view key
   if (v.source == SourceKind::kStringMap) {
     const std::string* found = k8s::Find(*static_cast<const k8s::StringMap*>(v.ptr), key);
     return found ? std::optional<std::string>(*found) : std::nullopt;
+  }
+  if (v.source == SourceKind::kDeviceAttributes) {
+    for (const auto& [name, a] : static_cast<const k8s::Device*>(v.ptr)->attributes) {
+      if (name == key) return AttributeText(a);
+    }
+    return std::nullopt;
   }
   const LabelColumn* column = table.Label(key);
   if (column == nullptr) return std::nullopt;
@@ -205,6 +253,10 @@ std::vector<std::pair<Value, Value>> Interpreter::Elements(const Value& collecti
         for (const auto& [k, v] : *static_cast<const k8s::StringMap*>(collection.ptr)) {
           out.emplace_back(Value::String(k), Value::String(v));
         }
+      } else if (collection.source == SourceKind::kDeviceAttributes) {
+        for (const auto& [name, a] : static_cast<const k8s::Device*>(collection.ptr)->attributes) {
+          out.emplace_back(Value::String(name), Value::String(AttributeText(a)));
+        }
       } else {
         RowId row = static_cast<RowId>(collection.i);
         for (const LabelColumn& column : table_.Labels()) {
@@ -235,6 +287,10 @@ bool Interpreter::Contains(const Value& collection, const Value& element) {
 }
 
 Value Interpreter::Builtin(const ir::CallBuiltin& call) {
+  if (call.builtin == lang::BuiltinId::kCel) {  // the text is read where it is, not copied
+    Value device = Eval(call.args[0]);
+    return Value::Bool(!device.IsNone() && CelMatches(device, call.args[1]));
+  }
   std::vector<Value> args;
   for (ir::NodeId a : call.args) args.push_back(Eval(a));
   switch (call.builtin) {
@@ -264,6 +320,25 @@ Value Interpreter::Builtin(const ir::CallBuiltin& call) {
     case lang::BuiltinId::kHas: return Value::Bool(Contains(args[0], args[1]));
     default: return ClusterBuiltin(call.builtin, args);
   }
+}
+
+// A `cel "..."` selector on one device: the table's answer for every device,
+// decided at the first ask (by the selector's native kernel when it
+// compiles, device_columns.h) and kept per call site while the columns stay.
+bool Interpreter::CelMatches(const Value& device, ir::NodeId text) {
+  const auto* devices = static_cast<const DeviceTable*>(device.ptr);
+  if (devices->Columns().get() != cel_columns_) {
+    cel_.clear();
+    cel_columns_ = devices->Columns().get();
+  }
+  auto it = std::find_if(cel_.begin(), cel_.end(), [&](const auto& e) { return e.first == text; });
+  if (it == cel_.end()) {
+    const auto* literal = std::get_if<ir::StringConst>(&program_.nodes[text]);
+    if (literal == nullptr) return false;  // lowering makes it a constant; nothing else reaches here
+    it = cel_.emplace(cel_.end(), text, devices->Selector(literal->value));
+  }
+  size_t i = static_cast<size_t>(device.i);
+  return i < it->second->match.size() && it->second->match[i] == 1;
 }
 
 // A list of the pod's PodAffinityTerm records.

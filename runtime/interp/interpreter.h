@@ -20,6 +20,10 @@
 
 namespace policy::rt {
 
+class DeviceTable;
+class DeviceColumns;
+struct SelectorVerdicts;
+
 /// One failing filter of one node. A `filter for` fails once per element.
 struct FilterFailure {
   size_t filter = 0;
@@ -72,6 +76,7 @@ class Interpreter {
   std::vector<std::pair<Value, Value>> Elements(const Value& collection, bool indexed = false);
   Value Builtin(const ir::CallBuiltin& call);
   Value ClusterBuiltin(lang::BuiltinId id, const std::vector<Value>& args);
+  bool CelMatches(const Value& device, ir::NodeId text);
   ClusterView& Cluster();
   std::string Render(const ir::Message& message);
   std::string RenderDetail(const ir::Message& message);  ///< counted (work_counters.h)
@@ -89,6 +94,11 @@ class Interpreter {
   ClusterView* cluster_;
   std::unique_ptr<ClusterView> own_cluster_;
   bool details_ = true;
+  std::shared_ptr<const DeviceTable> devices_;  ///< the table `node.devices` was last read from
+  RowId devices_row_ = 0;                        ///< ... for this row, as devices_list_
+  Value devices_list_;
+  const DeviceColumns* cel_columns_ = nullptr;   ///< the columns cel_'s answers are of
+  std::vector<std::pair<ir::NodeId, std::shared_ptr<const SelectorVerdicts>>> cel_;  ///< by the call's text node
 };
 
 }  // namespace policy::rt

@@ -24,8 +24,9 @@ namespace policy::rt {
 /// the list compiler/binding keeps), the node, or a taint of the dictionary.
 /// Node-side records computed per row hold their fields in the value itself:
 /// kAttachedVolume `s` = DRIVER/HANDLE and `i` = the driver's length;
-/// kVolumeLimit `s` = driver, `i` = count; kDisk `s` = identity, `i` = read-only.
-enum class RecordKind : uint8_t { kPodSide, kNode, kTaint, kUsedPort, kAttachedVolume, kVolumeLimit, kDisk };
+/// kVolumeLimit `s` = driver, `i` = count; kDisk `s` = identity, `i` = read-only;
+/// kDevice `ptr` = the DeviceTable, `i` = the device's index in it.
+enum class RecordKind : uint8_t { kPodSide, kNode, kTaint, kUsedPort, kAttachedVolume, kVolumeLimit, kDisk, kDevice };
 /// Where a map or resources value reads from.
 enum class SourceKind : uint8_t {
   kStringMap,        ///< a k8s::StringMap (pod labels, nodeSelector)
@@ -34,6 +35,8 @@ enum class SourceKind : uint8_t {
   kNodeAllocatable,  ///< resource columns of node `row`
   kNodeRequested,
   kNodeScoringRequested,
+  kDeviceAttributes,  ///< the attributes of the k8s::Device `ptr`
+  kDeviceCapacity,    ///< the capacities of the k8s::Device `ptr`
 };
 
 using ResourceAmounts = binding::ResourceAmounts;

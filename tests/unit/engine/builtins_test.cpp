@@ -60,6 +60,9 @@ const std::map<lang::BuiltinId, Sample>& Samples() {
       {B::kClaimsFit, {"claimsFit() == 0", "claimsFit() == 0", true}},
       {B::kClaimsError, {"claimsError() == ''", "claimsError() == ''", true}},
       {B::kClaimsDetail, {"claimsDetail() == ''", "claimsDetail() == ''", true}},
+      // A device is never a constant: `cel` is decided per device, at run time.
+      {B::kCel, {"any device in node.devices: cel \"device.driver == 'x'\"",
+                 "any device in node.devices: cel \"device.driver == 'x'\"", true}},
       {B::kSpreadWeight, {"sum c in pod.topologySpreadConstraints: spreadWeight(c)",
                           "sum c in pod.topologySpreadConstraints: spreadWeight(c)"}},
   };
