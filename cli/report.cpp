@@ -41,6 +41,13 @@ void NodeDetail(const rt::NodeResult& node, std::string& out) {
 std::string PlacementText(const std::string& pod, const rt::Placement& p, const std::vector<std::string>& nodes,
                           bool all_nodes, const PodNotes& notes, const std::string& suggestions) {
   std::string out = fmt::format("pod {}: {}\n", pod, p.summary);
+  if (p.error) {
+    size_t passed = 0;
+    for (const rt::NodeResult& node : p.nodes) passed += node.reasons.empty() ? 1 : 0;
+    out += "note: a plugin's error ends kube-scheduler's whole attempt (status Error, condition reason SchedulerError): "
+           "the pod goes nowhere until it is fixed";
+    out += passed == 0 ? "\n" : fmt::format(", though {} node{} passed every filter\n", passed, passed == 1 ? "" : "s");
+  }
   for (const std::string& n : notes.notes) out += fmt::format("note: {}\n", n);
   // Every reason of every failing plugin, with the nodes it applies to.
   std::vector<std::pair<std::string, std::string>> order;  // (plugin, reason) in first-seen order

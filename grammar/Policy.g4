@@ -45,7 +45,7 @@ member
   | LET IDENT ASSIGN expr                                          # letMember
   | PARAM IDENT COLON typeExpr ASSIGN expr                          # paramMember
   | DEF IDENT LPAREN (param (COMMA param)*)? RPAREN ASSIGN expr    # defMember
-  | FILTER (FOR binder IN expr COLON)? expr reasonClause? detailClause? UNRESOLVABLE?  # filterMember
+  | FILTER (FOR binder IN expr COLON)? expr reasonClause? detailClause? (UNRESOLVABLE | ABORTS)?  # filterMember
   | PREFILTER expr reasonClause? detailClause? UNRESOLVABLE?                      # prefilterMember
   | SCORE expr (NORMALIZE (IDENT | NONE))?                         # scoreMember
   | WHEN expr                                                      # whenMember
@@ -85,7 +85,7 @@ expr
 
 // After a dot any word names a field, keywords included (`term.weight`).
 fieldName
-  : IDENT | POLICY | WEIGHT | LET | PARAM | DEF | FILTER | PREFILTER | SCORE | WHEN | REASON | DETAIL | UNRESOLVABLE
+  : IDENT | POLICY | WEIGHT | LET | PARAM | DEF | FILTER | PREFILTER | SCORE | WHEN | REASON | DETAIL | UNRESOLVABLE | ABORTS
   | NORMALIZE | FOR
   | ANY | ALL | SUM | COUNT | FIRST | WHERE | CEL
   ;
@@ -116,6 +116,7 @@ WHEN      : 'when' ;
 REASON    : 'reason' ;
 DETAIL    : 'detail' ;
 UNRESOLVABLE : 'unresolvable' ;
+ABORTS    : 'aborts' ;
 NORMALIZE : 'normalize' ;
 FOR       : 'for' ;
 IF        : 'if' ;

@@ -312,6 +312,10 @@ Reply Extender::Filter(std::string_view body) {
     std::string chosen;  // decide: the node selected
     {
     Named n = Decide(std::move(*args.pod), args.names, "filter", true);
+    if (n.verdicts.error) {  // kube-scheduler's extender client fails the attempt on a non-empty Error
+      out = FilterError(*n.verdicts.error);
+      return;
+    }
     std::optional<rt::RowId> selected;
     if (decide && n.verdicts.selected) selected = n.verdicts.feasible[*n.verdicts.selected];
     auto passes = [&](size_t i) {  // decide: the selected node alone, once

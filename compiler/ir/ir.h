@@ -129,6 +129,10 @@ struct Filter {
   /// A node it rejects is UnschedulableAndUnresolvable (`unresolvable` in
   /// the language): no eviction makes room there.
   bool unresolvable = false;
+  /// A node it rejects ends the attempt (`aborts` in the language:
+  /// kube-scheduler's Error status) when every filtering plugin before
+  /// this one passes there: PluginContext::FilterError.
+  bool aborts = false;
   Span span;
 };
 

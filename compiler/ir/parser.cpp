@@ -243,6 +243,7 @@ class Reader {
       f.detail = std::move(*m);
     }
     f.unresolvable = Eat("unresolvable");
+    f.aborts = Eat("aborts");
     out.push_back(std::move(f));
     return true;
   }

@@ -113,6 +113,7 @@ std::string Print(const Program& program) {
       if (!filter.reason.parts.empty()) out += " reason " + MessageText(filter.reason);
       if (!filter.detail.parts.empty()) out += " detail " + MessageText(filter.detail);
       if (filter.unresolvable) out += " unresolvable";
+      if (filter.aborts) out += " aborts";
       out += '\n';
     }
     for (const Score& score : f.scores) {

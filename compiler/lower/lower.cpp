@@ -91,6 +91,7 @@ class Lowerer {
         f.reason = MessageOf(filter->reason);
         f.detail = MessageOf(filter->detail);
         f.unresolvable = filter->unresolvable;
+        f.aborts = filter->aborts;
         function_ = &program_.functions.back();
         function_->filters.push_back(std::move(f));
       } else if (const auto* prefilter = std::get_if<PrefilterDecl>(&member)) {

@@ -116,6 +116,10 @@ struct FilterDecl {
   /// kube-scheduler's terms: no eviction makes room (preemption skips it,
   /// the extender lists it in FailedAndUnresolvableNodes).
   bool unresolvable = false;
+  /// `aborts`: a node this rejects ends the whole attempt, as a Filter
+  /// returning kube-scheduler's Error status does (`running "PLUGIN" filter
+  /// plugin: REASON`): the pod goes nowhere, whatever other nodes say.
+  bool aborts = false;
   Span span;
 };
 

@@ -70,6 +70,7 @@ class Printer {
     if (d.reason) TemplateOf("reason", *d.reason);
     if (d.detail) TemplateOf("detail", *d.detail);
     if (d.unresolvable) Line(2, "(unresolvable)");
+    if (d.aborts) Line(2, "(aborts)");
     Close();
   }
   void MemberOf(const PrefilterDecl& d) {

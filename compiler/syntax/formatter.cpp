@@ -124,7 +124,8 @@ class Writer {
   std::pair<int, bool> LineFor(const Item& t) const {
     if (t.type == PolicyLexer::POLICY && depth_ == 0) return {0, true};
     if (IsMember(t.type) && depth_ == 0 && prev_ != PolicyLexer::DOT) return {2, true};
-    if ((t.type == PolicyLexer::REASON || t.type == PolicyLexer::DETAIL || t.type == PolicyLexer::UNRESOLVABLE) &&
+    if ((t.type == PolicyLexer::REASON || t.type == PolicyLexer::DETAIL || t.type == PolicyLexer::UNRESOLVABLE ||
+         t.type == PolicyLexer::ABORTS) &&
         depth_ == 0 && prev_ != PolicyLexer::DOT) {
       return {4, true};
     }

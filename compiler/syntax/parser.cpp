@@ -349,6 +349,7 @@ Member Builder::MemberOf(PolicyParser::MemberContext* ctx) {
     if (m->reasonClause() != nullptr) f.reason = TemplateOf(m->reasonClause()->STRING());
     if (m->detailClause() != nullptr) f.detail = TemplateOf(m->detailClause()->STRING());
     f.unresolvable = m->UNRESOLVABLE() != nullptr;
+    f.aborts = m->ABORTS() != nullptr;
     return f;
   }
   if (auto* m = dynamic_cast<PolicyParser::PrefilterMemberContext*>(ctx)) {

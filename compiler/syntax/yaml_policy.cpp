@@ -14,7 +14,7 @@
 //     let:                               # in order
 //       NAME: <expr>
 //     prefilters: [{rule: <expr>, reason: <text>, detail: <text>, unresolvable: true}]
-//     filters: [{each: "x in C", rule: <expr>, reason: <text>, detail: <text>, unresolvable: true}]
+//     filters: [{each: "x in C", rule: <expr>, reason: <text>, detail: <text>, unresolvable: true, aborts: false}]
 //     scores: [{value: <expr>, normalize: none|max|reverse|minmax|spread}]
 
 #include <fmt/format.h>
@@ -57,11 +57,11 @@ class YamlPolicyReader final : public k8s::ObjectVisitor {
     diags_.Error(DiagCode::kBadPolicyYaml, at.GetSpan(), std::move(message));
   }
 
-  // `unresolvable: true|false` (absent: false).
-  bool Unresolvable(NodeRef node) {
+  // `unresolvable: true|false`, `aborts: ...` (absent: false).
+  bool Flag(NodeRef node, std::string_view name) {
     if (!node.Valid()) return false;
     if (!node.IsScalar() || node.Type() != k8s::ScalarType::kBool) {
-      Bad(node, "`unresolvable` must be true or false");
+      Bad(node, fmt::format("`{}` must be true or false", name));
       return false;
     }
     return node.Text() == "true";
@@ -166,7 +166,7 @@ class YamlPolicyReader final : public k8s::ObjectVisitor {
         CheckKeys(item, {"rule", "reason", "detail", "unresolvable"}, "a prefilter");
         if (auto rule = Expr(item.Get("rule"), "rule", item)) {
           policy.members.push_back(PrefilterDecl{*rule, Text(item.Get("reason"), "reason"), Text(item.Get("detail"), "detail"),
-                                                 Unresolvable(item.Get("unresolvable")), item.GetSpan()});
+                                                 Flag(item.Get("unresolvable"), "unresolvable"), item.GetSpan()});
         }
       }
     }
@@ -190,7 +190,7 @@ class YamlPolicyReader final : public k8s::ObjectVisitor {
   }
 
   void Filter(NodeRef item, PolicyDecl& policy) {
-    CheckKeys(item, {"each", "rule", "reason", "detail", "unresolvable"}, "a filter");
+    CheckKeys(item, {"each", "rule", "reason", "detail", "unresolvable", "aborts"}, "a filter");
     FilterDecl filter;
     filter.span = item.GetSpan();
     if (NodeRef each = item.Get("each"); each.Valid()) {
@@ -206,7 +206,9 @@ class YamlPolicyReader final : public k8s::ObjectVisitor {
     filter.condition = *rule;
     filter.reason = Text(item.Get("reason"), "reason");
     filter.detail = Text(item.Get("detail"), "detail");
-    filter.unresolvable = Unresolvable(item.Get("unresolvable"));
+    filter.unresolvable = Flag(item.Get("unresolvable"), "unresolvable");
+    filter.aborts = Flag(item.Get("aborts"), "aborts");
+    if (filter.unresolvable && filter.aborts) Bad(item.Get("aborts"), "a filter is `unresolvable` or `aborts`, not both");
     policy.members.push_back(std::move(filter));
   }
 

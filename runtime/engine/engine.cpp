@@ -274,7 +274,7 @@ void Engine::VerifyTemplate(const k8s::Pod& pod, const Cluster& cluster, const r
   rt::Decider decider;
   const rt::Decision& d = Decide(*own, cluster, decider, options);
   if (d.feasible != shared.feasible || d.score != shared.score || d.selected != shared.selected ||
-      d.rejected_by != shared.rejected_by) {
+      d.rejected_by != shared.rejected_by || d.error != shared.error) {
     std::fprintf(stderr,
                  "policyc: pod %s/%s decided by its template's plan differs from its own plan (%zu vs %zu feasible)\n",
                  pod.namespace_name.c_str(), pod.name.c_str(), shared.feasible.size(), d.feasible.size());
@@ -298,7 +298,7 @@ const rt::Decision& Engine::DecideIncremental(PodPlan& plan, const Cluster& clus
     options.verify_kernels = state_->options.verify_kernels;
     const rt::Decision& full = decider_.Decide(plan.plugins_, plan.pod_, cluster.Table(), options);
     if (full.feasible != d.feasible || full.score != d.score || full.selected != d.selected ||
-        full.rejected_by != d.rejected_by) {
+        full.rejected_by != d.rejected_by || full.error != d.error) {
       std::fprintf(stderr, "policyc: an incremental decision differs from a full one for pod %s/%s (%zu vs %zu feasible)\n",
                    plan.pod_.namespace_name.c_str(), plan.pod_.name.c_str(), d.feasible.size(), full.feasible.size());
       std::abort();

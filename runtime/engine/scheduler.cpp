@@ -199,6 +199,9 @@ void Scheduler::Cycle(Outcome& o, bool may_preempt) {
       o.words = engine_.ExplainIncremental(plan, cluster_, d, options_.details);
     }
     o.postscript.clear();
+    // An Error status is no rejection: kube-scheduler runs no PostFilter
+    // (no preemption, no deallocation) and the pod waits as it is.
+    if (d.error) return;
     ClaimsPostFilter claims = DynamicResourcesPostFilter(engine_, cluster_, o.pod, o.placement());
     if (may_preempt && options_.preemption && o.pod.preemption_policy != "Never" && !d.rejected_by) Preempt(o);
     if (o.node) return;

@@ -315,7 +315,8 @@ RowVerdicts Decisions::DecideRows(k8s::Pod pod, const ClusterState::View& view, 
     out.feasible = d.feasible;
     out.score = d.score;
     if (!out.gated) out.selected = d.selected;
-    if (!words) return;
+    out.error = d.error;
+    if (!words || d.error) return;
     std::vector<rt::RowId> rejected;
     std::span<const rt::RowId> decided_rows = every_row ? live : rows;
     std::set_difference(decided_rows.begin(), decided_rows.end(), d.feasible.begin(), d.feasible.end(),

@@ -133,6 +133,9 @@ struct RowVerdicts {
   };
   std::vector<Rejected> rejected;  ///< in table order
   bool gated = false;              ///< the pod has scheduling gates: no node is selected
+  /// rt::Decision::error: the attempt ended with kube-scheduler's Error
+  /// status (nothing feasible, no words: an extender answers it as Error).
+  std::optional<std::string> error;
 };
 
 class Decisions {

@@ -54,6 +54,9 @@ std::string PlacementJson(const std::string& pod, const rt::Placement& p, const 
     w.Null();
   }
   w.Key("summary").String(p.summary);
+  // kube-scheduler's Error status ended the attempt (the reason of its
+  // PodScheduled condition is SchedulerError, not Unschedulable).
+  if (p.error) w.Key("error").String(*p.error);
   w.Key("nodes").BeginArray();
   for (const rt::NodeResult& node : p.nodes) {
     w.BeginObject();

@@ -52,6 +52,7 @@ const Decision& Decider::Decide(const std::vector<Plugin>& plugins, const k8s::P
   d.score.clear();
   d.selected.reset();
   d.rejected_by.reset();
+  d.error.reset();
   d.plugin_scores.assign(options.plugin_scores ? plugins.size() : 0, {});
   PluginContext context(plugins, pod, table);
 
@@ -66,6 +67,7 @@ const Decision& Decider::Decide(const std::vector<Plugin>& plugins, const k8s::P
   // alive: the rows still feasible, in table order; each step reads it and
   // writes the rows it keeps to the other buffer.
   std::span<const RowId> alive = options.rows.empty() ? table.LiveRows() : options.rows;
+  const std::span<const RowId> candidates = alive;
   auto narrow = [&](auto&& step) {  // step(rows, n, out) -> how many rows it wrote to out
     std::vector<RowId>& out = alive.data() == a_.data() ? b_ : a_;
     if (out.size() < alive.size()) out.resize(alive.size());
@@ -137,6 +139,11 @@ const Decision& Decider::Decide(const std::vector<Plugin>& plugins, const k8s::P
     if (alive.empty()) break;
   }
   d.feasible.assign(alive.begin(), alive.end());
+  if (std::optional<std::string> error = context.FilterError(candidates, d.feasible)) {  // the attempt ends
+    d.error = std::move(error);
+    d.feasible.clear();
+    return d;
+  }
 
   // Scores over the feasible rows: raw, normalized per score rule, averaged
   // over a plugin's rules, weighted.

@@ -6,6 +6,7 @@
 /// once; the others in the interpreter.
 
 #include <optional>
+#include <string>
 #include <span>
 #include <string>
 #include <unordered_map>
@@ -27,6 +28,12 @@ struct Decision {
   /// its normalized score before the weight (empty for a plugin that does
   /// not score this pod).
   std::vector<std::vector<int64_t>> plugin_scores;
+  /// kube-scheduler's Error status: a filter marked `aborts` rejected a
+  /// node that every plugin before it passed (an allocator error of
+  /// DynamicResources). The attempt ends: no node is feasible, none is
+  /// selected, and this is its message (`running "PLUGIN" filter plugin:
+  /// REASON`), what kube-scheduler's FailedScheduling event says.
+  std::optional<std::string> error;
 };
 
 struct DecideOptions {

@@ -122,7 +122,7 @@ Placement Explain(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const
     } else {
       Work().rows_explained.fetch_add(1, std::memory_order_relaxed);
       Reasons(plugins, context, row, node, failed, next_infeasible++);
-      if (node.reasons.empty()) {
+      if (node.reasons.empty() && !decision.error) {  // after an error, a node may have passed every filter
         std::fprintf(stderr, "policyc: internal error: node %s was rejected but no filter rejects it in the interpreter\n",
                      node.name.c_str());
         std::abort();
@@ -130,7 +130,10 @@ Placement Explain(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const
     }
     p.nodes.push_back(std::move(node));
   }
-  if (table.NodeCount() == 0) {
+  p.error = decision.error;
+  if (decision.error) {
+    p.summary = *decision.error;  // what kube-scheduler's FailedScheduling event says; no FitError
+  } else if (table.NodeCount() == 0) {
     p.summary = "no nodes available to schedule pods";  // kube-scheduler's ErrNoNodesAvailable, before any plugin
   } else {
     p.summary = rejected ? fmt::format("0/{} nodes are available: {}.", p.nodes.size(), rejected->second.reason)

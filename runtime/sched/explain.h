@@ -46,8 +46,12 @@ struct Placement {
   /// kube-scheduler's FitError first sentence (`0/N nodes are available:
   /// ...`, counting the first failing plugin's reasons of every node
   /// explained), `K/N nodes are available.`, or, for a cluster without
-  /// nodes, `no nodes available to schedule pods`.
+  /// nodes, `no nodes available to schedule pods`; after an error, its message.
   std::string summary;
+  /// Decision::error: the attempt ended with kube-scheduler's Error status
+  /// (no node is feasible; a node may have passed every filter, and then
+  /// has no reasons).
+  std::optional<std::string> error;
 };
 
 /// Whether two results for a node say the same: the same reasons, the same

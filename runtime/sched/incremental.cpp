@@ -302,6 +302,7 @@ const Decision& IncrementalDecider::Decide(const std::vector<Plugin>& plugins, c
   d.score.clear();
   d.selected.reset();
   d.rejected_by.reset();
+  d.error.reset();
   d.plugin_scores.clear();
   PluginContext context(plugins, pod, table);
   if (std::optional<std::pair<size_t, FilterFailure>> rejected = context.PodRejection()) {
@@ -404,6 +405,12 @@ const Decision& IncrementalDecider::Decide(const std::vector<Plugin>& plugins, c
   std::span<const RowId> alive = options.rows.empty() ? table.LiveRows() : options.rows;
   for (RowId row : alive) {
     if (state.fails[row] == 0) d.feasible.push_back(row);
+  }
+  if (std::optional<std::string> error = context.FilterError(alive, d.feasible)) {  // the attempt ends
+    d.error = std::move(error);
+    d.feasible.clear();
+    Reset("the last attempt ended with an error");  // nothing was scored: start again
+    return d;
   }
 
   // Scores over the feasible rows (R), from kept raw values where still
@@ -601,8 +608,8 @@ void Count(std::map<std::string, size_t>& counts, const NodeResult& node, int si
 std::shared_ptr<const Placement> IncrementalExplainer::Explain(const std::vector<Plugin>& plugins,
                                                                const k8s::Pod& pod, const NodeTable& table,
                                                                const Decision& decision, bool details) {
-  // A pod its PreFilter rejects is answered in one sentence: nothing to keep.
-  if (decision.rejected_by || table.NodeCount() == 0) {
+  // A pod its PreFilter rejects, or whose attempt ended with an error, is answered in one sentence: nothing to keep.
+  if (decision.rejected_by || decision.error || table.NodeCount() == 0) {
     state_.reset();
     return std::make_shared<const Placement>(rt::Explain(plugins, pod, table, decision, table.LiveRows(), details));
   }

@@ -1,5 +1,9 @@
 #include "runtime/sched/plugin_context.h"
 
+#include <algorithm>
+
+#include <fmt/format.h>
+
 namespace policy::rt {
 
 PluginContext::PluginContext(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table,
@@ -42,6 +46,38 @@ std::optional<std::pair<size_t, FilterFailure>> PluginContext::PodRejection() {
     if (std::optional<FilterFailure> f = Interp(i).Prefilter(plugin.function, 0, false)) return std::pair(i, std::move(*f));
   }
   return std::nullopt;
+}
+
+std::optional<std::string> PluginContext::FilterError(std::span<const RowId> rows, std::span<const RowId> feasible) {
+  for (size_t i = 0; i < plugins_.size(); ++i) {
+    const Plugin& plugin = plugins_[i];
+    const ir::Function& fn = plugin.program->functions[plugin.function];
+    uint64_t aborting = 0;  // the bits FailingFilters sets for them
+    for (size_t k = 0; k < fn.filters.size(); ++k) {
+      if (fn.filters[k].aborts) aborting |= uint64_t{1} << std::min<size_t>(k, 63);
+    }
+    if (aborting == 0 || !Filters(i)) continue;
+    for (RowId row : rows) {
+      if (std::binary_search(feasible.begin(), feasible.end(), row)) continue;  // every filter passes there
+      if ((Interp(i).FailingFilters(plugin.function, row) & aborting) == 0) continue;
+      if (NodePrefilters(i) && Interp(i).Prefilter(plugin.function, row, true)) continue;  // its filters do not run there
+      if (!PassesBefore(i, row)) continue;
+      for (const FilterFailure& f : Interp(i).Filter(plugin.function, row)) {
+        if (fn.filters[f.filter].aborts) return fmt::format("running \"{}\" filter plugin: {}", plugin.name, f.reason);
+      }
+    }
+  }
+  return std::nullopt;
+}
+
+bool PluginContext::PassesBefore(size_t i, RowId row) {
+  for (size_t j = 0; j < i; ++j) {
+    if (!Filters(j)) continue;
+    const Plugin& plugin = plugins_[j];
+    if (NodePrefilters(j) && Interp(j).Prefilter(plugin.function, row, true)) return false;
+    if (Interp(j).FailingFilters(plugin.function, row) != 0) return false;
+  }
+  return true;
 }
 
 }  // namespace policy::rt

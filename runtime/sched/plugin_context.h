@@ -7,6 +7,8 @@
 #include <map>
 #include <memory>
 #include <optional>
+#include <span>
+#include <string>
 #include <vector>
 
 #include "k8s/objects.h"
@@ -35,9 +37,18 @@ class PluginContext {
   /// pod-level prefilter rejects the pod, with its failure; that rejects
   /// every node.
   std::optional<std::pair<size_t, FilterFailure>> PodRejection();
+  /// kube-scheduler's Error status from a Filter: the first of `rows` (not
+  /// in `feasible`, sorted) where a filter marked `aborts` of a plugin fails
+  /// while every filtering plugin before it passes, as kube would have run
+  /// that filter there. The attempt's message, `running "PLUGIN" filter
+  /// plugin: REASON`; nullopt when none.
+  std::optional<std::string> FilterError(std::span<const RowId> rows, std::span<const RowId> feasible);
   ClusterView& Cluster() { return cluster_; }
 
  private:
+  // Whether every filtering plugin before `i` passes on `row`.
+  bool PassesBefore(size_t i, RowId row);
+
   const std::vector<Plugin>& plugins_;
   const k8s::Pod& pod_;
   const NodeTable& table_;

@@ -88,6 +88,7 @@ std::string OutcomeRecord(const engine::Outcome& e) {
   w.EndArray();
   if (!e.node) {
     w.Key("summary").String(e.Summary());
+    if (e.placement().error) w.Key("error").String(*e.placement().error);  // as check's
     w.Key("reasons").BeginArray();
     for (const rt::NodeResult& n : e.placement().nodes) {
       for (const rt::NodeReason& r : n.reasons) {

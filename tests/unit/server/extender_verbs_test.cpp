@@ -162,3 +162,53 @@ TEST_CASE("a request that is not a JSON object is named for what it is - in the 
     }
   }
 }
+
+namespace {
+
+// Two GPU nodes; gpu-a's device lacks the `type` attribute the pod's claim
+// selects on, so the selector fails there at run time (an allocator error).
+constexpr char kDraSnapshot[] = R"({"apiVersion": "v1", "kind": "List", "items": [
+  {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "gpu-a", "labels": {"kubernetes.io/hostname": "gpu-a"}},
+   "status": {"allocatable": {"cpu": "32", "memory": "256Gi", "pods": "110"}}},
+  {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "gpu-b", "labels": {"kubernetes.io/hostname": "gpu-b"}},
+   "status": {"allocatable": {"cpu": "32", "memory": "256Gi", "pods": "110"}}},
+  {"apiVersion": "resource.k8s.io/v1", "kind": "DeviceClass", "metadata": {"name": "gpu.nvidia.com"},
+   "spec": {"selectors": [{"cel": {"expression": "device.driver == \"gpu.nvidia.com\""}}]}},
+  {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "gpu-a-slice"},
+   "spec": {"driver": "gpu.nvidia.com", "nodeName": "gpu-a", "pool": {"name": "gpu-a", "generation": 1, "resourceSliceCount": 1},
+            "devices": [{"name": "gpu-0"}]}},
+  {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceSlice", "metadata": {"name": "gpu-b-slice"},
+   "spec": {"driver": "gpu.nvidia.com", "nodeName": "gpu-b", "pool": {"name": "gpu-b", "generation": 1, "resourceSliceCount": 1},
+            "devices": [{"name": "gpu-0", "attributes": {"type": {"string": "gpu"}}}]}},
+  {"apiVersion": "resource.k8s.io/v1", "kind": "ResourceClaim", "metadata": {"name": "train-gpu", "namespace": "default"},
+   "spec": {"devices": {"requests": [{"name": "gpu", "exactly": {"deviceClassName": "gpu.nvidia.com",
+            "selectors": [{"cel": {"expression": "device.attributes[\"gpu.nvidia.com\"].type == \"gpu\""}}]}}]}}}]})";
+
+constexpr char kClaimPod[] = R"({"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "train", "namespace": "default"},
+  "spec": {"containers": [{"name": "c", "resources": {"requests": {"cpu": "1"}, "claims": [{"name": "gpu"}]}}],
+           "resourceClaims": [{"name": "gpu", "resourceClaimName": "train-gpu"}]}})";
+
+}  // namespace
+
+TEST_CASE("filter answers a filter plugin's error as the extender's Error - only when a node sent meets it") {
+  policy::host::ClusterState state;
+  policy::DiagnosticSink diags;
+  REQUIRE(state.Load(std::make_shared<const policy::Source>("dra.json", kDraSnapshot), diags));
+  policy::host::Decisions decisions(policy::engine::Engine::Create(policy::rt::DefaultProfile(), {}, {}, diags));
+  policy::server::Extender extender(decisions, state);
+
+  // Both nodes: gpu-a's error ends the attempt, though gpu-b would fit.
+  policy::server::Reply both =
+      extender.Filter(fmt::format(R"({{"Pod": {}, "NodeNames": ["gpu-a", "gpu-b"], "Nodes": null}})", kClaimPod));
+  CHECK(both.status == 200);
+  CHECK(both.body.find(R"("Error": "running \"DynamicResources\" filter plugin: claim default/train-gpu: selector #0: )"
+                       R"(CEL runtime error: no such key: type")") != std::string::npos);
+  CHECK(both.body.find(R"("NodeNames": null)") != std::string::npos);
+
+  // gpu-b alone: the allocator never meets the error, and gpu-b passes.
+  policy::server::Reply one =
+      extender.Filter(fmt::format(R"({{"Pod": {}, "NodeNames": ["gpu-b"], "Nodes": null}})", kClaimPod));
+  CHECK(one.status == 200);
+  CHECK(one.body.find(R"("NodeNames": ["gpu-b"])") != std::string::npos);
+  CHECK(one.body.find(R"("Error": "")") != std::string::npos);
+}
