@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cstdlib>
+#include <optional>
 #include <span>
 
 #include <fmt/format.h>
@@ -53,13 +54,13 @@ ClaimsPostFilter DynamicResourcesPostFilter(const Engine& engine, const Cluster&
   if (!enabled) return {};
   dra::PodClaims claims = dra::ResolvePodClaims(pod, cluster.Table().Storage());
   if (!claims.problem.empty() || claims.Empty()) return {"no new claims to deallocate", std::nullopt};
-  bool unavailable = std::any_of(placement.nodes.begin(), placement.nodes.end(), [](const rt::NodeResult& n) {
-    for (size_t r = 0; r < n.first_failing_reasons && r < n.reasons.size(); ++r) {
-      if (n.reasons[r].plugin == "DynamicResources" && n.reasons[r].reason == "resourceclaim not available on the node") {
-        return true;
-      }
-    }
-    return false;
+  // Filter recorded an unavailable claim on a node where DynamicResources
+  // rejected first and the allocator says so (not by its message's words).
+  std::optional<dra::Allocator> allocator;
+  bool unavailable = std::any_of(placement.nodes.begin(), placement.nodes.end(), [&](const rt::NodeResult& n) {
+    if (n.first_failing_reasons == 0 || n.reasons.front().plugin != "DynamicResources") return false;
+    if (!allocator) allocator.emplace(pod, cluster.Table());
+    return allocator->FitOf(n.row) == dra::Fit::kNotAvailable;
   });
   for (const k8s::ResourceClaim* held : claims.allocated) {
     const std::vector<k8s::ClaimConsumer>& r = held->reserved_for;

@@ -14,8 +14,11 @@
 #include <functional>
 #include <map>
 #include <memory>
+#include <optional>
 #include <set>
+#include <span>
 #include <string_view>
+#include <unordered_map>
 
 #include <fmt/format.h>
 
@@ -810,7 +813,7 @@ class Suggester {
 
   // What a node like `row` would be (Like), as bytes: its label values
   // but the hostname, taints but the cordon's, and allocatable.
-  std::string ShapeKey(rt::RowId row) const {
+  std::string ShapeKey(rt::RowId row) {
     std::string key;
     auto put = [&](uint64_t v) { key.append(reinterpret_cast<const char*>(&v), sizeof v); };
     const rt::StringPool& pool = Table().pool();
@@ -822,7 +825,48 @@ class Suggester {
     }
     put(UINT64_MAX);
     for (const rt::ResourceColumn& column : Table().Resources()) put(static_cast<uint64_t>(column.allocatable[row]));
+    for (const k8s::ResourceSlice* s : LocalSlices(row)) {  // a pod asking devices: the node's devices too
+      key += s->driver;
+      for (const k8s::Device& d : s->devices) {
+        put(UINT64_MAX - 1);
+        for (const auto& [name, a] : d.attributes) key += fmt::format("{}={}{}{},", name, a.text, a.int_value, a.bool_value);
+        for (const auto& [name, q] : d.capacity) key += fmt::format("{}={},", name, q.MilliValue());
+      }
+    }
     return key;
+  }
+
+  // The ResourceSlices published for `row` alone (nodeName), by name, when
+  // the pod asks for devices (else none: no suggestion reads them).
+  std::span<const k8s::ResourceSlice* const> LocalSlices(rt::RowId row) {
+    if (pod_.resource_claims.empty()) return {};
+    if (!slices_by_node_) {
+      slices_by_node_.emplace();
+      for (const auto& [name, slice] : Table().Storage().resource_slices) {  // a map: in name order
+        if (!slice.node_name.empty()) (*slices_by_node_)[slice.node_name].push_back(&slice);
+      }
+    }
+    auto it = slices_by_node_->find(std::string(Table().NodeName(row)));
+    if (it == slices_by_node_->end()) return {};
+    return it->second;
+  }
+
+  // Copies of `like`'s node-local slices for a new node `name`: each pool
+  // renamed (a pool named after the node takes the new name, another gets
+  // `-copy`), so the copies are pools of their own whose devices no claim
+  // holds; a `-copy` name of each slice.
+  std::vector<k8s::ResourceSlice> SlicesFor(rt::RowId like, const std::string& name) {
+    std::vector<k8s::ResourceSlice> out;
+    std::string old_name(Table().NodeName(like));
+    for (const k8s::ResourceSlice* s : LocalSlices(like)) {
+      k8s::ResourceSlice copy = *s;
+      copy.node_name = name;
+      copy.pool.name = s->pool.name == old_name ? name : s->pool.name + "-copy";
+      copy.name = s->name + "-copy";
+      while (Table().Storage().resource_slices.contains(copy.name)) copy.name += "-copy";
+      out.push_back(std::move(copy));
+    }
+    return out;
   }
 
   // A plugin the node itself answers for, whatever runs on it.
@@ -870,8 +914,17 @@ class Suggester {
       trial.emplace_back(like, Like(like, name));
     }
     std::vector<rt::RowId> rows;
+    std::map<std::string, std::vector<k8s::ResourceSlice>> slices;  // by new node: its copies of the slices
+    for (const auto& [like, node] : trial) slices[node.name] = SlicesFor(like, node.name);
+    auto add_slices = [&](const std::string& node) {
+      for (const k8s::ResourceSlice& s : slices[node]) cluster_.SetResourceSlice(s);
+    };
+    auto remove_slices = [&](const std::string& node) {
+      for (const k8s::ResourceSlice& s : slices[node]) cluster_.RemoveResourceSlice(s.name);
+    };
     for (const auto& [like, node] : trial) {
       if (std::optional<rt::RowId> row = cluster_.AddNode(node)) rows.push_back(*row);
+      add_slices(node.name);
     }
     std::set<std::string> fit;
     if (!rows.empty()) {
@@ -881,7 +934,10 @@ class Suggester {
         fit.emplace(Table().NodeName(row));
       }
     }
-    for (const auto& [like, node] : trial) cluster_.RemoveNode(node.name);
+    for (const auto& [like, node] : trial) {
+      remove_slices(node.name);
+      cluster_.RemoveNode(node.name);
+    }
     bool alone = trial.size() > 1 && std::any_of(plan_->Plugins().begin(), plan_->Plugins().end(), [](const rt::Plugin& p) {
       return rt::FindInTreePlugin(p.name) == nullptr;
     });
@@ -889,7 +945,9 @@ class Suggester {
       if (!fit.contains(node.name)) continue;
       if (alone) {
         std::optional<rt::RowId> row = cluster_.AddNode(node);
+        add_slices(node.name);
         bool fits = row && FitsOn(*row);
+        remove_slices(node.name);
         cluster_.RemoveNode(node.name);
         if (!fits) continue;
       }
@@ -903,8 +961,14 @@ class Suggester {
       }
       std::vector<std::string> taints;
       for (const k8s::Taint& t : node.taints) taints.push_back(TaintText(t));
-      std::string what = fmt::format("{} allocatable{}; the pod asks for {}", fmt::join(has, ", "),
+      std::map<std::string, size_t> devices;  // by driver
+      for (const k8s::ResourceSlice& s : slices[name]) devices[s.driver] += s.devices.size();
+      std::vector<std::string> published;
+      for (const auto& [driver, n] : devices) published.push_back(fmt::format("{} {} device{}", n, driver, n == 1 ? "" : "s"));
+      std::string what = fmt::format("{} allocatable{}{}; the pod asks for {}", fmt::join(has, ", "),
                                      taints.empty() ? std::string() : fmt::format(", taints {}", fmt::join(taints, ", ")),
+                                     published.empty() ? std::string()
+                                                       : fmt::format(", its ResourceSlices' {} free", fmt::join(published, ", ")),
                                      asks.empty() ? std::string("nothing") : fmt::format("{}", fmt::join(asks, ", ")));
       auto [it, added] = told.emplace(what, out.size());
       if (added) {
@@ -994,6 +1058,8 @@ class Suggester {
   std::map<std::pair<const Edit*, std::string>, std::set<rt::RowId>> passes_;
   size_t claim_edits_ = 0;  // claim edits tried (DynamicResources)
   std::unique_ptr<PodPlan> plan_;  // the pod as it is (cluster changes)
+  // LocalSlices' index: node name -> its node-local ResourceSlices, by name.
+  std::optional<std::unordered_map<std::string, std::vector<const k8s::ResourceSlice*>>> slices_by_node_;
   std::vector<int8_t> untolerated_;  // by taint id: -1 not known yet
   std::map<std::string, int64_t> requested_;  // the pod's effective requests
 };

@@ -32,7 +32,8 @@ const std::vector<InTreePlugin>& InTreePlugins() {
       {"InterPodAffinity", "stdlib/inter_pod_affinity.policy", "stdlib/inter_pod_affinity.policy", 2, true,
        R::kPodAffinity},
       {"NodeResourcesBalancedAllocation", "", "stdlib/balanced_allocation.policy", 1, true},
-      {"DynamicResources", "stdlib/dynamic_resources.policy", "", 0, true, R::kNone, true, "", 34},
+      // Not node_only: a node added like another gets copies of its ResourceSlices, devices no claim holds.
+      {"DynamicResources", "stdlib/dynamic_resources.policy", "", 0, true, R::kNone, false, "", 34},
       {"ImageLocality", "", "stdlib/image_locality.policy", 1, true},
       // PostFilter only, in the scheduling core (Profile::preemption).
       {"DefaultPreemption", "", "", 0, true},

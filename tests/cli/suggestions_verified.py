@@ -25,6 +25,7 @@ CASES = [
     ("examples/cluster.yaml", "tests/data/suggest/web-spread-hostname.yaml"),
     ("examples/cluster.yaml", "tests/data/suggest/dns-host-port.yaml"),
     ("tests/data/split-snapshot", "tests/data/pod-with-node-name.yaml"),
+    ("tests/data/dra-gpu-memory-cluster.yaml", "tests/data/dra-busy-80gi.yaml"),
 ]
 
 
@@ -51,8 +52,10 @@ def pod_spec(obj):
 
 def apply_to_pod(obj, change):
     """Makes `change` to the pod object; False when this script cannot."""
-    spec = pod_spec(obj)
     kind = change["kind"]
+    if obj.get("kind") not in ("Pod", "Deployment", "StatefulSet", "ReplicaSet", "DaemonSet", "Job", "CronJob"):
+        return False  # a manifest whose first object is a ResourceClaim: DRA edits are not made here
+    spec = pod_spec(obj)
     if kind == "tolerate":
         t = {"key": change["key"], "effect": change["effect"]}
         if change["value"]:
@@ -118,6 +121,17 @@ def apply_to_cluster(items, change, suggestion):
             spec.pop("unschedulable", None)
             spec["taints"] = [t for t in spec.get("taints", []) if t["key"] != "node.kubernetes.io/unschedulable"]
             out.append(node)
+            # Its node-local ResourceSlices, as pools of the new node's own (devices no claim holds).
+            names = {o["metadata"]["name"] for o in items if o["kind"] == "ResourceSlice"}
+            for sl in [o for o in items if o["kind"] == "ResourceSlice" and o["spec"].get("nodeName") == like]:
+                sl = copy.deepcopy(sl)
+                sl["spec"]["nodeName"] = name
+                pool = sl["spec"]["pool"]
+                pool["name"] = name if pool["name"] == like else pool["name"] + "-copy"
+                while sl["metadata"]["name"] in names:
+                    sl["metadata"]["name"] += "-copy"
+                names.add(sl["metadata"]["name"])
+                out.append(sl)
         return out
     return None
 
