@@ -29,6 +29,10 @@ struct CompiledFunction {
   std::vector<PolicyScoreKernel> scores;  ///< one per score rule
   std::vector<std::string> labels;        ///< label keys, by slot
   std::vector<ResourceSlot> resources;    ///< by slot
+  /// `node.devices`: whether the kernels read it, the device capacities
+  /// (qualified names) and `cel` selectors (their text) they read, by slot.
+  bool devices = false;
+  std::vector<std::string> device_capacities, device_selectors;
   /// Calls of cluster builtins (podsInDomain, spreadSkew, ...) with pod-side
   /// arguments, by slot: the runtime computes their value per row for the
   /// pod (the topology index makes that O(1) a row) and the kernel reads it.

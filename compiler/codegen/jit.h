@@ -15,9 +15,11 @@
 /// resource columns, `label_in` and `taints_*` (what bind-table leaves of
 /// label and taint tests), labels' `.int()`/`.quantity()`, max/min/muldiv,
 /// and the cluster builtins with pod-side arguments (read per row from
-/// values the runtime computes). A function that reads anything else
-/// (strings, loops over node collections) does not compile and stays with
-/// the interpreter. Messages are never compiled: the
+/// values the runtime computes), and any/all/count/sum loops over
+/// `node.devices` reading a device's `allocated`, its capacities and `cel`
+/// selectors (per-device columns; the selectors decided by the device
+/// table). A function that reads anything else (strings, loops over other
+/// node collections) does not compile and stays with the interpreter. Messages are never compiled: the
 /// interpreter renders them for the nodes a person asks about.
 ///
 /// No LLVM header leaks out of the headers the rest of policyc includes

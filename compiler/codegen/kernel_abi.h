@@ -29,6 +29,13 @@ typedef struct PolicyColumns {
   const uint8_t* const* label_is_quantity;  /* [label slot]: per domain id, whether it is one */
   const int64_t* const* cluster;     /* [cluster slot]: per row, the value of a cluster builtin call for this pod */
   const int64_t* params;             /* the pod's values the kernel was compiled to take (kernel_shape.h) */
+  /* `node.devices` (Dynamic Resource Allocation): row r's devices are
+   * device_ids[device_begin[r] .. device_begin[r + 1]), ids of the device table. */
+  const uint32_t* device_begin;
+  const uint32_t* device_ids;
+  const uint8_t* device_allocated;          /* per device: an allocated claim holds it */
+  const int64_t* const* device_capacity;    /* [capacity slot]: per device, milli-units (0: none) */
+  const int8_t* const* device_selector;     /* [selector slot]: per device, 1 where the `cel` selector matches */
 } PolicyColumns;
 
 /* For rows[0..n): failed[k] gets bit f set when filter f fails on rows[k]. */

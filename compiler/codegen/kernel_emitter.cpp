@@ -154,6 +154,11 @@ class KernelEmitter {
     label_quantities_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 8), "label_quantities");
     label_is_quantity_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 9), "label_is_quantity");
     cluster_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 10), "cluster");
+    device_begin_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 12), "device_begin");
+    device_ids_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 13), "device_ids");
+    device_allocated_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 14), "device_allocated");
+    device_capacity_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 15), "device_capacity");
+    device_selector_ = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 16), "device_selector");
     // The pod's values, loaded once per call (no LICM at O0).
     llvm::Value* params = b_.CreateLoad(ptr_, b_.CreateStructGEP(ColumnsType(), columns, 11), "params");
     params_.clear();
@@ -161,12 +166,14 @@ class KernelEmitter {
       params_.push_back(b_.CreateLoad(i64_, b_.CreateGEP(i64_, params, b_.getInt64(i)), fmt::format("param{}", i)));
     }
     label_columns_.clear();
+    device_columns_.clear();
     resource_columns_.clear();
   }
 
   llvm::StructType* ColumnsType() {
     if (columns_type_ == nullptr) {
-      columns_type_ = llvm::StructType::get(cx_, {ptr_, ptr_, ptr_, i64_, ptr_, ptr_, ptr_, ptr_, ptr_, ptr_, ptr_, ptr_});
+      columns_type_ = llvm::StructType::get(
+          cx_, {ptr_, ptr_, ptr_, i64_, ptr_, ptr_, ptr_, ptr_, ptr_, ptr_, ptr_, ptr_, ptr_, ptr_, ptr_, ptr_, ptr_});
     }
     return columns_type_;
   }
@@ -245,11 +252,22 @@ class KernelEmitter {
     }
     if (const auto* n = std::get_if<Local>(&node)) {
       const Slot& slot = fn_.slots[n->slot];
+      if (slot.kind == Slot::Kind::kLoop) {  // a device of a loop over node.devices: its id
+        auto it = devices_.find(n->slot);
+        if (it == devices_.end()) Fail("a loop variable");
+        return Val{it->second, nullptr};
+      }
+      if (slot.kind == Slot::Kind::kArgument && slot.value) return Eval(*slot.value);  // at each use
       if (slot.kind != Slot::Kind::kLet || !slot.value) Fail("a loop variable");
       if (auto it = slots_.find(n->slot); it != slots_.end()) return it->second;
       Val v = Eval(*slot.value);
       slots_[n->slot] = v;
       return v;
+    }
+    if (const auto* n = std::get_if<Loop>(&node)) return wrap(EvalDeviceLoop(*n));
+    if (const auto* n = std::get_if<LoadField>(&node); n && n->field == FieldId::kDeviceAllocated) {
+      llvm::Value* device = Eval(n->object).v;
+      return wrap(b_.CreateICmpNE(b_.CreateLoad(i8_, b_.CreateGEP(i8_, device_allocated_, device)), b_.getInt8(0)));
     }
     if (const auto* n = std::get_if<LoadField>(&node)) {
       if (!std::holds_alternative<NodeRoot>(program_.nodes[n->object])) Fail("a field of a record other than the node");
@@ -279,6 +297,13 @@ class KernelEmitter {
       llvm::Value* values = b_.CreateLoad(ptr_, b_.CreateGEP(ptr_, cluster_, b_.getInt64(slot)));
       llvm::Value* v = b_.CreateLoad(i64_, b_.CreateGEP(i64_, values, row_));
       return wrap(Unwrapped(id)->kind == lang::TypeKind::kBool ? b_.CreateICmpNE(v, b_.getInt64(0)) : v);
+    }
+    if (const auto* n = std::get_if<CallBuiltin>(&node); n && n->builtin == lang::BuiltinId::kCel) {
+      const auto* text = std::get_if<StringConst>(&program_.nodes[n->args[1]]);
+      if (text == nullptr) Fail("a `cel` selector that is not a constant");
+      llvm::Value* column = DeviceColumn(device_selector_, out_.device_selectors, text->value, "cel");
+      llvm::Value* verdict = b_.CreateLoad(i8_, b_.CreateGEP(i8_, column, Eval(n->args[0]).v));
+      return wrap(b_.CreateICmpEQ(verdict, b_.getInt8(1)));  // -1 (the selector failed there) is false
     }
     if (const auto* n = std::get_if<CallBuiltin>(&node)) {
       if (n->builtin == lang::BuiltinId::kToInt || n->builtin == lang::BuiltinId::kToQuantity) {  // of a node label
@@ -317,10 +342,73 @@ class KernelEmitter {
     return b_.getFalse();
   }
 
-  // node.allocatable/requested/scoringRequested[NAME], in milli-units.
+  // `any/all/count/sum device in node.devices: body`: a loop over the row's
+  // devices, the body's values dropped from the memo after it (they do not
+  // dominate what follows the loop).
+  llvm::Value* EvalDeviceLoop(const Loop& loop) {
+    const auto* load = std::get_if<LoadField>(&program_.nodes[loop.collection]);
+    if (load == nullptr || load->field != FieldId::kNodeDevices || loop.second || loop.kind == LoopKind::kFirst) {
+      Fail("a loop other than any/all/count/sum over node.devices");
+    }
+    out_.devices = true;
+    llvm::Value* begin = b_.CreateZExt(b_.CreateLoad(i32_, b_.CreateGEP(i32_, device_begin_, row_)), i64_);
+    llvm::Value* end =
+        b_.CreateZExt(b_.CreateLoad(i32_, b_.CreateGEP(i32_, device_begin_, b_.CreateAdd(row_, b_.getInt64(1)))), i64_);
+    bool boolean = loop.kind == LoopKind::kAny || loop.kind == LoopKind::kAll;
+    llvm::Value* start = boolean ? static_cast<llvm::Value*>(b_.getInt1(loop.kind == LoopKind::kAll)) : b_.getInt64(0);
+    std::map<NodeId, Val> memo = memo_;
+    std::map<SlotId, Val> slots = slots_;
+    llvm::Value* slow = arith_.Slow();
+    CountedLoop counted(b_, "device", begin, end);
+    llvm::PHINode* acc = counted.Carry(start, "acc");
+    llvm::Value* device = b_.CreateZExt(b_.CreateLoad(i32_, b_.CreateGEP(i32_, device_ids_, counted.Index())), i64_);
+    devices_[loop.first] = device;
+    llvm::Value* next = acc;
+    switch (loop.kind) {
+      case LoopKind::kAny: next = b_.CreateOr(acc, Bool(Eval(*loop.body))); break;
+      case LoopKind::kAll: next = b_.CreateAnd(acc, Bool(Eval(*loop.body))); break;
+      case LoopKind::kCount: next = loop.body ? b_.CreateAdd(acc, b_.CreateZExt(Bool(Eval(*loop.body)), i64_))
+                                              : b_.CreateAdd(acc, b_.getInt64(1));
+        break;
+      case LoopKind::kSum: {
+        Val v = Eval(*loop.body);
+        if (v.none != nullptr) Fail("a sum of optional values");
+        next = arith_.Binary(ArithOp::kAdd, acc, Int(v));
+        break;
+      }
+      case LoopKind::kFirst: break;
+    }
+    if (arith_.Slow() != slow) Fail("a division in a loop over node.devices");
+    devices_.erase(loop.first);
+    memo_ = std::move(memo);
+    slots_ = std::move(slots);
+    counted.End({next});
+    return counted.Final(0);
+  }
+
+  // A device column of `slots` (capacity names or selector texts) by name,
+  // its pointer loaded once in the entry block.
+  llvm::Value* DeviceColumn(llvm::Value* table, std::vector<std::string>& slots, const std::string& name, const char* what) {
+    size_t index = 0;
+    while (index < slots.size() && slots[index] != name) ++index;
+    if (index == slots.size()) slots.push_back(name);
+    auto key = std::make_pair(table, index);
+    if (auto it = device_columns_.find(key); it != device_columns_.end()) return it->second;
+    llvm::IRBuilderBase::InsertPointGuard guard(b_);
+    b_.SetInsertPoint(&*llvm::cast<llvm::Instruction>(table)->getNextNode());
+    llvm::Value* column = b_.CreateLoad(ptr_, b_.CreateGEP(ptr_, table, b_.getInt64(index)), what);
+    return device_columns_[key] = column;
+  }
+
+  // node.allocatable/requested/scoringRequested[NAME] and a device's
+  // capacity[NAME], in milli-units.
   llvm::Value* EvalResource(const Index& index) {
     const auto* load = std::get_if<LoadField>(&program_.nodes[index.object]);
     const auto* name = std::get_if<StringConst>(&program_.nodes[index.key]);
+    if (load != nullptr && name != nullptr && load->field == FieldId::kDeviceCapacity) {
+      llvm::Value* column = DeviceColumn(device_capacity_, out_.device_capacities, name->value, "capacity");
+      return b_.CreateLoad(i64_, b_.CreateGEP(i64_, column, Eval(load->object).v));
+    }
     if (load == nullptr || name == nullptr || !std::holds_alternative<NodeRoot>(program_.nodes[load->object])) {
       Fail("an index other than a node resource by a constant name");
     }
@@ -493,6 +581,10 @@ class KernelEmitter {
   std::vector<llvm::Value*> params_;
   std::map<NodeId, Val> memo_;
   std::map<SlotId, Val> slots_;
+  llvm::Value *device_begin_ = nullptr, *device_ids_ = nullptr, *device_allocated_ = nullptr;
+  llvm::Value *device_capacity_ = nullptr, *device_selector_ = nullptr;
+  std::map<SlotId, llvm::Value*> devices_;  // loop variables over node.devices: the device id
+  std::map<std::pair<llvm::Value*, size_t>, llvm::Value*> device_columns_;
 };
 
 // Whether the function is one the kernels can run: no `filter for` over a

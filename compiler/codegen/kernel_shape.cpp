@@ -83,15 +83,16 @@ class ShapeWalk {
   }
 
  private:
-  // The nodes the kernels evaluate for `id`: its operands; a let's value for
-  // a Local; nothing for a cluster call (the runtime computes its column).
+  // The nodes the kernels evaluate for `id`: its operands; a let's or a def
+  // argument's value for a Local; nothing for a cluster call (the runtime
+  // computes its column).
   template <typename F>
   void Children(NodeId id, F&& visit) const {
     const Node& node = program_.nodes[id];
     if (ClusterCall(node) != nullptr) return;
     if (const auto* local = std::get_if<Local>(&node)) {
       const Slot& slot = fn_.slots[local->slot];
-      if (slot.kind == Slot::Kind::kLet && slot.value) visit(*slot.value);
+      if (slot.value) visit(*slot.value);
       return;
     }
     VisitOperands(node, visit);

@@ -143,7 +143,8 @@ class FoldPass final : public Pass {
       if (t && e && *t == *e) return BoolConst{*t};
     } else if (const auto* n = std::get_if<Coalesce>(&node)) {
       if (std::holds_alternative<NoneConst>(at(n->value))) return Forward(n->fallback);
-      if (IsConst(at(n->value))) return Forward(n->value);
+      // A constant of T? that is not none: the same constant, of the `??`'s own T.
+      if (IsConst(at(n->value))) return out.types[n->value] == type ? Forward(n->value) : Folded{Node(at(n->value))};
     } else if (const auto* n = std::get_if<Member>(&node)) {  // constant element of a literal list or set
       const auto* list = std::get_if<MakeList>(&at(n->collection));
       if (list == nullptr || !IsConst(at(n->element))) return std::nullopt;

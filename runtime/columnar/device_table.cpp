@@ -97,6 +97,49 @@ std::vector<uint32_t> DeviceTable::DevicesOf(RowId row) const {
   return out;
 }
 
+std::shared_ptr<const DeviceTable::RowDevices> DeviceTable::ByRow() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!by_row_) {
+    auto out = std::make_shared<RowDevices>();
+    size_t rows = local_begin_.empty() ? 0 : local_begin_.size() - 1;
+    out->begin.reserve(rows + 1);
+    for (RowId row = 0; row < rows; ++row) {
+      out->begin.push_back(static_cast<uint32_t>(out->ids.size()));
+      std::vector<uint32_t> ids = DevicesOf(row);
+      out->ids.insert(out->ids.end(), ids.begin(), ids.end());
+    }
+    out->begin.push_back(static_cast<uint32_t>(out->ids.size()));
+    if (out->ids.empty()) out->ids.push_back(0);  // never read; a pointer to data all the same
+    by_row_ = std::move(out);
+  }
+  return by_row_;
+}
+
+std::shared_ptr<const std::vector<uint8_t>> DeviceTable::InUse() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!in_use_) {
+    auto out = std::make_shared<std::vector<uint8_t>>(std::max<size_t>(devices_.size(), 1), 0);
+    for (size_t i = 0; i < devices_.size(); ++i) (*out)[i] = devices_[i].in_use ? 1 : 0;
+    in_use_ = std::move(out);
+  }
+  return in_use_;
+}
+
+std::shared_ptr<const std::vector<int64_t>> DeviceTable::Capacity(const std::string& qualified_name) const {
+  std::lock_guard<std::mutex> lock(mu_);
+  std::shared_ptr<const std::vector<int64_t>>& kept = capacity_[qualified_name];
+  if (!kept) {
+    auto out = std::make_shared<std::vector<int64_t>>(std::max<size_t>(devices_.size(), 1), 0);
+    for (size_t i = 0; i < devices_.size(); ++i) {
+      for (const auto& [name, q] : devices_[i].device->capacity) {
+        if (name == qualified_name) (*out)[i] = q.MilliValue();  // as the interpreter reads it
+      }
+    }
+    kept = std::move(out);
+  }
+  return kept;
+}
+
 std::shared_ptr<const std::vector<int8_t>> DeviceTable::Combined(const std::vector<std::string>& expressions) const {
   std::string key;
   for (const std::string& e : expressions) key += e + '\0';

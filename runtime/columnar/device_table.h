@@ -64,6 +64,17 @@ class DeviceTable {
   /// fails), -1 one fails first. Kept like Selector's.
   std::shared_ptr<const std::vector<int8_t>> Combined(const std::vector<std::string>& expressions) const;
 
+  /// For native kernels (`node.devices` in a policy): every row's devices
+  /// as DevicesOf gives them, row r's at ids[begin[r] .. begin[r + 1]);
+  /// whether each device is in use; a capacity of each device in
+  /// milli-units (0 where it has none). Built at the first ask, kept.
+  struct RowDevices {
+    std::vector<uint32_t> begin, ids;
+  };
+  std::shared_ptr<const RowDevices> ByRow() const;
+  std::shared_ptr<const std::vector<uint8_t>> InUse() const;
+  std::shared_ptr<const std::vector<int64_t>> Capacity(const std::string& qualified_name) const;
+
  private:
   const NodeTable& table_;
   std::vector<Device> devices_;
@@ -74,6 +85,9 @@ class DeviceTable {
   std::shared_ptr<const DeviceColumns> columns_;
   mutable std::mutex mu_;
   mutable std::unordered_map<std::string, std::shared_ptr<const std::vector<int8_t>>> combined_;
+  mutable std::shared_ptr<const RowDevices> by_row_;
+  mutable std::shared_ptr<const std::vector<uint8_t>> in_use_;
+  mutable std::unordered_map<std::string, std::shared_ptr<const std::vector<int64_t>>> capacity_;
 };
 
 }  // namespace policy::rt

@@ -58,6 +58,25 @@ KernelColumns::KernelColumns(const codegen::CompiledFunction& kernels, const Nod
   columns_.cluster = cluster_.data();
   params_ = kernels.params;
   columns_.params = params_.data();
+  if (kernels.devices) {  // node.devices: the device table's columns, kept alive here
+    devices_ = table.Devices();
+    by_row_ = devices_->ByRow();
+    in_use_ = devices_->InUse();
+    for (const std::string& name : kernels.device_capacities) {
+      capacities_.push_back(devices_->Capacity(name));
+      capacity_columns_.push_back(capacities_.back()->data());
+    }
+    for (const std::string& text : kernels.device_selectors) {
+      selectors_.push_back(devices_->Selector(text));
+      const std::vector<int8_t>& match = selectors_.back()->match;
+      selector_columns_.push_back(match.empty() ? reinterpret_cast<const int8_t*>(zeros) : match.data());
+    }
+    columns_.device_begin = by_row_->begin.data();
+    columns_.device_ids = by_row_->ids.data();
+    columns_.device_allocated = in_use_->data();
+    columns_.device_capacity = capacity_columns_.data();
+    columns_.device_selector = selector_columns_.data();
+  }
 }
 
 }  // namespace policy::rt

@@ -1,14 +1,18 @@
 #pragma once
 /// The PolicyColumns (compiler/codegen/kernel_abi.h) a compiled function's
 /// kernels read, filled from a NodeTable: its label and resource slots
-/// resolved to the table's columns, and the pod's parameters. Valid while
-/// the table is unchanged.
+/// resolved to the table's columns, the pod's parameters, and for kernels
+/// that loop over `node.devices` the device table's columns (held here).
+/// Valid while the table is unchanged.
 
+#include <memory>
 #include <span>
+#include <string>
 #include <utility>
 #include <vector>
 
 #include "compiler/codegen/compiled_function.h"
+#include "runtime/columnar/device_table.h"
 #include "runtime/columnar/node_table.h"
 #include "runtime/interp/interpreter.h"
 
@@ -37,6 +41,13 @@ class KernelColumns {
   std::vector<const int64_t*> cluster_;
   std::vector<const int64_t*> resources_;
   std::vector<int64_t> params_;
+  std::shared_ptr<const DeviceTable> devices_;
+  std::shared_ptr<const DeviceTable::RowDevices> by_row_;
+  std::shared_ptr<const std::vector<uint8_t>> in_use_;
+  std::vector<std::shared_ptr<const std::vector<int64_t>>> capacities_;
+  std::vector<std::shared_ptr<const SelectorVerdicts>> selectors_;
+  std::vector<const int64_t*> capacity_columns_;
+  std::vector<const int8_t*> selector_columns_;
   PolicyColumns columns_{};
 };
 

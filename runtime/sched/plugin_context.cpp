@@ -57,8 +57,10 @@ std::optional<std::string> PluginContext::FilterError(std::span<const RowId> row
       if (fn.filters[k].aborts) aborting |= uint64_t{1} << std::min<size_t>(k, 63);
     }
     if (aborting == 0 || !Filters(i)) continue;
+    size_t next_feasible = 0;  // both in table order: one pass over the two
     for (RowId row : rows) {
-      if (std::binary_search(feasible.begin(), feasible.end(), row)) continue;  // every filter passes there
+      while (next_feasible < feasible.size() && feasible[next_feasible] < row) ++next_feasible;
+      if (next_feasible < feasible.size() && feasible[next_feasible] == row) continue;  // every filter passes there
       if ((Interp(i).FailingFilters(plugin.function, row) & aborting) == 0) continue;
       if (NodePrefilters(i) && Interp(i).Prefilter(plugin.function, row, true)) continue;  // its filters do not run there
       if (!PassesBefore(i, row)) continue;

@@ -37,8 +37,8 @@ class PluginContext {
   /// pod-level prefilter rejects the pod, with its failure; that rejects
   /// every node.
   std::optional<std::pair<size_t, FilterFailure>> PodRejection();
-  /// kube-scheduler's Error status from a Filter: the first of `rows` (not
-  /// in `feasible`, sorted) where a filter marked `aborts` of a plugin fails
+  /// kube-scheduler's Error status from a Filter: the first of `rows` (in
+  /// table order; not in `feasible`, also in table order) where a filter marked `aborts` of a plugin fails
   /// while every filtering plugin before it passes, as kube would have run
   /// that filter there. The attempt's message, `running "PLUGIN" filter
   /// plugin: REASON`; nullopt when none.

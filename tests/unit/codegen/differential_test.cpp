@@ -313,6 +313,75 @@ TEST_CASE("random policies: the JIT at O0 and O2 agrees with the interpreter on 
   CHECK(compiled == count);
 }
 
+namespace {
+
+// GPU nodes with random DRA devices (whole GPUs and MIG slices, some memory
+// capacities absent, some held by an allocated claim) for loops over
+// `node.devices`.
+std::unique_ptr<engine::Cluster> DeviceCluster(std::mt19937& rng) {
+  auto table = std::make_unique<rt::NodeTable>();
+  int nodes = 1 + static_cast<int>(rng() % 30);
+  for (int i = 0; i < nodes; ++i) {
+    k8s::Node n;
+    n.name = fmt::format("n{}", i);
+    n.allocatable = {{"cpu", k8s::Quantity::FromUnits(8)}, {"pods", k8s::Quantity::FromUnits(110)}};
+    table->AddNode(n);
+  }
+  auto cluster = std::make_unique<engine::Cluster>(std::move(table));
+  k8s::ResourceClaim held;
+  held.name = "held";
+  held.allocation.emplace();
+  for (int i = 0; i < nodes; ++i) {
+    k8s::ResourceSlice slice;
+    slice.name = fmt::format("n{}-slice", i);
+    slice.driver = "gpu.example.com";
+    slice.node_name = fmt::format("n{}", i);
+    slice.pool = {slice.node_name, 1, 1};
+    int devices = static_cast<int>(rng() % 5);
+    for (int d = 0; d < devices; ++d) {
+      k8s::Device device;
+      device.name = fmt::format("gpu-{}", d);
+      k8s::DeviceAttribute type;
+      type.text = rng() % 4 == 0 ? "mig" : "gpu";
+      if (rng() % 6 != 0) device.attributes.emplace_back("gpu.example.com/type", type);
+      if (rng() % 5 != 0) device.capacity.emplace_back("gpu.example.com/memory", k8s::Quantity::FromUnits(int64_t{1} << (30 + rng() % 8)));
+      slice.devices.push_back(std::move(device));
+      if (rng() % 3 == 0) held.allocation->devices.push_back({"gpu", slice.driver, slice.pool.name, fmt::format("gpu-{}", d)});
+    }
+    cluster->SetResourceSlice(std::move(slice));
+  }
+  cluster->SetResourceClaim(std::move(held));
+  return cluster;
+}
+
+}  // namespace
+
+TEST_CASE("loops over node.devices: the JIT at O0 and O2 agrees with the interpreter on random GPU nodes") {
+  std::mt19937 rng(20261207);
+  int compiled = 0, count = 0;
+  for (int i = 0; i < 40; ++i) {
+    std::unique_ptr<engine::Cluster> cluster = DeviceCluster(rng);
+    int64_t need = 1 + static_cast<int64_t>(rng() % 100), at_least = static_cast<int64_t>(rng() % 3);
+    std::string text = fmt::format(R"x(policy P
+  let need = {0}Gi
+  def gpu(device: Device) = cel "device.driver == 'gpu.example.com' && device.attributes['gpu.example.com'].type == 'gpu'"
+  def memory(device: Device) = device.capacity["gpu.example.com/memory"]
+  let large = count device in node.devices where gpu(device) and not device.allocated and memory(device) >= need
+  filter large > {1}
+  filter all device in node.devices: device.allocated or memory(device) < 200Gi or gpu(device)
+  filter not (any device in node.devices: cel "device.capacity['gpu.example.com'].memory.compareTo(quantity('{0}Gi')) < 0" and not device.allocated) or large > 0
+  score (sum device in node.devices: if device.allocated then 0 else memory(device) / 1Gi) + count device in node.devices
+)x", need, at_least);
+    k8s::Pod pod = NamedPod();
+    Bound bound(text, pod, *cluster);
+    bool o0 = Agree(bound.program(), pod, cluster->Table(), 0, text);
+    bool o2 = Agree(bound.program(), pod, cluster->Table(), 2, text);
+    compiled += o0 && o2;
+    ++count;
+  }
+  CHECK(compiled == count);  // every one compiles, and agrees
+}
+
 TEST_CASE("arithmetic at the edges: saturation - division and muldiv agree with the interpreter") {
   // Every (x, y, z) from values around the limits of doubles' exact range
   // and of int64, where saturating and estimated (double) paths must switch.
