@@ -127,6 +127,7 @@ std::shared_ptr<const std::vector<uint8_t>> DeviceTable::InUse() const {
 
 std::shared_ptr<const std::vector<int64_t>> DeviceTable::Capacity(const std::string& qualified_name) const {
   std::lock_guard<std::mutex> lock(mu_);
+  if (capacity_.size() >= kMaxSelectors && !capacity_.contains(qualified_name)) capacity_.clear();  // bounded
   std::shared_ptr<const std::vector<int64_t>>& kept = capacity_[qualified_name];
   if (!kept) {
     auto out = std::make_shared<std::vector<int64_t>>(std::max<size_t>(devices_.size(), 1), 0);

@@ -9,11 +9,16 @@ namespace policy::rt {
 PluginContext::PluginContext(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table,
                              bool details)
     : plugins_(plugins), pod_(pod), table_(table), cluster_(pod, table), pod_view_(pod),
-      applies_(plugins.size(), -1), node_prefilters_(plugins.size(), false), details_(details) {
+      applies_(plugins.size(), -1), node_prefilters_(plugins.size(), false), aborting_(plugins.size(), 0),
+      details_(details) {
   for (size_t i = 0; i < plugins.size(); ++i) {
     const Plugin& plugin = plugins[i];
-    for (const ir::Filter& pre : plugin.program->functions[plugin.function].prefilters) {
+    const ir::Function& fn = plugin.program->functions[plugin.function];
+    for (const ir::Filter& pre : fn.prefilters) {
       if (plugin.program->reads_node[pre.condition] != 0) node_prefilters_[i] = true;
+    }
+    for (size_t k = 0; k < fn.filters.size(); ++k) {  // the bits FailingFilters sets for them
+      if (fn.filters[k].aborts) aborting_[i] |= uint64_t{1} << std::min<size_t>(k, 63);
     }
   }
 }
@@ -50,13 +55,10 @@ std::optional<std::pair<size_t, FilterFailure>> PluginContext::PodRejection() {
 
 std::optional<std::string> PluginContext::FilterError(std::span<const RowId> rows, std::span<const RowId> feasible) {
   for (size_t i = 0; i < plugins_.size(); ++i) {
+    uint64_t aborting = aborting_[i];
+    if (aborting == 0 || !Filters(i)) continue;
     const Plugin& plugin = plugins_[i];
     const ir::Function& fn = plugin.program->functions[plugin.function];
-    uint64_t aborting = 0;  // the bits FailingFilters sets for them
-    for (size_t k = 0; k < fn.filters.size(); ++k) {
-      if (fn.filters[k].aborts) aborting |= uint64_t{1} << std::min<size_t>(k, 63);
-    }
-    if (aborting == 0 || !Filters(i)) continue;
     size_t next_feasible = 0;  // both in table order: one pass over the two
     for (RowId row : rows) {
       while (next_feasible < feasible.size() && feasible[next_feasible] < row) ++next_feasible;

@@ -4,6 +4,7 @@
 /// one interpreter per program (made on first use), whether each plugin
 /// applies to the pod, and which plugins have prefilters that read the node.
 
+#include <cstdint>
 #include <map>
 #include <memory>
 #include <optional>
@@ -57,6 +58,7 @@ class PluginContext {
   std::map<const ir::Program*, std::unique_ptr<Interpreter>> interpreters_;
   std::vector<int8_t> applies_;  // -1: not asked yet
   std::vector<bool> node_prefilters_;
+  std::vector<uint64_t> aborting_;  // per plugin: its `aborts` filters' bits in FailingFilters' mask
   bool details_ = true;
 };
 
