@@ -27,11 +27,13 @@ constexpr const char* kUsage = R"(usage: policyc serve (--cluster SNAPSHOT [--cl
                      [--engine interp|jit|tiered] [--jit-opt 0..3] [--disable-pass NAME|all ...] [--verify-jit]
                      [--max-body-bytes N] [--read-timeout S] [--threads N] [--max-connections N] [--log-requests] [--all-reasons]
                      [--tls-cert CERT.pem --tls-key KEY.pem [--client-ca CA.pem] | --insecure-http]
+                     [--token-file FILE] [--probe-listen HOST:PORT] [--idle-timeout S] [--max-queue N]
 
 A kube-scheduler extender (the extender/v1 protocol): POST PREFIX/filter,
 PREFIX/prioritize, PREFIX/preempt and PREFIX/bind, with `nodeCacheCapable:
 true` (node names) or false (node objects); GET /healthz, /readyz and
-/metrics (Prometheus). The cluster state is either
+/metrics (Prometheus), also on --probe-listen without authentication. The
+cluster state is either
   * the snapshot, then the watch events read from --events (one
     {"type": ..., "object": ...} per line, as `kubectl get ... --watch
     --output-watch-events -o json` prints them; a file, a FIFO, or - for
@@ -54,23 +56,60 @@ true` (node names) or false (node objects); GET /healthz, /readyz and
                          plugin's first reason, the one string kube-scheduler's
                          Pending event counts per node (nodes failing alike are
                          then counted alike)
-  --max-connections      open connections served at once (default 256); more are
-                         answered 503 with Retry-After and closed. Bodies over
+  --max-connections      open connections at once (default 256); more are answered
+                         503 with Retry-After and closed. Bodies over
                          --max-body-bytes get 413, headers over 100 fields or
-                         32 KiB 431, a client slower than --read-timeout is cut off
+                         32 KiB 431; a request whose line and headers (from its
+                         first byte), or whose body, take longer than
+                         --read-timeout (default 10) is answered 408 and closed, as is
+                         a TLS handshake not done in 10 s; a connection idle past
+                         --idle-timeout (default 60) is closed. An idle connection
+                         holds no thread: --threads workers decide the calls, at most
+                         --max-queue (default 256) wait for one (more: 503)
   --tls-cert, --tls-key  serve HTTPS (PEM files); --client-ca also asks clients for a
-                         certificate that CA signed (kube-scheduler's tlsConfig certFile)
+                         certificate that CA signed (kube-scheduler's tlsConfig certFile):
+                         the handshake refuses any other caller
+  --token-file           callers of the verbs and /metrics must send
+                         `Authorization: Bearer TOKEN` with the token this file holds
+                         (401 otherwise), beside or instead of --client-ca
+  --probe-listen         a plain-HTTP listener for /healthz, /readyz and /metrics that
+                         asks no authentication (kubelet's probes, Prometheus), on
+                         I/O of its own: it answers whatever the main listener's load
   --insecure-http        plain HTTP on an address other than loopback (for tests: the
                          calls carry pods and node names in the clear)
 
 examples/extender/ has a KubeSchedulerConfiguration that uses it. SIGTERM or
-SIGINT stops it after the requests in flight. Bad input exits with 2; an API
-that cannot be listed at start, with 1.
+SIGINT stops it: no new connection is taken, the requests already read are
+answered, idle connections are closed, and whatever is left after 10 s is
+closed. SIGHUP is ignored (logged): nothing reloads; restart to change flags.
+Bad input exits with 2; an API that cannot be listed at start, with 1.
 )";
 
 std::atomic<bool> stop_requested{false};
+std::atomic<bool> hangup{false};
 
 extern "C" void OnStopSignal(int) { stop_requested = true; }
+extern "C" void OnHangup(int) { hangup = true; }
+
+// HOST:PORT, HOST a name, an IPv4 address or a bracketed IPv6 one.
+bool SplitListen(const std::string& listen, std::string* host, int* port) {
+  size_t colon = listen.rfind(':');
+  if (colon == std::string::npos || colon == 0) return false;
+  *host = listen.substr(0, colon);
+  if (host->front() == '[') {
+    if (host->size() < 3 || host->back() != ']') return false;
+    *host = host->substr(1, host->size() - 2);
+  } else if (host->find(':') != std::string::npos) {
+    return false;  // an IPv6 address goes in brackets
+  }
+  try {
+    size_t used = 0;
+    *port = std::stoi(listen.substr(colon + 1), &used);
+    return used == listen.size() - colon - 1 && *port >= 0 && *port <= 65535;
+  } catch (const std::exception&) {
+    return false;
+  }
+}
 
 }  // namespace
 
@@ -91,18 +130,16 @@ int Run(const Args& args) {
     return kExitBadInput;
   }
   server::ServerOptions options;
-  std::string listen = args.Get("listen", "127.0.0.1:8890");
-  size_t colon = listen.rfind(':');
   std::string error;
-  try {
-    if (colon == std::string::npos) throw std::invalid_argument("no port");
-    options.host = listen.substr(0, colon);
-    size_t used = 0;
-    options.port = std::stoi(listen.substr(colon + 1), &used);
-    if (used != listen.size() - colon - 1 || options.port < 0 || options.port > 65535) throw std::invalid_argument("port");
-  } catch (const std::exception&) {
-    fmt::print(stderr, "policyc serve: --listen `{}`: expected HOST:PORT, a port from 0 to 65535\n", listen);
-    return kExitBadInput;
+  for (const char* flag : {"listen", "probe-listen"}) {
+    if (std::string_view(flag) == "probe-listen" && !args.Has(flag)) continue;
+    std::string listen = args.Get(flag, "127.0.0.1:8890");
+    bool probe = std::string_view(flag) == "probe-listen";
+    if (!SplitListen(listen, probe ? &options.probe_host : &options.host, probe ? &options.probe_port : &options.port)) {
+      fmt::print(stderr, "policyc serve: --{} `{}`: expected HOST:PORT ([ADDRESS]:PORT for IPv6), a port from 0 to 65535\n",
+                 flag, listen);
+      return kExitBadInput;
+    }
   }
   options.prefix = args.Get("prefix", "/policyc");
   if (options.prefix.empty() || options.prefix[0] != '/') {
@@ -113,7 +150,9 @@ int Run(const Args& args) {
   std::optional<int64_t> timeout = args.GetInt("read-timeout", 10, 1, 3600, &error);
   std::optional<int64_t> threads = args.GetInt("threads", 8, 1, 1024, &error);
   std::optional<int64_t> connections = args.GetInt("max-connections", 256, 1, 65536, &error);
-  if (!max_body || !timeout || !threads || !connections) {
+  std::optional<int64_t> idle = args.GetInt("idle-timeout", 60, 1, 3600, &error);
+  std::optional<int64_t> queue = args.GetInt("max-queue", 256, 1, 65536, &error);
+  if (!max_body || !timeout || !threads || !connections || !idle || !queue) {
     fmt::print(stderr, "policyc serve: {}\n", error);
     return kExitBadInput;
   }
@@ -121,6 +160,9 @@ int Run(const Args& args) {
   options.read_timeout_s = options.write_timeout_s = static_cast<int>(*timeout);
   options.threads = static_cast<int>(*threads);
   options.max_connections = static_cast<size_t>(*connections);
+  options.idle_timeout_s = static_cast<int>(*idle);
+  options.max_queue = static_cast<size_t>(*queue);
+  options.token_file = args.Get("token-file");
   options.log_requests = args.Has("log-requests");
   options.tls_cert = args.Get("tls-cert");
   options.tls_key = args.Get("tls-key");
@@ -129,12 +171,12 @@ int Run(const Args& args) {
     fmt::print(stderr, "policyc serve: --tls-cert and --tls-key go together (and --client-ca needs them)\n");
     return kExitBadInput;
   }
-  bool loopback = options.host == "127.0.0.1" || options.host == "localhost" || options.host == "::1" || options.host == "[::1]";
+  bool loopback = options.host == "127.0.0.1" || options.host == "localhost" || options.host == "::1";
   if (options.tls_cert.empty() && !loopback && !args.Has("insecure-http")) {
     fmt::print(stderr,
                "policyc serve: --listen {} is not loopback: give --tls-cert and --tls-key, or --insecure-http to send "
                "pods and node names in the clear\n",
-               listen);
+               args.Get("listen", "127.0.0.1:8890"));
     return kExitBadInput;
   }
   std::string mode = args.Get("mode", "authoritative");
@@ -204,8 +246,13 @@ int Run(const Args& args) {
   if (args.Has("events")) server.FollowEvents(args.Get("events"));
   std::signal(SIGTERM, OnStopSignal);
   std::signal(SIGINT, OnStopSignal);
+  std::signal(SIGHUP, OnHangup);
   std::thread watcher([&server] {  // a signal handler may only set a flag
-    while (!stop_requested) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    while (!stop_requested) {
+      if (hangup.exchange(false)) server::Log("warn", "SIGHUP ignored: policyc serve reloads nothing; restart it to change its flags");
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
+    }
+    server::Log("info", "stopping: no new connections; answering the requests already read");
     server.Stop();
   });
   server.Listen();
@@ -219,7 +266,7 @@ int Run(const Args& args) {
 
 Command ServeCommand() {
   return {"serve", "answer kube-scheduler as an extender (filter, prioritize, preempt)", kUsage,
-          {{"cluster", true, true}, {"listen"}, {"prefix"}, {"profile"}, {"kubernetes-version"}, {"plugins"}, {"policy", true, true}, {"mode"}, {"events"}, {"engine"}, {"jit-opt"}, {"disable-pass", true, true}, {"verify-jit", false}, {"max-body-bytes"}, {"read-timeout"}, {"threads"}, {"tls-cert"}, {"tls-key"}, {"client-ca"}, {"insecure-http", false}, {"kubeconfig"}, {"in-cluster", false}, {"log-requests", false}, {"max-connections"}, {"all-reasons", false}},
+          {{"cluster", true, true}, {"listen"}, {"prefix"}, {"profile"}, {"kubernetes-version"}, {"plugins"}, {"policy", true, true}, {"mode"}, {"events"}, {"engine"}, {"jit-opt"}, {"disable-pass", true, true}, {"verify-jit", false}, {"max-body-bytes"}, {"read-timeout"}, {"threads"}, {"tls-cert"}, {"tls-key"}, {"client-ca"}, {"insecure-http", false}, {"kubeconfig"}, {"in-cluster", false}, {"log-requests", false}, {"max-connections"}, {"all-reasons", false}, {"token-file"}, {"probe-listen"}, {"idle-timeout"}, {"max-queue"}},
           &Run};
 }
 

@@ -12,7 +12,7 @@ PACKAGES=(
   uuid-dev default-jre-headless antlr4 libantlr4-runtime-dev
   llvm-19-dev libzstd-dev libyaml-dev libyaml-cpp-dev libsimdjson-dev libfmt-dev
   doctest-dev libbenchmark-dev clang-14 libclang-rt-14-dev
-  golang-go libcpp-httplib-dev libcurl4-openssl-dev openssl libboost-dev
+  golang-go libcpp-httplib-dev libcurl4-openssl-dev openssl libboost-dev libre2-dev
 )
 
 missing=()

@@ -45,6 +45,7 @@ std::shared_ptr<const Program> CompileUncached(std::string_view text) {
   if (program->expr) {
     program->problems = Check(*program->expr);
     if (!program->problems.empty()) program->expr.reset();
+    else program->cost = EstimateCost(*program->expr);
   }
   return program;
 }

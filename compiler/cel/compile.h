@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "compiler/cel/ast.h"
+#include "compiler/cel/cost.h"
 
 namespace policy::cel {
 
@@ -17,6 +18,10 @@ struct Program {
   std::string text;
   ExprPtr expr;                   ///< null when there are problems
   std::vector<Problem> problems;  ///< syntax, then type problems
+  /// The worst-case cost when it checks (kube's estimate); over
+  /// kCostLimit, the API server refuses the object that holds it.
+  CostEstimate cost;
+  bool TooComplex() const { return expr != nullptr && cost.max > kCostLimit; }
   /// kube's error text: `compilation failed: ERROR: <input>:1:5: ...`.
   std::string KubeError() const;
 };

@@ -8,14 +8,32 @@
 #include <charconv>
 #include <cmath>
 #include <limits>
-#include <regex>
 
 #include <fmt/format.h>
+
+#include "compiler/cel/cost.h"
+#include "compiler/cel/regex.h"
 
 namespace policy::cel {
 namespace {
 
 using Kind = Value::Kind;
+
+// policyc's own bounds on one evaluation, beside kube's cost limit: the work
+// of this evaluator (nodes visited, elements copied or compared) and the
+// bytes of the values it makes. kube's cost model charges a list
+// concatenation 1 however long the lists (cel-go shares them); these keep
+// such a selector from taking more than about a second or 64 MiB here.
+constexpr uint64_t kMaxWork = 50'000'000;
+constexpr uint64_t kMaxBytes = uint64_t{64} << 20;
+// Elements compared by Equal on this thread (lists and maps compare deeply).
+thread_local uint64_t equal_steps = 0;
+
+uint64_t Characters(const std::string& s) {
+  uint64_t n = 0;
+  for (unsigned char c : s) n += (c & 0xC0) != 0x80;
+  return n;
+}
 
 Value NoOverload(std::string_view function) { return Value::Error(fmt::format("no such overload: {}", function)); }
 Value NoSuchKey(std::string_view key) { return Value::Error(fmt::format("no such key: {}", key)); }
@@ -89,6 +107,7 @@ bool Equal(const Value& a, const Value& b);
 
 bool EqualLists(const Value& a, const Value& b) {
   if (a.list->size() != b.list->size()) return false;
+  equal_steps += a.list->size();
   for (size_t i = 0; i < a.list->size(); ++i) {
     if (!Equal((*a.list)[i], (*b.list)[i])) return false;
   }
@@ -109,6 +128,7 @@ bool Equal(const Value& a, const Value& b) {
     case Kind::kList: return EqualLists(a, b);
     case Kind::kMap: {
       if (a.map->size() != b.map->size()) return false;
+      equal_steps += a.map->size() * a.map->size();
       for (const auto& entry : *a.map) {
         auto it = std::find_if(b.map->begin(), b.map->end(), [&](const auto& e) { return Equal(e.first, entry.first); });
         if (it == b.map->end() || !Equal(it->second, entry.second)) return false;
@@ -123,7 +143,42 @@ class Evaluator {
  public:
   explicit Evaluator(const DeviceInput& device) : device_(device) {}
 
+  /// The value of `e`; once a bound is passed, every value is the error
+  /// that says so, which no operator absorbs.
   Value Eval(const Expr& e) {
+    if (!cancelled_.empty() || !Work(1)) return Value::Error(cancelled_);
+    Value v = Node(e);
+    if (!cancelled_.empty()) return Value::Error(cancelled_);
+    return v;
+  }
+
+ private:
+  // kube's cost: cel-go's runtime cost, cancelled past the limit.
+  bool Charge(uint64_t cost) {
+    cost_ = cost_ > kCostLimit ? cost_ : cost_ + std::min<uint64_t>(cost, kCostLimit + 1);
+    if (cost_ > kCostLimit && cancelled_.empty()) cancelled_ = "operation cancelled: actual cost limit exceeded";
+    return cancelled_.empty();
+  }
+  bool Work(uint64_t steps) {
+    work_ += std::min<uint64_t>(steps, kMaxWork + 1);
+    if (work_ > kMaxWork && cancelled_.empty()) {
+      cancelled_ = fmt::format("operation cancelled: evaluation exceeds policyc's bound of {} steps", kMaxWork);
+    }
+    return cancelled_.empty();
+  }
+  bool Allocate(uint64_t bytes) {
+    bytes_ += std::min<uint64_t>(bytes, kMaxBytes + 1);
+    if (bytes_ > kMaxBytes && cancelled_.empty()) {
+      cancelled_ = fmt::format("operation cancelled: evaluation exceeds policyc's bound of {} MiB of values", kMaxBytes >> 20);
+    }
+    return cancelled_.empty();
+  }
+  static bool IsContainer(const Value& v) {
+    return v.kind == Kind::kMap || v.kind == Kind::kDevice || v.kind == Kind::kAttributes || v.kind == Kind::kDomain ||
+           v.kind == Kind::kCapacities || v.kind == Kind::kCapacityDomain;
+  }
+
+  Value Node(const Expr& e) {
     switch (e.kind) {
       case ExprKind::kNull: return Value();
       case ExprKind::kBool: return Value::Bool(e.bool_value);
@@ -136,11 +191,21 @@ class Evaluator {
         v.kind = Kind::kBytes;
         return v;
       }
-      case ExprKind::kIdent: return Ident(e.text);
-      case ExprKind::kSelect: return Select(Eval(*e.args[0]), e.text, false);
-      case ExprKind::kPresence: return Select(Eval(*e.args[0]), e.text, true);
-      case ExprKind::kIndex: return Index(Eval(*e.args[0]), Eval(*e.args[1]));
+      case ExprKind::kIdent: Charge(1); return Ident(e.text);
+      case ExprKind::kSelect: {
+        Value operand = Eval(*e.args[0]);
+        if (IsContainer(operand)) Charge(1);
+        return Select(operand, e.text, false);
+      }
+      case ExprKind::kPresence: Charge(1); return Select(Eval(*e.args[0]), e.text, true);
+      case ExprKind::kIndex: {
+        Value operand = Eval(*e.args[0]);
+        Value key = Eval(*e.args[1]);
+        Charge(1);
+        return Index(operand, key);
+      }
       case ExprKind::kList: {
+        if (!Charge(10) || !Allocate(e.args.size() * sizeof(Value))) return Value::Error(cancelled_);
         auto items = std::make_shared<std::vector<Value>>();
         for (const auto& a : e.args) {
           Value v = Eval(*a);
@@ -153,11 +218,13 @@ class Evaluator {
         return v;
       }
       case ExprKind::kMap: {
+        if (!Charge(30) || !Allocate(e.args.size() * sizeof(Value))) return Value::Error(cancelled_);
         auto entries = std::make_shared<std::vector<std::pair<Value, Value>>>();
         for (size_t i = 0; i + 1 < e.args.size(); i += 2) {
           Value k = Eval(*e.args[i]), v = Eval(*e.args[i + 1]);
           if (k.IsError()) return k;
           if (v.IsError()) return v;
+          if (!Work(entries->size())) return Value::Error(cancelled_);
           for (const auto& entry : *entries) {
             if (Equal(entry.first, k)) return Value::Error(fmt::format("Failed with repeated key: {}", Show(k)));
           }
@@ -170,6 +237,7 @@ class Evaluator {
       }
       case ExprKind::kComprehension: return Comprehension(e);
       case ExprKind::kBind: {
+        Charge(10);
         scopes_.emplace_back(e.var, Eval(*e.args[0]));
         Value v = Eval(*e.args[1]);
         scopes_.pop_back();
@@ -180,7 +248,6 @@ class Evaluator {
     return Value::Error("unknown expression");
   }
 
- private:
   Value Ident(const std::string& name) {
     for (auto it = scopes_.rbegin(); it != scopes_.rend(); ++it) {
       if (it->first == name) return it->second;
@@ -270,7 +337,10 @@ class Evaluator {
 
   // The elements a macro ranges over: a list's items, a map's keys.
   std::optional<std::vector<Value>> Range(const Value& v) {
-    if (v.kind == Kind::kList) return *v.list;
+    if (v.kind == Kind::kList) {
+      if (!Allocate(v.list->size() * sizeof(Value)) || !Work(v.list->size())) return std::vector<Value>{};
+      return *v.list;
+    }
     std::vector<Value> keys;
     if (v.kind == Kind::kMap) {
       for (const auto& entry : *v.map) keys.push_back(entry.first);
@@ -289,10 +359,16 @@ class Evaluator {
     std::optional<std::vector<Value>> items = Range(range);
     if (!items) return Value::Error(fmt::format("expression of type '{}' cannot be range of a comprehension", TypeName(range)));
     const std::string& macro = e.text;
+    // cel-go's expansion around the body: result and accumulator once,
+    // loop condition and step per item (cost.cpp says which).
+    bool lists = macro == "map" || macro == "filter";
+    uint64_t per_item = macro == "all" ? 3 : macro == "exists" ? 4 : macro == "exists_one" ? 2 : macro == "map" ? 12 : 13;
+    Charge(macro == "exists_one" ? 2 : lists ? 11 : 1);
     std::optional<Value> error;
     size_t trues = 0;
     auto results = std::make_shared<std::vector<Value>>();
     for (const Value& item : *items) {
+      if (!Charge(per_item) || (lists && !Allocate(sizeof(Value)))) return Value::Error(cancelled_);
       scopes_.emplace_back(e.var, item);
       Value v;
       if (macro == "map" && e.args.size() == 3) {
@@ -360,8 +436,56 @@ class Evaluator {
       args.push_back(Eval(*a));
       if (args.back().IsError()) return args.back();
     }
-    if (e.has_target) return Method(f, args);
-    return Function(f, args);
+    if (!Budget(f, e.has_target, args)) return Value::Error(cancelled_);
+    equal_steps = 0;
+    Value v = e.has_target ? Method(f, args) : Function(f, args);
+    Work(equal_steps);
+    return v;
+  }
+
+  // Charges a call's cost as cel-go's runtime cost tracker (with the
+  // apiserver library's function costs) before it runs, and the bytes and
+  // work of what it will make; false once a bound is passed.
+  bool Budget(const std::string& f, bool method, const std::vector<Value>& a) {
+    auto size = [&](size_t i) -> uint64_t {
+      const Value& v = a[i];
+      if (v.kind == Kind::kString) return Characters(v.text);
+      if (v.kind == Kind::kBytes) return v.text.size();
+      if (v.kind == Kind::kList) return v.list->size();
+      if (v.kind == Kind::kMap) return v.map->size();
+      return 1;
+    };
+    constexpr double t = kStringTraversalCostFactor;
+    bool strings = !a.empty() && (a[0].kind == Kind::kString || a[0].kind == Kind::kBytes);
+    if (f == "_==_" || f == "_!=_" || f == "_<_" || f == "_<=_" || f == "_>_" || f == "_>=_") {
+      return Charge(CostOf(std::min(size(0), size(1)), t)) && Work(std::min(size(0), size(1)));
+    }
+    if (f == "@in") return Charge(a[1].kind == Kind::kList ? size(1) : 1) && Work(size(1));
+    if (f == "_+_" && a.size() == 2 && a[0].kind == a[1].kind && (strings || a[0].kind == Kind::kList)) {
+      uint64_t n = a[0].kind == Kind::kList ? (a[0].list->size() + a[1].list->size()) * sizeof(Value)
+                                            : a[0].text.size() + a[1].text.size();
+      return Charge(a[0].kind == Kind::kList ? 1 : CostOf(size(0) + size(1), t)) && Allocate(n) && Work(n / 8 + 1);
+    }
+    if (!method || !strings) return Charge(1);
+    uint64_t n = size(0);
+    if (f == "matches" || f == "find" || f == "findAll") {
+      return Charge(CostOf(1 + n, t) * CostOf(a.size() > 1 ? size(1) : 0, kRegexStringLengthCostFactor)) &&
+             Work(a[0].text.size()) && Allocate(f == "findAll" ? a[0].text.size() * (1 + sizeof(Value)) : 0);
+    }
+    if (f == "contains") return Charge(CostOf(n, t) * CostOf(size(1), t)) && Work(n);
+    if (f == "startsWith" || f == "endsWith") return Charge(CostOf(size(1), t));
+    if (f == "lowerAscii" || f == "upperAscii" || f == "trim") return Charge(CostOf(n, t)) && Allocate(a[0].text.size());
+    if (f == "indexOf" || f == "lastIndexOf") return Charge(static_cast<uint64_t>(static_cast<double>(n) * t)) && Work(n);
+    if (f == "split") return Charge(CostOf(n, 2 * t)) && Allocate(a[0].text.size() * (1 + sizeof(Value)));
+    if (f == "replace" && a.size() == 3 && a[1].kind == Kind::kString && a[2].kind == Kind::kString) {
+      // The result's length, counted before it is made.
+      uint64_t found = 0;
+      const std::string& s = a[0].text;
+      const std::string& from = a[1].text;
+      for (size_t at = 0; !from.empty() && (at = s.find(from, at)) != std::string::npos; at += from.size()) ++found;
+      return Charge(CostOf(n, 2 * t)) && Work(s.size()) && Allocate(s.size() + found * a[2].text.size());
+    }
+    return Charge(1);
   }
 
   Value Function(const std::string& f, std::vector<Value>& a) {
@@ -601,13 +725,23 @@ class Evaluator {
     return NoOverload(f);
   }
 
+  static Value StringList(std::vector<std::string> texts) {
+    auto items = std::make_shared<std::vector<Value>>();
+    items->reserve(texts.size());
+    for (std::string& text : texts) items->push_back(Value::String(std::move(text)));
+    Value v;
+    v.kind = Kind::kList;
+    v.list = std::move(items);
+    return v;
+  }
+
   static Value QuantityOperand(const Value& y, std::string_view f) {
     if (y.kind == Kind::kQuantity) return y;
     if (y.kind == Kind::kInt) return Value::Quantity(k8s::Quantity::FromUnits(y.i));
     return NoOverload(f);
   }
 
-  static Value Method(const std::string& f, std::vector<Value>& a) {
+  Value Method(const std::string& f, std::vector<Value>& a) {
     const Value& t = a[0];
     size_t n = a.size() - 1;
     if (t.kind == Kind::kString && n == 1 && a[1].kind == Kind::kString) {
@@ -616,12 +750,12 @@ class Evaluator {
       if (f == "contains") return Value::Bool(s.find(p) != std::string::npos);
       if (f == "startsWith") return Value::Bool(s.compare(0, p.size(), p) == 0 && s.size() >= p.size());
       if (f == "endsWith") return Value::Bool(s.size() >= p.size() && s.compare(s.size() - p.size(), p.size(), p) == 0);
-      if (f == "matches") {
-        try {
-          return Value::Bool(std::regex_search(s, std::regex(p, std::regex::ECMAScript)));
-        } catch (const std::regex_error&) {
-          return Value::Error(fmt::format("invalid regular expression: {}", p));
-        }
+      if (f == "matches" || f == "find" || f == "findAll") {
+        RegexResult r = f == "matches" ? Matches(s, p) : f == "find" ? Find(s, p) : FindAll(s, p, -1);
+        if (!r.ok) return Value::Error(r.error);
+        if (f == "matches") return Value::Bool(r.matched);
+        if (f == "find") return Value::String(r.matches.empty() ? "" : r.matches[0]);
+        return StringList(std::move(r.matches));
       }
       if (f == "indexOf" || f == "lastIndexOf") {
         size_t at = f == "indexOf" ? s.find(p) : s.rfind(p);
@@ -659,6 +793,11 @@ class Evaluator {
       }
       if (f == "size") return Size(t);
     }
+    if (t.kind == Kind::kString && f == "findAll" && n == 2 && a[1].kind == Kind::kString && a[2].kind == Kind::kInt) {
+      RegexResult r = FindAll(t.text, a[1].text, a[2].i);
+      if (!r.ok) return Value::Error(r.error);
+      return StringList(std::move(r.matches));
+    }
     if (t.kind == Kind::kString && f == "replace" && n == 2 && a[1].kind == Kind::kString && a[2].kind == Kind::kString) {
       std::string s = t.text, out;
       const std::string& from = a[1].text;
@@ -672,11 +811,15 @@ class Evaluator {
     if (n == 0 && f == "size") return Size(t);
     if (t.kind == Kind::kList && f == "join" && n <= 1) {
       std::string sep = n == 1 && a[1].kind == Kind::kString ? a[1].text : "";
-      std::string out;
+      uint64_t length = 0;
       for (size_t i = 0; i < t.list->size(); ++i) {
         if ((*t.list)[i].kind != Kind::kString) return NoOverload(f);
-        out += (i ? sep : "") + (*t.list)[i].text;
+        length += (i ? sep.size() : 0) + (*t.list)[i].text.size();
       }
+      if (!Charge(CostOf(length, 2 * kStringTraversalCostFactor)) || !Allocate(length)) return Value::Error(cancelled_);
+      std::string out;
+      out.reserve(length);
+      for (size_t i = 0; i < t.list->size(); ++i) out += (i ? sep : "") + (*t.list)[i].text;
       return Value::String(out);
     }
     if (t.kind == Kind::kQuantity) {
@@ -717,6 +860,8 @@ class Evaluator {
 
   const DeviceInput& device_;
   std::vector<std::pair<std::string, Value>> scopes_;
+  uint64_t cost_ = 0, work_ = 0, bytes_ = 0;
+  std::string cancelled_;  ///< why evaluation stopped; empty while it goes on
 };
 
 }  // namespace

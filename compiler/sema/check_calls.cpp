@@ -252,6 +252,12 @@ TypeRef Checker::CelCall(ExprId id, ExprId text_id) {
         .help = "the selector is checked as kube checks a DeviceClass's or a claim's (the DRA CEL environment)";
     ok = false;
   }
+  if (program->TooComplex()) {
+    diags_.Error(DiagCode::kCelTooComplex, literal, cel::TooComplexMessage(program->cost), "this selector")
+        .help = "kube refuses such a selector in a DeviceClass or a claim (`Forbidden: too complex, exceeds cost limit`); "
+                "loop over fewer items, or test a shorter string";
+    ok = false;
+  }
   return ok ? types_.Bool() : types_.Error();
 }
 

@@ -132,6 +132,13 @@ class TableBuilder final : public k8s::ClusterVisitor {
                                        p.syntax ? "not CEL" : "here");
         d.help = "kube-scheduler fails allocating any claim that meets this selector (`CEL compile error`)";
       }
+      if (program->TooComplex()) {
+        Diagnostic& d = diags_.Warning(DiagCode::kCelTooComplex, SelectorSpan(where, s, 0, static_cast<uint32_t>(s.expression.size())),
+                                       "the API server would refuse this selector: " + cel::TooComplexMessage(program->cost),
+                                       "this selector");
+        d.help = fmt::format("kube validates a selector's worst-case cost when it is written; evaluated here, it is "
+                             "cancelled at cost {} as kube-scheduler's is (`actual cost limit exceeded`)", cel::kCostLimit);
+      }
     }
   }
   void CheckSelectors(const k8s::DeviceClaimSpec& spec, Span where) {

@@ -116,6 +116,13 @@ size_t ClusterState::Observe(std::vector<k8s::Node> nodes) {
 size_t ClusterState::NodeCount() { return Read().cluster().Table().NodeCount(); }
 size_t ClusterState::PodCount() { return Read().cluster().Table().BoundPodCount(); }
 
+std::optional<std::pair<size_t, size_t>> ClusterState::TryCounts() {
+  std::unique_lock lock(mutex_, std::try_to_lock);
+  if (!lock.owns_lock() || writing_ || writers_waiting_ > 0) return std::nullopt;
+  const rt::NodeTable& table = cluster_->Table();  // no writer can start while the mutex is held
+  return std::pair{table.NodeCount(), table.BoundPodCount()};
+}
+
 ClusterState::View ClusterState::Read() {
   std::unique_lock lock(mutex_);
   changed_.wait(lock, [&] { return !writing_ && writers_waiting_ == 0; });

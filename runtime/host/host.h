@@ -60,6 +60,9 @@ class ClusterState {
   size_t Observe(std::vector<k8s::Node> nodes);
   size_t NodeCount();
   size_t PodCount();
+  /// Nodes and bound pods now, or nullopt while a writer holds or waits
+  /// for the state: for health probes, which must never wait.
+  std::optional<std::pair<size_t, size_t>> TryCounts();
   /// Runs `trial` on the cluster with no reader or other writer (what would
   /// change if pods went: engine::SelectVictimsOnNode). It must leave the
   /// cluster as it found it: pods set aside are put back.
