@@ -111,6 +111,8 @@ run "C ABI answers as check does" python3 tests/host/abi_equals_check.py --polic
   tests/conformance
 run "policyc serve: the extender protocol and its faults" python3 tests/server/extender_test.py \
   --policyc build/policyc --policies policies "$conformance/cases" tests/conformance
+run "hostile input: CEL, slow and idle clients, floods, callers without a token, shutdown" python3 tests/server/hostile_test.py \
+  --policyc build/policyc
 run "policyc serve: list and watch from the Kubernetes API, bind" python3 tests/server/api_watch_test.py \
   --policyc build/policyc
 run "policyc check against the live cluster (kubeconfig, context, a fake API)" python3 tests/server/check_live_test.py \
