@@ -206,6 +206,7 @@ int Run(const Args& args) {
     return kExitBadInput;
   }
   host::ClusterState state;
+  state.KeepNodeObjects();  // sent node objects stand in for one call only, then the state's come back
   std::optional<server::ApiClient> api;
   if (args.Has("cluster")) {
     std::vector<std::shared_ptr<const Source>> snapshot = tooling::ReadSnapshot(args.GetAll("cluster"), diags);

@@ -193,13 +193,16 @@ const host::RowVerdicts::Rejected* Extender::Named::Rejected(size_t i) const {
   return &verdicts.rejected[static_cast<size_t>(-2 - at[row[i]])];
 }
 
-void Extender::Judge(std::vector<k8s::Node> sent) {
-  size_t differed = state_.Observe(std::move(sent));
+host::ClusterState::View Extender::Judge(std::vector<k8s::Node> sent) {
+  size_t differed = 0;
+  host::ClusterState::View view = state_.Overlay(std::move(sent), &differed);
   for (size_t i = 0; options_.metrics != nullptr && i < differed; ++i) options_.metrics->SentNodeDiffered();
+  return view;
 }
 
-Extender::Named Extender::Decide(k8s::Pod pod, std::span<const std::string_view> names, const char* verb, bool words) {
-  Named n(state_.Read());
+Extender::Named Extender::Decide(k8s::Pod pod, std::span<const std::string_view> names, const char* verb, bool words,
+                                 std::optional<host::ClusterState::View> view) {
+  Named n(view ? std::move(*view) : state_.Read());
   const rt::NodeTable& table = n.view.cluster().Table();
   // kube-scheduler sends the same names call after call: this thread's last
   // list and its rows are kept while the nodes stay what they were.
@@ -308,10 +311,12 @@ Reply Extender::Filter(std::string_view body) {
       assume = *args.pod;
     }
     if (options_.recent != nullptr) options_.recent->Remember(*args.pod);
-    if (!args.by_name) Judge(std::move(args.sent));
+    if (decide) state_.ExpireAssumed(options_.assume_ttl, options_.max_assumed);
+    std::optional<host::ClusterState::View> sent;
+    if (!args.by_name) sent.emplace(Judge(std::move(args.sent)));
     std::string chosen;  // decide: the node selected
     {
-    Named n = Decide(std::move(*args.pod), args.names, "filter", true);
+    Named n = Decide(std::move(*args.pod), args.names, "filter", true, std::move(sent));
     if (n.verdicts.error) {  // kube-scheduler's extender client fails the attempt on a non-empty Error
       out = FilterError(*n.verdicts.error);
       return;
@@ -363,8 +368,9 @@ Reply Extender::Filter(std::string_view body) {
 Reply Extender::Prioritize(std::string_view body) {
   std::string out;
   std::string problem = ReadArgs(body, "prioritize", [&](Args& args) {
-    if (!args.by_name) Judge(std::move(args.sent));
-    Named n = Decide(std::move(*args.pod), args.names, "prioritize", false);
+    std::optional<host::ClusterState::View> sent;
+    if (!args.by_name) sent.emplace(Judge(std::move(args.sent)));
+    Named n = Decide(std::move(*args.pod), args.names, "prioritize", false, std::move(sent));
     // kube-scheduler's 0-10 (MaxExtenderPriority) over the range of the
     // feasible totals among the nodes it sent: the best 10, the least 0,
     // round(10 * (total - least) / (best - least)) between, as
@@ -527,6 +533,7 @@ Reply Extender::Bind(std::string_view body) {
     // Assume first, as kube-scheduler does: the next decision counts the
     // pod there before the API's event says so. The event then replaces it.
     std::optional<k8s::Pod> pod = options_.recent != nullptr ? options_.recent->Find(ns, name) : std::nullopt;
+    state_.ExpireAssumed(options_.assume_ttl, options_.max_assumed);
     bool assumed = pod && state_.Assume(*pod, node);
     JsonWriter binding(JsonWriter::Style::kLine);
     binding.BeginObject().Key("apiVersion").String("v1").Key("kind").String("Binding");

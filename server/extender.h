@@ -10,9 +10,9 @@
 /// (`nodeCacheCapable: true`) the answer names nodes; with node objects in,
 /// it gives back the objects that pass, judged as sent: a node the cluster
 /// state lacks or holds otherwise (labels, taints, allocatable,
-/// unschedulable, images) is taken from the object first
-/// (host::ClusterState::Observe), while bound pods and topology counts are
-/// the state's own. Every rejected node is listed: in
+/// unschedulable, images) stands in for the state's own for that call only
+/// (host::ClusterState::Overlay), while bound pods and topology counts are
+/// the state's own; the state changes only by its watch or events. Every rejected node is listed: in
 /// `FailedNodes` when preemption could help there, else in
 /// `FailedAndUnresolvableNodes`. A request that does not read is answered
 /// 200 with `Error` set, since kube-scheduler reads nothing else of a call
@@ -25,6 +25,7 @@
 /// plugin enabled); decide is authoritative with filter answering the one
 /// node chosen (ExtenderOptions::decide).
 
+#include <chrono>
 #include <deque>
 #include <mutex>
 #include <optional>
@@ -80,6 +81,11 @@ struct ExtenderOptions {
   /// failing plugin's first reason (the one string kube-scheduler's Pending
   /// event counts per node, so that nodes failing alike are counted alike).
   bool all_reasons = false;
+  /// Pods assumed by filter (decide) or bind that no watch event has
+  /// confirmed are forgotten after this, and past `max_assumed` the
+  /// oldest first (host::ClusterState::ExpireAssumed).
+  std::chrono::seconds assume_ttl{300};
+  size_t max_assumed = 4096;
 };
 
 class Extender {
@@ -130,10 +136,12 @@ class Extender {
  private:
   // `pod` decided among `names` on the cluster now (what every verb needs),
   // counted under `verb`; with `words`, the rejected nodes' reasons.
-  Named Decide(k8s::Pod pod, std::span<const std::string_view> names, const char* verb, bool words);
+  // `view`: the hold to decide in (else a reader's).
+  Named Decide(k8s::Pod pod, std::span<const std::string_view> names, const char* verb, bool words,
+               std::optional<host::ClusterState::View> view = std::nullopt);
   // Node objects sent (the NodeList form): those the state lacks or holds
-  // otherwise are written to it, and counted.
-  void Judge(std::vector<k8s::Node> sent);
+  // otherwise stand in for this call (counted), in the view returned.
+  host::ClusterState::View Judge(std::vector<k8s::Node> sent);
 
   host::Decisions& decisions_;
   host::ClusterState& state_;

@@ -172,6 +172,8 @@ std::optional<EventOutcome> ApplyWatchEvent(Cluster& cluster, const Source& sour
   if (read && reader.events() == 0) diags.Error(DiagCode::kMissingField, Span{&source, 0, 0}, "expected a watch event, found nothing");
   if (!read || diags.ErrorCount() != errors) return std::nullopt;
   EventOutcome outcome = reader.outcome;
+  if (auto* node = std::get_if<k8s::Node>(&reader.collect.object)) outcome.node = *node;
+  if (auto* pod = std::get_if<k8s::Pod>(&reader.collect.object)) outcome.pod = pod->namespace_name + "/" + pod->name;
   if (outcome.type != "BOOKMARK") outcome.changed = Apply(cluster, reader.collect.object, outcome.type == "DELETED");
   return outcome;
 }

@@ -9,6 +9,7 @@
 /// kinds change nothing. A pod counts while it is bound (spec.nodeName) and
 /// not finished; an event replaces what the cluster had of that object.
 
+#include <optional>
 #include <string>
 
 #include "support/diagnostic.h"
@@ -21,6 +22,10 @@ struct EventOutcome {
   std::string type;  ///< ADDED, MODIFIED, DELETED or BOOKMARK
   std::string kind;  ///< the object's kind
   bool changed = false;
+  /// A Node event's object (DELETED: its name only), for hosts that keep
+  /// node objects (host::ClusterState::KeepNodeObjects).
+  std::optional<k8s::Node> node;
+  std::string pod;  ///< a Pod event's namespace/name
 };
 
 /// Applies the event in `source` to `cluster`; nullopt with diagnostics

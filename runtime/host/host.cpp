@@ -9,6 +9,7 @@
 #include <iterator>
 #include <span>
 
+#include "k8s/decode.h"
 #include "k8s/object_reader.h"
 #include "runtime/engine/pod_template.h"
 #include "runtime/sched/profile.h"
@@ -20,6 +21,23 @@ namespace {
 std::atomic<uint64_t> next_epoch{1};
 
 constexpr size_t kKeptPlans = 256;
+
+// The Node objects of snapshot files, by name (KeepNodeObjects).
+class NodeCollector final : public k8s::ObjectVisitor {
+ public:
+  explicit NodeCollector(std::unordered_map<std::string, k8s::Node>& out) : out_(out) {}
+  void Visit(k8s::NodeRef object, std::string_view default_kind) override {
+    if (!object.IsMapping() || k8s::KindOf(object, default_kind) != "Node") return;
+    DiagnosticSink ignored;  // the loader has said what is wrong with them
+    if (std::optional<k8s::Node> node = k8s::DecodeNode(object, ignored)) {
+      std::string name = node->name;
+      out_.insert_or_assign(std::move(name), std::move(*node));
+    }
+  }
+
+ private:
+  std::unordered_map<std::string, k8s::Node>& out_;
+};
 
 }  // namespace
 
@@ -54,8 +72,15 @@ bool ClusterState::Load(std::shared_ptr<const Source> snapshot, DiagnosticSink& 
 bool ClusterState::Load(const std::vector<std::shared_ptr<const Source>>& files, DiagnosticSink& diags) {
   std::unique_ptr<engine::Cluster> loaded = engine::Cluster::Load(files, diags);
   if (!loaded) return false;
+  std::unordered_map<std::string, k8s::Node> nodes;
+  if (keep_nodes_) {
+    NodeCollector collect(nodes);
+    DiagnosticSink ignored;
+    for (const std::shared_ptr<const Source>& f : files) k8s::ReadObjects(*f, collect, ignored);
+  }
   Write([&] {
     cluster_ = std::move(loaded);
+    nodes_ = std::move(nodes);
     epoch_ = next_epoch++;
     return 0;
   });
@@ -69,6 +94,11 @@ std::optional<engine::EventOutcome> ClusterState::Apply(const Source& event, Dia
     // objects are read when a pod is planned (a Service's selector makes
     // default spread constraints, a PriorityClass a priority): plan again.
     if (done && done->changed && done->kind != "Node" && done->kind != "Pod") epoch_ = next_epoch++;
+    if (done && !done->pod.empty()) assumed_.erase(done->pod);  // confirmed, or gone
+    if (done && keep_nodes_ && done->node) {
+      if (done->type == "DELETED") nodes_.erase(done->node->name);
+      else nodes_.insert_or_assign(done->node->name, *done->node);
+    }
     return done;
   });
 }
@@ -80,12 +110,49 @@ bool ClusterState::Assume(k8s::Pod pod, const std::string& node) {
     if (!cluster_->Table().FindNode(node)) return false;
     cluster_->UnbindPod(pod.namespace_name, pod.name);
     cluster_->BindPod(pod);
+    std::string key = (pod.namespace_name.empty() ? std::string("default") : pod.namespace_name) + "/" + pod.name;
+    if (assumed_.insert_or_assign(key, std::chrono::steady_clock::now()).second) assumed_order_.push_back(std::move(key));
     return true;
   });
 }
 
+size_t ClusterState::ExpireAssumed(std::chrono::steady_clock::duration ttl, size_t max) {
+  auto now = std::chrono::steady_clock::now();
+  auto due = [&] {  // under the mutex or the writer's hold
+    while (!assumed_order_.empty() && !assumed_.contains(assumed_order_.front())) assumed_order_.pop_front();
+    if (assumed_order_.empty()) return false;
+    return assumed_.size() > max || now - assumed_.at(assumed_order_.front()) > ttl;
+  };
+  {
+    std::lock_guard lock(mutex_);
+    if (writing_ || !due()) return 0;  // a cheap look first: nothing is due most of the time
+  }
+  return Write([&] {
+    size_t forgotten = 0;
+    while (due()) {
+      std::string key = std::move(assumed_order_.front());
+      assumed_order_.pop_front();
+      auto it = assumed_.find(key);
+      if (it == assumed_.end()) continue;
+      // Assumed again since it was queued: it goes back in order.
+      if (assumed_.size() <= max && now - it->second <= ttl) {
+        assumed_order_.push_back(std::move(key));
+        continue;
+      }
+      assumed_.erase(it);
+      size_t slash = key.find('/');
+      forgotten += cluster_->UnbindPod(key.substr(0, slash), key.substr(slash + 1));
+    }
+    return forgotten;
+  });
+}
+
 bool ClusterState::Forget(const std::string& namespace_name, const std::string& name) {
-  return Write([&] { return cluster_->UnbindPod(namespace_name.empty() ? "default" : namespace_name, name); });
+  std::string ns = namespace_name.empty() ? "default" : namespace_name;
+  return Write([&] {
+    assumed_.erase(ns + "/" + name);
+    return cluster_->UnbindPod(ns, name);
+  });
 }
 
 void ClusterState::Try(const std::function<void(engine::Cluster&)>& trial) {
@@ -95,22 +162,38 @@ void ClusterState::Try(const std::function<void(engine::Cluster&)>& trial) {
   });
 }
 
-size_t ClusterState::Observe(std::vector<k8s::Node> nodes) {
+ClusterState::View ClusterState::Overlay(std::vector<k8s::Node> nodes, size_t* differed) {
+  *differed = 0;
   {
     View view = Read();
     const rt::NodeTable& table = view.cluster().Table();
     std::erase_if(nodes, [&](const k8s::Node& node) {
       std::optional<rt::RowId> row = table.FindNode(node.name);
-      return row && table.NodeFactsOf(*row) == rt::NodeTable::NodeFacts(node);
+      // A node the state holds but whose object it did not keep could not
+      // be put back: it is judged as the state holds it.
+      return row && (table.NodeFactsOf(*row) == rt::NodeTable::NodeFacts(node) || !nodes_.contains(node.name));
     });
+    if (nodes.empty()) return view;
   }
-  if (nodes.empty()) return 0;
-  return Write([&] {
-    for (const k8s::Node& node : nodes) {
-      if (!cluster_->UpdateNode(node)) cluster_->AddNode(node);
+  {
+    std::unique_lock lock(mutex_);
+    ++writers_waiting_;
+    changed_.wait(lock, [&] { return readers_ == 0 && !writing_; });
+    --writers_waiting_;
+    writing_ = true;
+  }
+  View view(this);
+  view.exclusive_ = true;
+  for (k8s::Node& node : nodes) {
+    if (cluster_->UpdateNode(node)) {
+      view.put_back_.push_back(nodes_.at(node.name));
+    } else if (cluster_->AddNode(node)) {
+      view.take_out_.push_back(node.name);
     }
-    return nodes.size();
-  });
+  }
+  *differed = view.put_back_.size() + view.take_out_.size();
+  epoch_ = next_epoch++;
+  return view;
 }
 
 size_t ClusterState::NodeCount() { return Read().cluster().Table().NodeCount(); }
@@ -132,6 +215,15 @@ ClusterState::View ClusterState::Read() {
 
 ClusterState::View::~View() {
   if (state_ == nullptr) return;
+  if (exclusive_) {  // an Overlay's: the state's own nodes back, then let the others in
+    for (const k8s::Node& node : put_back_) state_->cluster_->UpdateNode(node);
+    for (const std::string& name : take_out_) state_->cluster_->RemoveNode(name);
+    state_->epoch_ = next_epoch++;
+    std::lock_guard lock(state_->mutex_);
+    state_->writing_ = false;
+    state_->changed_.notify_all();
+    return;
+  }
   bool trimmed = false;
   {
     std::lock_guard lock(state_->mutex_);

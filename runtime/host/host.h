@@ -18,6 +18,8 @@
 ///                 kube-scheduler's line, and the words for check's JSON.
 
 #include <atomic>
+#include <chrono>
+#include <deque>
 #include <condition_variable>
 #include <cstdint>
 #include <functional>
@@ -53,11 +55,16 @@ class ClusterState {
   bool Assume(k8s::Pod pod, const std::string& node);
   /// Unreserve: false when no such pod counts.
   bool Forget(const std::string& namespace_name, const std::string& name);
-  /// Node objects a host was sent, as the caller judges with them: each
-  /// the state lacks is added, each it holds otherwise (rt::NodeTable::
-  /// NodeFacts) replaced, until a watch event for it says otherwise; how
-  /// many were. The others cost a hash each, under a reader's hold.
-  size_t Observe(std::vector<k8s::Node> nodes);
+  /// Forgets the pods assumed (Assume) that no event has confirmed since
+  /// (a Pod event of that name confirms one: it replaces the pod), those
+  /// assumed longer ago than `ttl`, and the oldest past `max` of them; how
+  /// many. A bind that never lands, or a caller's fake pods, are gone in
+  /// `ttl`.
+  size_t ExpireAssumed(std::chrono::steady_clock::duration ttl, size_t max);
+  /// Keeps the node objects the state is given (by Load and by events), so
+  /// that Overlay can put them back: call before Load. Costs the objects'
+  /// memory.
+  void KeepNodeObjects() { keep_nodes_ = true; }
   size_t NodeCount();
   size_t PodCount();
   /// Nodes and bound pods now, or nullopt while a writer holds or waits
@@ -71,7 +78,11 @@ class ClusterState {
   /// A reader's hold on the state: it does not change while a View lives.
   class View {
    public:
-    View(View&& other) noexcept : state_(other.state_) { other.state_ = nullptr; }
+    View(View&& other) noexcept
+        : state_(other.state_), exclusive_(other.exclusive_), put_back_(std::move(other.put_back_)),
+          take_out_(std::move(other.take_out_)) {
+      other.state_ = nullptr;
+    }
     View& operator=(View&&) = delete;
     ~View();
     const engine::Cluster& cluster() const { return *state_->cluster_; }
@@ -83,8 +94,20 @@ class ClusterState {
     friend class ClusterState;
     explicit View(ClusterState* state) : state_(state) {}
     ClusterState* state_;
+    bool exclusive_ = false;           // an Overlay's: no other reader or writer meanwhile
+    std::vector<k8s::Node> put_back_;  // the state's own objects of nodes overlaid
+    std::vector<std::string> take_out_;  // nodes the state lacked
   };
   View Read();
+  /// A view in which node objects a host was sent stand for the state's
+  /// own for as long as it lives, for one call: each the state lacks is
+  /// added, each it holds otherwise (rt::NodeTable::NodeFacts) replaced,
+  /// with every other reader and writer kept out, and the state's own are
+  /// put back when the view ends (a node whose object the state did not
+  /// keep is judged as the state holds it). The state changes only by Load
+  /// and events. `differed`: how many stood in. Sent nodes that match cost
+  /// a hash each and leave the view a shared reader's.
+  View Overlay(std::vector<k8s::Node> nodes, size_t* differed);
 
  private:
   // Runs `change` on the cluster with no reader or other writer.
@@ -98,6 +121,11 @@ class ClusterState {
   bool writing_ = false;
   std::unique_ptr<engine::Cluster> cluster_;
   uint64_t epoch_;
+  // Pods assumed and not yet confirmed by an event: when, in order.
+  std::unordered_map<std::string, std::chrono::steady_clock::time_point> assumed_;
+  std::deque<std::string> assumed_order_;
+  bool keep_nodes_ = false;
+  std::unordered_map<std::string, k8s::Node> nodes_;  // with keep_nodes_: the state's node objects by name
 };
 
 struct Answer {

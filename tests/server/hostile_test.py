@@ -22,7 +22,10 @@ The server (any local process can open a socket):
   * callers without the bearer token: 401 on the verbs and /metrics, the
     probe listener open; with --client-ca, the probe listener reachable;
   * SIGTERM with slow and idle clients: exit 0 within the grace; SIGHUP
-    ignored.
+    ignored;
+  * node objects sent in a call stand in for that call only: a fake node
+    and an untainted copy of a tainted one are gone after it, and six 10 MB
+    calls of fake nodes leave the state's node count and RSS bounded.
 
   python3 tests/server/hostile_test.py --policyc build/policyc
 """
@@ -396,6 +399,48 @@ def shutdown(policyc):
     return problems
 
 
+def sent_nodes(policyc):
+    """Node objects in a call are judged for that call only: a fake node or an untainted copy of a tainted
+    one changes nothing after it; six 10 MB calls of fake nodes leave RSS bounded."""
+    problems = []
+    serve = Serve(policyc, ["--cluster", "examples/cluster.yaml"])
+    try:
+        tainted = "ip-10-0-2-91.ec2.internal"  # the GPU node, tainted
+        before = serve.call("GET", "/metrics", port=serve.probe)[1]
+        ghost = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "ghost", "labels": {"kubernetes.io/hostname": "ghost"}},
+                 "status": {"allocatable": {"cpu": "64", "memory": "256Gi", "pods": "110"}}}
+        untainted = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": tainted, "labels": {}},
+                     "status": {"allocatable": {"cpu": "64", "memory": "256Gi", "pods": "110"}}}
+        status, body = serve.call("POST", "/policyc/filter", {"Pod": web_pod(), "NodeNames": None,
+                                                               "Nodes": {"items": [ghost, untainted]}})
+        passed = [n["metadata"]["name"] for n in (json.loads(body).get("Nodes") or {}).get("items", [])]
+        if status != 200 or sorted(passed) != sorted(["ghost", tainted]):
+            problems.append(f"the sent nodes were not judged as sent: {status} {body[:200]}")
+        status, body = serve.call("POST", "/policyc/filter", {"Pod": web_pod(), "NodeNames": ["ghost", tainted], "Nodes": None})
+        got = json.loads(body)
+        if got.get("NodeNames"):
+            problems.append(f"a node sent once stayed in the state: {got.get('NodeNames')}")
+        rss = serve.rss_kb()
+        for i in range(6):
+            big = [{"apiVersion": "v1", "kind": "Node", "metadata": {"name": f"fake-{i}-{j}",
+                    "labels": {f"k{k}": f"v{i}-{j}-{k}-" + "x" * 40 for k in range(80)}}} for j in range(1000)]
+            status, _ = serve.call("POST", "/policyc/filter", {"Pod": web_pod(), "NodeNames": None, "Nodes": {"items": big}},
+                                   timeout=120)
+            if status != 200:
+                problems.append(f"a 10 MB call of fake nodes: {status}")
+        grew = serve.rss_kb() - rss
+        if grew > 512 * 1024:
+            problems.append(f"six 10 MB calls of fake nodes grew RSS by {grew} KB")
+        after = serve.call("GET", "/metrics", port=serve.probe)[1]
+        nodes = lambda text: re.search(r"policyc_cluster_nodes (\d+)", text).group(1)
+        if nodes(before) != nodes(after):
+            problems.append(f"the state's node count changed: {nodes(before)} -> {nodes(after)}")
+    finally:
+        if serve.stop() != 0:
+            problems.append("serve did not exit 0 on SIGTERM")
+    return problems
+
+
 def ipv6_listen(policyc):
     """--listen [::1]:0 serves (where this machine has IPv6 loopback)."""
     try:
@@ -424,6 +469,7 @@ def main():
                   ("authentication", lambda: authentication(args.policyc, tmp)),
                   ("TLS clients that never say hello", lambda: tls_clients(args.policyc, tmp)),
                   ("shutdown and SIGHUP", lambda: shutdown(args.policyc)),
+                  ("node objects sent change no state", lambda: sent_nodes(args.policyc)),
                   ("IPv6 listen", lambda: ipv6_listen(args.policyc))]
         for name, probe in probes:
             problems = probe()

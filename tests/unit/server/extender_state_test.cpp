@@ -297,3 +297,29 @@ TEST_CASE("what the templates keep stays within the budget and answers as if not
   CHECK(tight.decisions->KeptBytes() > 0);
   CHECK(unbounded.decisions->KeptBytes() > 3 * tight.decisions->KeptBytes());  // five templates kept there
 }
+
+TEST_CASE("pods assumed and never confirmed are forgotten - after the ttl and past the count") {
+  policy::host::ClusterState state;
+  policy::DiagnosticSink diags;
+  REQUIRE(state.Load(std::make_shared<const policy::Source>("c.json", kSnapshot), diags));
+  auto pod = [](const std::string& name) {
+    policy::k8s::Pod p;
+    p.namespace_name = "default";
+    p.name = name;
+    return p;
+  };
+  for (const char* name : {"p1", "p2", "p3"}) REQUIRE(state.Assume(pod(name), "b"));
+  CHECK(state.PodCount() == 3);
+  // p2 is confirmed by the watch: an event replaces it, and it stays.
+  policy::Source event("event", R"({"type": "ADDED", "object": {"apiVersion": "v1", "kind": "Pod",
+    "metadata": {"name": "p2", "namespace": "default"}, "spec": {"nodeName": "b", "containers": [{"name": "c"}]}}})");
+  REQUIRE(state.Apply(event, diags).has_value());
+  // Past the count: the oldest unconfirmed goes first.
+  CHECK(state.ExpireAssumed(std::chrono::hours(1), 1) == 1);
+  CHECK(state.PodCount() == 2);
+  CHECK(state.ExpireAssumed(std::chrono::hours(1), 1) == 0);
+  // Past the ttl: the rest of the unconfirmed.
+  CHECK(state.ExpireAssumed(std::chrono::seconds(0), 4096) == 1);
+  CHECK(state.PodCount() == 1);  // p2, confirmed
+  CHECK(state.ExpireAssumed(std::chrono::seconds(0), 4096) == 0);
+}

@@ -96,8 +96,9 @@ TEST_CASE("prioritize ranks the nodes sent as their totals rank them - the best 
   CHECK(levels.rbegin()->first == 10);
 }
 
-TEST_CASE("node objects sent are judged as sent - a node the state lacks or holds otherwise is taken from them") {
+TEST_CASE("node objects sent are judged as sent for that call only - the state keeps its own") {
   policy::host::ClusterState state;
+  state.KeepNodeObjects();
   policy::DiagnosticSink diags;
   REQUIRE(state.Load(std::make_shared<const policy::Source>("c.json", Snapshot()), diags));
   policy::host::Decisions decisions(policy::engine::Engine::Create(policy::rt::DefaultProfile(), {}, {}, diags));
@@ -127,12 +128,17 @@ TEST_CASE("node objects sent are judged as sent - a node the state lacks or hold
   CHECK(names == std::vector<std::string>{"n0", "n9"});
   CHECK(reply.body.find(R"x("n1": "node(s) had untolerated taint(s)")x") != std::string::npos);  // 1.34 names no taint
   CHECK(reply.body.find(R"("n2": "node(s) didn't match Pod's node affinity/selector")") != std::string::npos);
-  // n0, n1 and n9 differed, counted once each; sent again, nothing differs.
+  // n0, n1 and n9 differed, counted once each, and stood in for that call
+  // only: the state still has its own five nodes, n0 without the zone.
   std::string exposition = metrics.Render(0, 0);
   CHECK(exposition.find("policyc_sent_nodes_differing_total 3\n") != std::string::npos);
-  CHECK(state.NodeCount() == 6);
+  CHECK(state.NodeCount() == 5);
+  std::string by_name = fmt::format(R"({{"Pod": {}, "NodeNames": ["n0", "n1"], "Nodes": null}})", pod);
+  CHECK(extender.Filter(by_name).body.find(R"("NodeNames": [])") != std::string::npos);
+  // Sent again, they differ again and are judged the same.
   REQUIRE(extender.Filter(body).body == reply.body);
-  CHECK(metrics.Render(0, 0).find("policyc_sent_nodes_differing_total 3\n") != std::string::npos);
+  CHECK(metrics.Render(0, 0).find("policyc_sent_nodes_differing_total 6\n") != std::string::npos);
+  CHECK(state.NodeCount() == 5);
 }
 
 TEST_CASE("a request that is not a JSON object is named for what it is - in the status kube-scheduler reads as an error") {
