@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <set>
 
 #include <fmt/format.h>
 
@@ -83,7 +84,7 @@ std::string Why(const ApiClient::Response& r) {
   std::string hint = r.status == 401 ? " (the token or certificate was not accepted)"
                      : r.status == 403 ? " (give the account get, list and watch on it: examples/extender/rbac.yaml)"
                                        : "";
-  return fmt::format("HTTP {}{}{}", r.status, message.empty() ? "" : ": " + message, hint);
+  return fmt::format("HTTP {}{}{}", r.status, message.empty() ? "" : ": " + Printable(message), hint);
 }
 
 }  // namespace
@@ -121,13 +122,24 @@ ApiWatch::ApiWatch(const ApiClient& api, host::ClusterState& state, Metrics& met
 
 ApiWatch::~ApiWatch() { Stop(); }
 
+// 10 million objects of one kind, 500 a page.
+constexpr size_t kMaxPages = 20000;
+
 bool ListApi(const ApiClient& api, std::vector<std::shared_ptr<const Source>>& pages,
              std::map<size_t, std::string>& versions, std::vector<std::string>& not_served, std::string* error) {
   const std::vector<ApiWatch::Kind>& kinds = ApiWatch::Kinds();
   od::parser parser;
   for (size_t k = 0; k < kinds.size(); ++k) {
     std::string next;
+    std::set<std::string> seen;  // continue tokens: one given twice is a loop
+    size_t page = 0;
     do {
+      if (++page > kMaxPages || !seen.insert(next).second) {
+        *error = fmt::format("listing {} from {}: the API {} (a list that does not end)", kinds[k].name, api.config().server,
+                             page > kMaxPages ? fmt::format("gave over {} pages of 500", kMaxPages)
+                                              : std::string("gave a `continue` token it had given before"));
+        return false;
+      }
       std::string path = fmt::format("{}?limit=500{}", kinds[k].path, next.empty() ? "" : "&continue=" + Escape(next));
       ApiClient::Response r = api.Get(path);
       if (r.status == 404 && next.empty()) {
@@ -243,7 +255,7 @@ void ApiWatch::Watch(size_t kind) {
       if (h.type == "ERROR") {
         gone = h.code == 410;
         error_event = !gone;
-        if (!gone) Log("warn", "the watch ended with an error", {{"kind", k.name}, {"code", h.code}, {"detail", h.message}});
+        if (!gone) Log("warn", "the watch ended with an error", {{"kind", k.name}, {"code", h.code}, {"detail", Printable(h.message)}});
         return false;
       }
       if (h.type != "BOOKMARK") {

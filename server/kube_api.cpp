@@ -4,6 +4,7 @@
 
 #include <curl/curl.h>
 
+#include <cctype>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -16,6 +17,21 @@
 
 namespace policy::server {
 namespace {
+
+// The most of one answer read into memory: a page of 500 objects is a few
+// MiB; a watch event is one object.
+constexpr size_t kMaxAnswerBytes = size_t{256} << 20;
+
+bool IsHttpUrl(std::string_view url) {
+  auto starts = [&](std::string_view scheme) {
+    if (url.size() <= scheme.size()) return false;
+    for (size_t i = 0; i < scheme.size(); ++i) {
+      if (std::tolower(static_cast<unsigned char>(url[i])) != scheme[i]) return false;
+    }
+    return true;
+  };
+  return starts("https://") || starts("http://");
+}
 
 // A file a kubeconfig names (a kubeconfig, PEM, token): regular, at most
 // 4 MiB (a path such as /dev/zero is refused, not read forever).
@@ -120,6 +136,11 @@ class Kubeconfig final : public k8s::ObjectVisitor {
     c.server = Text(cluster, "server");
     while (!c.server.empty() && c.server.back() == '/') c.server.pop_back();
     if (c.server.empty()) return Fail(fmt::format("cluster `{}` has no `server`", cluster_name)), std::nullopt;
+    if (!IsHttpUrl(c.server)) {
+      return Fail(fmt::format("cluster `{}`: server `{}` is not an https:// (or http://) address", cluster_name,
+                              Printable(c.server))),
+             std::nullopt;
+    }
     c.insecure = Text(cluster, "insecure-skip-tls-verify") == "true";
     if (!Pem(cluster, "certificate-authority", &c.ca_pem)) return std::nullopt;
     k8s::NodeRef user = Named(root, "users", user_name, "user");
@@ -177,6 +198,9 @@ std::unique_ptr<Easy> Prepare(const ApiConfig& c, const std::string& path) {
   CURL* h = e->handle;
   std::string url = c.server + path;
   curl_easy_setopt(h, CURLOPT_URL, url.c_str());
+  // http and https only, and no redirect followed (curl's default, said).
+  curl_easy_setopt(h, CURLOPT_PROTOCOLS_STR, "http,https");
+  curl_easy_setopt(h, CURLOPT_FOLLOWLOCATION, 0L);
   curl_easy_setopt(h, CURLOPT_NOSIGNAL, 1L);
   curl_easy_setopt(h, CURLOPT_CONNECTTIMEOUT, 10L);
   curl_easy_setopt(h, CURLOPT_ACCEPT_ENCODING, "");  // gzip when the server offers it
@@ -192,9 +216,33 @@ std::unique_ptr<Easy> Prepare(const ApiConfig& c, const std::string& path) {
   return e;
 }
 
+// An answer read into memory, up to a bound (curl hands the bytes over
+// decoded, so the bound is on what gzip unpacks to).
+struct Sink {
+  std::string body;
+  bool over = false;
+};
+
 size_t Append(char* data, size_t size, size_t n, void* out) {
-  static_cast<std::string*>(out)->append(data, size * n);
+  auto* sink = static_cast<Sink*>(out);
+  if (sink->body.size() + size * n > kMaxAnswerBytes) {
+    sink->over = true;
+    return 0;  // curl stops: CURLE_WRITE_ERROR
+  }
+  sink->body.append(data, size * n);
   return size * n;
+}
+
+ApiClient::Response Perform(Easy& e, std::string* body);
+
+ApiClient::Response PerformInto(Easy& e, Sink& sink) {
+  ApiClient::Response r = Perform(e, &sink.body);
+  if (sink.over) {
+    r.status = 0;
+    r.body.clear();
+    r.error = fmt::format("the API's answer is over {} MiB (decompressed): not an answer policyc reads", kMaxAnswerBytes >> 20);
+  }
+  return r;
 }
 
 ApiClient::Response Perform(Easy& e, std::string* body) {
@@ -270,13 +318,27 @@ std::optional<ApiConfig> InClusterApi(const std::string& account_dir, std::strin
 
 ApiClient::ApiClient(ApiConfig config) : config_(std::move(config)) {}
 
+std::string Printable(std::string_view text, size_t max) {
+  std::string out;
+  for (size_t i = 0; i < text.size() && out.size() < max; ++i) {
+    auto c = static_cast<unsigned char>(text[i]);
+    if (c < 0x20 || c == 0x7f) {
+      out += c == '\n' ? std::string("\\n") : c == '\t' ? std::string("\\t") : fmt::format("\\x{:02x}", c);
+    } else {
+      out += static_cast<char>(c);
+    }
+  }
+  if (out.size() >= max) out += "...";
+  return out;
+}
+
 ApiClient::Response ApiClient::Get(const std::string& path) const {
   std::unique_ptr<Easy> e = Prepare(config_, path);
-  std::string body;
+  Sink body;
   curl_easy_setopt(e->handle, CURLOPT_WRITEFUNCTION, Append);
   curl_easy_setopt(e->handle, CURLOPT_WRITEDATA, &body);
   curl_easy_setopt(e->handle, CURLOPT_TIMEOUT, 60L);
-  Response r = Perform(*e, &body);
+  Response r = PerformInto(*e, body);
   if (!r.error.empty()) r.status = 0;  // cut off: no whole answer
   return r;
 }
@@ -284,13 +346,13 @@ ApiClient::Response ApiClient::Get(const std::string& path) const {
 ApiClient::Response ApiClient::Post(const std::string& path, const std::string& json) const {
   std::unique_ptr<Easy> e = Prepare(config_, path);
   e->headers = curl_slist_append(e->headers, "Content-Type: application/json");
-  std::string body;
+  Sink body;
   curl_easy_setopt(e->handle, CURLOPT_POSTFIELDS, json.c_str());
   curl_easy_setopt(e->handle, CURLOPT_POSTFIELDSIZE, static_cast<long>(json.size()));
   curl_easy_setopt(e->handle, CURLOPT_WRITEFUNCTION, Append);
   curl_easy_setopt(e->handle, CURLOPT_WRITEDATA, &body);
   curl_easy_setopt(e->handle, CURLOPT_TIMEOUT, 30L);
-  Response r = Perform(*e, &body);
+  Response r = PerformInto(*e, body);
   if (!r.error.empty()) r.status = 0;
   return r;
 }
@@ -323,7 +385,7 @@ size_t StreamWrite(char* data, size_t size, size_t n, void* out) {
     if (!(*s->line)(std::string_view(s->pending).substr(start, nl - start))) return 0;
   }
   s->pending.erase(0, start);
-  if (s->pending.size() > (size_t{256} << 20)) return 0;  // a 256 MiB line: not the API
+  if (s->pending.size() > kMaxAnswerBytes) return 0;  // a 256 MiB line: not the API
   return bytes;
 }
 

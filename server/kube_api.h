@@ -42,6 +42,11 @@ std::string DefaultKubeconfig();
 /// /var/run/secrets/kubernetes.io/serviceaccount in a pod).
 std::optional<ApiConfig> InClusterApi(const std::string& account_dir, std::string* error);
 
+/// Text from the API server (a Status message, a URL) made safe to print
+/// on a terminal or in a log: control characters escaped (`\x1b`, `\n`),
+/// at most `max` characters.
+std::string Printable(std::string_view text, size_t max = 1024);
+
 class ApiClient {
  public:
   explicit ApiClient(ApiConfig config);

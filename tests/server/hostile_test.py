@@ -12,6 +12,9 @@ CEL (any tenant who may create a ResourceClaim writes it):
   * three nested comprehensions over 1,000 items: kube's cost limit ends the
     attempt with kube's words, and the loader says the API would refuse it;
   * the same claims through `policyc serve` (filter answers Error in time).
+The API client (a compromised or broken API server, a bad kubeconfig):
+  * a gzip bomb, a list whose `continue` never ends, a Status message with
+    terminal escapes, a file:// server: each a clear error, bounded.
 The server (any local process can open a socket):
   * 16 connections dripping their headers a byte a second, beside 20 good
     callers: every good call answered 200, /healthz on the probe listener in
@@ -441,6 +444,90 @@ def sent_nodes(policyc):
     return problems
 
 
+class HostileApi:
+    """An API server on plain HTTP that answers every list with `mode`'s attack."""
+
+    def __init__(self, mode):
+        import gzip
+        from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+        bomb = gzip.compress(b"\0" * (300 << 20), compresslevel=9) if mode == "gzip-bomb" else b""
+        self.calls = 0
+        api = self
+
+        class Handler(BaseHTTPRequestHandler):
+            protocol_version = "HTTP/1.1"
+
+            def log_message(self, *args):
+                pass
+
+            def do_GET(self):
+                api.calls += 1
+                if mode == "endless-continue":
+                    body, code, extra = json.dumps({"kind": "NodeList", "metadata": {"resourceVersion": "1",
+                                                    "continue": "again"}, "items": []}).encode(), 200, {}
+                elif mode == "gzip-bomb":
+                    body, code, extra = bomb, 200, {"Content-Encoding": "gzip"}
+                else:  # a Status whose message would drive the terminal
+                    body, code, extra = json.dumps({"kind": "Status", "status": "Failure", "code": 403,
+                                                    "message": "nodes is forbidden\x1b[2J\x1b]0;owned\x07"}).encode(), 403, {}
+                self.send_response(code)
+                self.send_header("Content-Type", "application/json")
+                self.send_header("Content-Length", str(len(body)))
+                for k, v in extra.items():
+                    self.send_header(k, v)
+                self.end_headers()
+                self.wfile.write(body)
+
+        self.httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.httpd.daemon_threads = True
+        self.httpd.handle_error = lambda *args: None  # policyc hangs up on the bomb: expected
+        threading.Thread(target=self.httpd.serve_forever, daemon=True).start()
+        self.port = self.httpd.server_address[1]
+
+    def close(self):
+        self.httpd.shutdown()
+
+
+def kubeconfig(tmp, server):
+    path = os.path.join(tmp, "kubeconfig")
+    with open(path, "w") as f:
+        f.write(f"""apiVersion: v1
+kind: Config
+current-context: c
+contexts: [{{name: c, context: {{cluster: k, user: u}}}}]
+clusters: [{{name: k, cluster: {{server: "{server}"}}}}]
+users: [{{name: u, user: {{token: t0k3n}}}}]
+""")
+    return path
+
+
+def api_client(policyc, tmp):
+    """The API client's bounds: a gzip bomb, a list that never ends, a Status with terminal escapes, a file:// server."""
+    problems = []
+    for mode, want in (("gzip-bomb", "over 256 MiB"), ("endless-continue", "a list that does not end"),
+                       ("escapes", "\\x1b[2J")):
+        api = HostileApi(mode)
+        try:
+            cmd = [policyc, "check", "--kubeconfig", kubeconfig(tmp, f"http://127.0.0.1:{api.port}"), "--all-pending"]
+            try:
+                code, out, err, rss = run_bounded(cmd, timeout=120)
+            except subprocess.TimeoutExpired:
+                problems.append(f"the API client against `{mode}` did not end in 120 s")
+                continue
+            if code == 0 or want not in err or "\x1b" in err:
+                problems.append(f"against `{mode}`: exit {code}, {err.strip()[-300:]!r}")
+            if rss > RSS_LIMIT_KB:
+                problems.append(f"against `{mode}`: {rss} KB")
+            if mode == "endless-continue" and api.calls > 20001:
+                problems.append(f"the endless list was asked {api.calls} times")
+        finally:
+            api.close()
+    code, out, err, _ = run_bounded([policyc, "check", "--kubeconfig", kubeconfig(tmp, "file:///etc/passwd"), "--all-pending"])
+    if code != 2 or "is not an https:// (or http://) address" not in err:
+        problems.append(f"a file:// server: exit {code}, {err.strip()[-200:]!r}")
+    return problems
+
+
 def ipv6_listen(policyc):
     """--listen [::1]:0 serves (where this machine has IPv6 loopback)."""
     try:
@@ -470,6 +557,7 @@ def main():
                   ("TLS clients that never say hello", lambda: tls_clients(args.policyc, tmp)),
                   ("shutdown and SIGHUP", lambda: shutdown(args.policyc)),
                   ("node objects sent change no state", lambda: sent_nodes(args.policyc)),
+                  ("the API client's bounds", lambda: api_client(args.policyc, tmp)),
                   ("IPv6 listen", lambda: ipv6_listen(args.policyc))]
         for name, probe in probes:
             problems = probe()
