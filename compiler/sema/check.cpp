@@ -52,6 +52,8 @@ void Checker::Policy(size_t index) {
   policy.decl = index;
   scope_.clear();
   defs_.clear();
+  inlined_ = 0;
+  inlined_said_ = false;
   scope_.push_back({"pod", {NameTarget::Kind::kPod, 0}, schema_.PodType(), false, decl.name_span});
   scope_.push_back({"node", {NameTarget::Kind::kNode, 0}, schema_.NodeType(), true, decl.name_span});
   bool has_weight = false;
@@ -200,7 +202,9 @@ void Checker::Member(CheckedPolicy& policy, size_t index, const syntax::Member& 
                         false, def->params[p].type.span});
     }
     out_.def_params[def] = info.params;
+    uint64_t before = inlined_;
     info.result = Expr(def->body);
+    info.inlined = inlined_ - before;  // its body, with the bodies of the defs it calls
     info.reads_node = out_.reads_node[def->body] != 0;
     scope_.resize(mark);
     if (declared) defs_.push_back(std::move(info));

@@ -189,6 +189,17 @@ TypeRef Checker::BuiltinCall(ExprId id, const Builtin& builtin, TypeRef receiver
 
 TypeRef Checker::DefCall(ExprId id, DefInfo& def, const std::vector<ExprId>& args) {
   def.used = true;
+  // Lowering copies the body here: what it makes counts at every call.
+  inlined_ = std::min(inlined_ + def.inlined, kMaxInlined * 1000);
+  if (inlined_ > kMaxInlined && !inlined_said_) {
+    inlined_said_ = true;
+    diags_.Error(DiagCode::kInlinedTooLarge, SpanOf(id),
+                 fmt::format("with this call of `{}` inlined, the policy makes over {} expression nodes", def.name,
+                             kMaxInlined),
+                 "inlined here")
+        .help = "a def is inlined at every call: a def that calls another twice doubles the size per level; "
+                "compute the value once in a `let` and use it";
+  }
   out_.def[id] = static_cast<int32_t>(def.member);
   out_.reads_node[id] = def.reads_node;
   if (args.size() != def.params.size()) {

@@ -16,6 +16,7 @@ namespace policy::sema {
 using namespace syntax;
 
 TypeRef Checker::Expr(ExprId id) {
+  ++inlined_;
   TypeRef type = std::visit([&](const auto& e) { return Visit(id, e); }, module_.exprs[id]);
   out_.type[id] = type;
   return type;

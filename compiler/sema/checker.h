@@ -54,6 +54,7 @@ class Checker {
     TypeRef result;
     bool reads_node;
     bool used = false;
+    uint64_t inlined = 0;  ///< expression nodes its body makes once inlined (its calls' bodies too)
   };
 
   // Members (check.cpp).
@@ -106,6 +107,12 @@ class Checker {
   void MarkNode(syntax::ExprId id, syntax::ExprId from) { out_.reads_node[id] |= out_.reads_node[from]; }
   const Binding* Lookup(std::string_view name);
   std::vector<std::string_view> VisibleNames() const;
+
+  // Expression nodes the policy makes once its def calls are inlined, as
+  // lowering will: bounded (kMaxInlined), said once where it passes.
+  static constexpr uint64_t kMaxInlined = 100'000;
+  uint64_t inlined_ = 0;
+  bool inlined_said_ = false;
 
   const syntax::Module& module_;
   TypeTable& types_;
