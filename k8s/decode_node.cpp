@@ -1,5 +1,7 @@
 // Nodes, namespaces and object kinds.
 
+#include <unordered_set>
+
 #include <fmt/format.h>
 
 #include "k8s/decode.h"
@@ -18,6 +20,7 @@ std::string_view KindOf(NodeRef object, std::string_view default_kind) {
 namespace {
 
 void DecodeTaints(DecodeContext& cx, NodeRef list, std::vector<Taint>* out) {
+  std::unordered_set<std::string> seen;  // key and effect: duplicates found in linear time
   for (uint32_t i = 0; i < list.Size(); ++i) {
     NodeRef node = list.At(i);
     if (!cx.ExpectMapping(node, "taint")) continue;
@@ -39,9 +42,7 @@ void DecodeTaints(DecodeContext& cx, NodeRef list, std::vector<Taint>* out) {
     if (!e) continue;
     t.effect = *e;
     // API validation (validateNodeTaints): one taint per key and effect.
-    bool duplicate = false;
-    for (const Taint& other : *out) duplicate |= other.key == t.key && other.effect == t.effect;
-    if (duplicate) {
+    if (!seen.insert(t.key + '\0' + effect).second) {
       cx.Error(DiagCode::kBadTaint, node, fmt::format("the node has taint `{}` with effect {} twice", t.key, effect))
           .help = "taints must be unique by key and effect, as the API server requires";
       continue;

@@ -396,6 +396,11 @@ struct Pod {
   bool operator==(const Pod&) const = default;
 };
 
+/// About how many bytes `pod` holds (its strings and entries): what a cache
+/// of pods or of what is made from them charges it, so that its bound is in
+/// bytes, not only a count.
+size_t ApproximateBytes(const Pod& pod);
+
 /// A PodDisruptionBudget: which pods it guards and how many of them may go now.
 struct PodDisruptionBudget {
   std::string name;

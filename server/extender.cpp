@@ -272,10 +272,16 @@ void RecentPods::Remember(const k8s::Pod& pod) {
   std::string key = pod.namespace_name + "/" + pod.name;
   std::lock_guard lock(mutex_);
   auto [it, added] = pods_.try_emplace(key, pod, false);
-  if (!added) it->second.first = pod;
+  if (!added) {
+    bytes_ -= k8s::ApproximateBytes(it->second.first);
+    it->second.first = pod;
+  }
+  bytes_ += k8s::ApproximateBytes(pod);
   if (added) order_.push_back(std::move(key));
-  while (order_.size() > kCapacity) {
-    pods_.erase(order_.front());
+  while (order_.size() > kCapacity || (bytes_ > kCapacityBytes && order_.size() > 1)) {
+    auto gone = pods_.find(order_.front());
+    bytes_ -= k8s::ApproximateBytes(gone->second.first);
+    pods_.erase(gone);
     order_.pop_front();
   }
 }

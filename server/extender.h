@@ -44,7 +44,7 @@ class ApiClient;
 
 /// Pods decided lately, by namespace/name: what a bind call assumes (its
 /// arguments name the pod, not its spec), and where filter assumed them
-/// (--mode decide). Bounded: the oldest go first.
+/// (--mode decide). Bounded, in count and in bytes: the oldest go first.
 class RecentPods {
  public:
   void Remember(const k8s::Pod& pod);
@@ -56,7 +56,9 @@ class RecentPods {
 
  private:
   static constexpr size_t kCapacity = 4096;
+  static constexpr size_t kCapacityBytes = size_t{64} << 20;  ///< their k8s::ApproximateBytes
   std::mutex mutex_;
+  size_t bytes_ = 0;
   std::unordered_map<std::string, std::pair<k8s::Pod, bool>> pods_;  // the pod, assumed by filter
   std::deque<std::string> order_;
 };

@@ -37,6 +37,8 @@ namespace policy::engine {
 namespace {
 
 constexpr std::string_view kUnschedulableTaint = "node.kubernetes.io/unschedulable";
+// The most tolerations suggested: single edits, and those one node needs.
+constexpr size_t kMaxTolerations = 8;
 constexpr std::string_view kHostnameLabel = "kubernetes.io/hostname";
 
 bool Tolerated(const k8s::Pod& pod, const k8s::Taint& taint) {
@@ -242,13 +244,21 @@ class Suggester {
     return e;
   }
 
+  // One edit per untolerated taint, for the kMaxTolerations taints that
+  // reject the most nodes (each edit is decided again: a node with 100,000
+  // taints must not mean 100,000 decisions, nor a reader 100,000 lines).
   void TolerationEdits(std::vector<Edit>& edits) {
-    std::set<uint32_t> seen;
+    std::map<uint32_t, size_t> rows;  // taint id -> rejected nodes that have it
     for (const auto& [row, needs] : rejected_) {
       for (uint32_t id : Table().Taints(row)) {
-        if (Untolerated(id) && seen.insert(id).second) edits.push_back(Tolerate(TaintOf(id)));
+        if (Untolerated(id)) ++rows[id];
       }
     }
+    std::vector<std::pair<size_t, uint32_t>> ranked;
+    for (const auto& [id, n] : rows) ranked.emplace_back(n, id);
+    std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
+    if (ranked.size() > kMaxTolerations) ranked.resize(kMaxTolerations);
+    for (const auto& [n, id] : ranked) edits.push_back(Tolerate(TaintOf(id)));
   }
 
   int64_t Free(rt::RowId row, std::string_view name) const {
@@ -703,9 +713,13 @@ class Suggester {
     for (const std::string& plugin : needs.plugins) {
       rt::PodRemedy remedy = RemedyOf(plugin);
       if (remedy == rt::PodRemedy::kTolerate) {
+        std::set<uint32_t> have;
+        for (const Need& n : out) {
+          if (n.kind == Need::Kind::kTaint) have.insert(n.id);
+        }
         for (uint32_t id : Table().Taints(row)) {
-          bool have = std::any_of(out.begin(), out.end(), [&](const Need& n) { return n.kind == Need::Kind::kTaint && n.id == id; });
-          if (!have && Untolerated(id)) out.push_back({Need::Kind::kTaint, id, {}, 0});
+          if (Untolerated(id) && have.insert(id).second) out.push_back({Need::Kind::kTaint, id, {}, 0});
+          if (have.size() > kMaxTolerations) return std::nullopt;  // no one adds that many tolerations
         }
         continue;
       }

@@ -21,6 +21,9 @@ namespace {
 std::atomic<uint64_t> next_epoch{1};
 
 constexpr size_t kKeptPlans = 256;
+// And the template pods they hold, in bytes (k8s::ApproximateBytes): a pod
+// may carry megabytes of labels, and each plan copies what it reads.
+constexpr size_t kKeptPlanPodBytes = size_t{64} << 20;
 
 // The Node objects of snapshot files, by name (KeepNodeObjects).
 class NodeCollector final : public k8s::ObjectVisitor {
@@ -306,6 +309,7 @@ class Verdicts {
 // decision at a time uses it.
 struct Decisions::KeptPlan {
   k8s::Pod pod;  // the template
+  size_t pod_bytes = 0;
   uint64_t epoch = 0;
   std::mutex use;
   std::unique_ptr<engine::PodPlan> plan;
@@ -348,16 +352,21 @@ std::shared_ptr<Decisions::KeptPlan> Decisions::PlanFor(const k8s::Pod& pod, uin
   if (!found) {
     found = std::make_shared<KeptPlan>();
     found->pod = pod;
+    found->pod_bytes = k8s::ApproximateBytes(pod);
     found->epoch = epoch;
     plans_.emplace(hash, found);
+    plan_pod_bytes_ += found->pod_bytes;
   }
   found->used = ++uses_;
-  while (plans_.size() > kKeptPlans) {  // the least recently used one nobody is deciding with
+  // The least recently used one nobody is deciding with goes, past the
+  // count or the bytes.
+  while (plans_.size() > kKeptPlans || plan_pod_bytes_ > kKeptPlanPodBytes) {
     auto oldest = plans_.end();
     for (auto it = plans_.begin(); it != plans_.end(); ++it) {
       if (it->second.use_count() == 1 && (oldest == plans_.end() || it->second->used < oldest->second->used)) oldest = it;
     }
     if (oldest == plans_.end()) break;
+    plan_pod_bytes_ -= oldest->second->pod_bytes;
     plans_.erase(oldest);
   }
   return found;

@@ -221,6 +221,7 @@ class Decisions {
   std::unordered_multimap<size_t, std::shared_ptr<KeptPlan>> plans_;  // by TemplateHash
   uint64_t uses_ = 0;
   size_t kept_bytes_limit_ = engine::kKeptBytesLimit;
+  size_t plan_pod_bytes_ = 0;  // the kept plans' template pods, in bytes (under plans_mutex_)
 };
 
 }  // namespace policy::host

@@ -12,6 +12,10 @@ CEL (any tenant who may create a ResourceClaim writes it):
   * three nested comprehensions over 1,000 items: kube's cost limit ends the
     attempt with kube's words, and the loader says the API would refuse it;
   * the same claims through `policyc serve` (filter answers Error in time).
+Growth (inputs whose cost once grew faster than their size):
+  * 600 pod shapes each with a 1 MB label: RSS bounded (kept state in bytes);
+  * a node with 100,000 taints, 20,000 tolerations against 30,000 taints:
+    answered in bounded time, at most 8 toleration suggestions.
 The API client (a compromised or broken API server, a bad kubeconfig):
   * a gzip bomb, a list whose `continue` never ends, a Status message with
     terminal escapes, a file:// server: each a clear error, bounded.
@@ -528,6 +532,65 @@ def api_client(policyc, tmp):
     return problems
 
 
+def pod_shapes(policyc):
+    """600 pod shapes each with a 1 MB label: what is kept per shape is bounded in bytes, not only in count."""
+    problems = []
+    serve = Serve(policyc, ["--cluster", "examples/cluster.yaml"])
+    try:
+        rss = serve.rss_kb()
+        c = http.client.HTTPConnection("127.0.0.1", serve.port, timeout=60)
+        for i in range(600):
+            pod = web_pod()
+            pod["metadata"]["name"] = f"p{i}"
+            pod["metadata"]["labels"] = {"big": f"x{i}" + "y" * (1 << 20)}
+            pod["spec"]["affinity"] = {"podAntiAffinity": {"requiredDuringSchedulingIgnoredDuringExecution": [
+                {"labelSelector": {"matchLabels": {"big": f"x{i}" + "y" * 1000}}, "topologyKey": "kubernetes.io/hostname"}]}}
+            c.request("POST", "/policyc/filter", body=json.dumps({"Pod": pod, "NodeNames": FILTER["NodeNames"]}).encode(),
+                      headers={"Content-Type": "application/json"})
+            r = c.getresponse()
+            r.read()
+            if r.status != 200:
+                problems.append(f"shape {i}: {r.status}")
+                break
+        c.close()
+        grew = serve.rss_kb() - rss
+        if grew > 512 * 1024:
+            problems.append(f"600 pod shapes with a 1 MB label grew RSS by {grew // 1024} MB")
+    finally:
+        if serve.stop() != 0:
+            problems.append("serve did not exit 0 on SIGTERM")
+    return problems
+
+
+def taint_floods(policyc, tmp):
+    """A node with 100,000 taints; 20,000 tolerations against 30,000 taints: answered, bounded."""
+    problems = []
+    taints = lambda n: [{"key": f"k{i}", "value": f"v{i}", "effect": "NoSchedule"} for i in range(n)]
+    node = lambda n: {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "n1", "labels": {"kubernetes.io/hostname": "n1"}},
+                      "spec": {"taints": taints(n)}, "status": {"allocatable": {"cpu": "8", "memory": "32Gi", "pods": "110"}}}
+    pod = {"apiVersion": "v1", "kind": "Pod", "metadata": {"name": "p", "namespace": "default"},
+           "spec": {"containers": [{"name": "c", "image": "x"}],
+                    "tolerations": [{"key": f"k{i}", "operator": "Equal", "value": "other", "effect": "NoSchedule"}
+                                    for i in range(20000)]}}
+    files = {}
+    for name, obj in (("100k", {"apiVersion": "v1", "kind": "List", "items": [node(100000)]}),
+                      ("30k", {"apiVersion": "v1", "kind": "List", "items": [node(30000)]}), ("pod", pod)):
+        files[name] = os.path.join(tmp, f"taints-{name}.json")
+        with open(files[name], "w") as f:
+            json.dump(obj, f)
+    for cluster, pod_file in ((files["100k"], "examples/pods/web.yaml"), (files["30k"], files["pod"])):
+        try:
+            code, out, err, rss = run_bounded([policyc, "check", "--no-cache", "--cluster", cluster, "--pod", pod_file], timeout=60)
+        except subprocess.TimeoutExpired:
+            problems.append(f"check of {os.path.basename(pod_file)} against {os.path.basename(cluster)} did not end in 60 s")
+            continue
+        if code != 1 or "untolerated taint(s)" not in out or rss > RSS_LIMIT_KB:
+            problems.append(f"{os.path.basename(cluster)}: exit {code}, {rss} KB, {out[:200]!r}")
+        if out.count("tolerate the taint") > 8:
+            problems.append(f"{os.path.basename(cluster)}: {out.count('tolerate the taint')} toleration suggestions")
+    return problems
+
+
 def ipv6_listen(policyc):
     """--listen [::1]:0 serves (where this machine has IPv6 loopback)."""
     try:
@@ -558,6 +621,8 @@ def main():
                   ("shutdown and SIGHUP", lambda: shutdown(args.policyc)),
                   ("node objects sent change no state", lambda: sent_nodes(args.policyc)),
                   ("the API client's bounds", lambda: api_client(args.policyc, tmp)),
+                  ("pod shapes with megabyte labels", lambda: pod_shapes(args.policyc)),
+                  ("taint and toleration floods", lambda: taint_floods(args.policyc, tmp)),
                   ("IPv6 listen", lambda: ipv6_listen(args.policyc))]
         for name, probe in probes:
             problems = probe()
