@@ -28,14 +28,24 @@
 //                                 new Deployment brings; with the JIT its kernels made in the call):
 //                                 p50, ms_first/ms_last per call over the first and last tenth,
 //                                 rss_mb_first/rss_mb_last after them
+//   BM_SlowClients/slow:S         200 keep-alive clients, 20 filter calls each (500 nodes, every name), while S
+//                                 slowloris connections drip a request's headers a byte every 500 ms (and
+//                                 connect again when cut off): p50_ms, p99_ms of the good calls, failed
+//                                 (good calls not answered 200), healthz_max_ms (a prober's /healthz every
+//                                 20 ms throughout). The figure: p99 with slow:16 over slow:0, one run
 //
 //   build/benchmarks/bench_serve
 
 #include <benchmark/benchmark.h>
 #include <httplib.h>
 
+#include <arpa/inet.h>
 #include <malloc.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
 #include <unistd.h>
+
+#include <atomic>
 
 #include <algorithm>
 #include <chrono>
@@ -236,8 +246,65 @@ void BM_ServePreempt(benchmark::State& state) {
   state.counters["nodes_kept"] = static_cast<double>(kept);
 }
 
+// A slowloris: a request's headers a byte every 500 ms, on a connection
+// made again whenever the server cuts it off, until `stop`.
+void Drip(int port, const std::atomic<bool>& stop) {
+  const std::string headers = "POST /policyc/filter HTTP/1.1\r\nHost: x\r\nX-Slow: " + std::string(4096, 'a');
+  while (!stop) {
+    int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(static_cast<uint16_t>(port));
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0) {
+      for (size_t i = 0; i < headers.size() && !stop; ++i) {
+        if (::send(fd, &headers[i], 1, MSG_NOSIGNAL) != 1) break;
+        for (int t = 0; t < 10 && !stop; ++t) std::this_thread::sleep_for(std::chrono::milliseconds(50));
+      }
+    }
+    ::close(fd);
+  }
+}
+
+void BM_SlowClients(benchmark::State& state) {
+  static std::unique_ptr<World> world = std::make_unique<World>(policy::engine::Backend::kJit, false, 500);
+  {
+    httplib::Client warm("127.0.0.1", world->server.Port());
+    for (int i = 0; i < 10; ++i) warm.Post("/policyc/filter", world->body, "application/json");
+  }
+  std::atomic<bool> stop{false};
+  std::vector<std::thread> drips;
+  for (int i = 0; i < state.range(0); ++i) drips.emplace_back([&] { Drip(world->server.Port(), stop); });
+  std::this_thread::sleep_for(std::chrono::seconds(1));  // every drip connected and dripping
+  std::atomic<double> healthz_max_ms{0};
+  std::thread prober([&] {
+    httplib::Client probe("127.0.0.1", world->server.Port());
+    probe.set_keep_alive(true);
+    while (!stop) {
+      auto t0 = std::chrono::steady_clock::now();
+      auto res = probe.Get("/healthz");
+      double ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+      if (!res || res->status != 200) ms = 1e9;
+      if (ms > healthz_max_ms) healthz_max_ms = ms;
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    }
+  });
+  std::atomic<int> failed{0};
+  auto call = [&](httplib::Client& client, int, int) {
+    auto res = client.Post("/policyc/filter", world->body, "application/json");
+    if (!res || res->status != 200) ++failed;
+  };
+  policy::bench::RunClients(state, world->server.Port(), 200, 20, call, "ms");
+  stop = true;
+  prober.join();
+  for (std::thread& t : drips) t.join();
+  state.counters["failed"] = static_cast<double>(failed.load());
+  state.counters["healthz_max_ms"] = healthz_max_ms.load();
+}
+
 }  // namespace
 
+BENCHMARK(BM_SlowClients)->ArgName("slow")->Arg(0)->Arg(16)->Iterations(1)->UseRealTime()->Unit(benchmark::kSecond);
 BENCHMARK(BM_ServePreempt)->Name("BM_ServePreempt/jit")->ArgName("candidates")->Arg(100)->Arg(500)->Iterations(1)->UseRealTime()->Unit(benchmark::kSecond);
 BENCHMARK_CAPTURE(BM_ServeRealistic, interp, policy::engine::Backend::kInterp)
     ->Name("BM_ServeRealistic/interp")->ArgName("clients")->Arg(1)->Arg(2)->Iterations(1)->UseRealTime()->Unit(benchmark::kSecond);

@@ -1,8 +1,10 @@
 // The snapshot cache (snapshot_cache.h). Layout of a cache file:
 //
 //   "PLCYSNAP"  u32 format  then varints: the number of snapshot files, per
-//   file its size, mtime (ns), head+tail hash, the policyc binary's size and
-//   mtime (ns); the payload length, the payload checksum; then the payload:
+//   file (kKeyFields) its device, inode, size, mtime and ctime (ns), head+tail
+//   hash, the hash of its whole content when it was written racily (else
+//   0), the policyc binary's size and mtime (ns); the payload length, the
+//   payload checksum; then the payload:
 //   the table's image (NodeTable::WriteImage), then the load's report — the
 //   read statistics (objects, each skipped kind and count), its counts, and
 //   the Pending pods (objects, as the archive writes them).
@@ -14,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -30,7 +33,7 @@ namespace {
 
 constexpr char kMagic[8] = {'P', 'L', 'C', 'Y', 'S', 'N', 'A', 'P'};
 // Bump when the payload's layout or what the decoders make of a file changes.
-constexpr uint32_t kFormat = 7;  // 6: pod-level resources and resize status; 7: node facts hashed by line
+constexpr uint32_t kFormat = 8;  // 7: node facts hashed by line; 8: files keyed as git's index keys them
 constexpr size_t kEdge = 64 * 1024;  // the head and the tail hashed
 
 // 64-bit hash, eight bytes at a time (a damaged cache, not an adversary).
@@ -46,13 +49,50 @@ uint64_t Hash(std::string_view bytes, uint64_t h = 0x9e3779b97f4a7c15ULL) {
   return h ^ (h >> 31);
 }
 
+// A file as the cache is keyed with it, as git's index keys a file: where
+// it is (device, inode), its size, its mtime and ctime to the nanosecond (a
+// write changes the ctime, and no one can set it back), and its head and
+// tail hashed. A file changed within kRacy of the cache being written could
+// change again within one tick of the clock unseen (git's "racily clean"
+// files): for such a file the whole content is hashed too, and checked on
+// every read.
 struct Key {
-  uint64_t size = 0, mtime = 0, edges = 0, exe_size = 0, exe_mtime = 0;
+  uint64_t dev = 0, ino = 0, size = 0, mtime = 0, ctime = 0, edges = 0, content = 0, exe_size = 0, exe_mtime = 0;
   bool operator==(const Key&) const = default;
 };
+constexpr size_t kKeyFields = 9;
+constexpr int64_t kRacy = 2'000'000'000;  // ns
 
-uint64_t MtimeNs(const struct stat& st) {
-  return static_cast<uint64_t>(st.st_mtim.tv_sec) * 1000000000ULL + static_cast<uint64_t>(st.st_mtim.tv_nsec);
+uint64_t Ns(const struct timespec& t) {
+  return static_cast<uint64_t>(t.tv_sec) * 1000000000ULL + static_cast<uint64_t>(t.tv_nsec);
+}
+uint64_t MtimeNs(const struct stat& st) { return Ns(st.st_mtim); }
+
+// The hash of a whole file (nonzero), read in chunks; 0 when it cannot be read.
+uint64_t ContentHash(const std::string& path) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return 0;
+  std::string chunk(size_t{1} << 20, '\0');
+  uint64_t h = 0x9e3779b97f4a7c15ULL;
+  for (off_t at = 0;;) {
+    ssize_t n = ::pread(fd, chunk.data(), chunk.size(), at);
+    if (n < 0) {
+      ::close(fd);
+      return 0;
+    }
+    if (n == 0) break;
+    h = Hash(std::string_view(chunk.data(), static_cast<size_t>(n)), h);
+    at += n;
+  }
+  ::close(fd);
+  return h | 1;
+}
+
+// Whether `key` was changed too recently to trust its times alone.
+bool Racy(const Key& key) {
+  struct timespec now;
+  ::clock_gettime(CLOCK_REALTIME, &now);
+  return static_cast<int64_t>(Ns(now) - std::max(key.mtime, key.ctime)) < kRacy;
 }
 
 // The key of `path` as it is now; nullopt when it cannot be read.
@@ -63,8 +103,11 @@ std::optional<Key> KeyOf(const std::string& path) {
   Key key;
   bool ok = ::fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
   if (ok) {
+    key.dev = static_cast<uint64_t>(st.st_dev);
+    key.ino = static_cast<uint64_t>(st.st_ino);
     key.size = static_cast<uint64_t>(st.st_size);
     key.mtime = MtimeNs(st);
+    key.ctime = Ns(st.st_ctim);
     std::string edge(std::min<uint64_t>(kEdge, key.size), '\0');
     ok = ::pread(fd, edge.data(), edge.size(), 0) == static_cast<ssize_t>(edge.size());
     key.edges = Hash(edge);
@@ -173,9 +216,16 @@ std::unique_ptr<NodeTable> ReadCache(const CacheOptions& options, const std::vec
   rest.remove_prefix(sizeof kMagic + 4);
   k8s::ArchiveReader header(rest);
   if (header.U64() != now->size()) return nullptr;
-  for (const Key& key : *now) {
-    Key was{header.U64(), header.U64(), header.U64(), header.U64(), header.U64()};
+  for (size_t i = 0; i < now->size(); ++i) {
+    Key was;
+    for (uint64_t* v : {&was.dev, &was.ino, &was.size, &was.mtime, &was.ctime, &was.edges, &was.content, &was.exe_size,
+                        &was.exe_mtime}) {
+      *v = header.U64();
+    }
+    Key key = (*now)[i];
+    key.content = was.content;  // checked below, when there is one
     if (!(was == key)) return nullptr;
+    if (was.content != 0 && ContentHash(paths[i]) != was.content) return nullptr;
   }
   uint64_t length = header.U64(), checksum = header.U64();
   if (!header.Ok() || rest.size() - header.Position() != length) return nullptr;
@@ -209,6 +259,9 @@ bool WriteCache(const CacheOptions& options, const std::vector<std::string>& pat
                 const LoadReport& report) {
   std::optional<std::vector<Key>> keys = KeysOf(paths);
   if (!keys || paths.empty() || options.dir.empty()) return false;
+  for (size_t i = 0; i < keys->size(); ++i) {
+    if (Racy((*keys)[i]) && ((*keys)[i].content = ContentHash(paths[i])) == 0) return false;
+  }
   k8s::ArchiveWriter payload;
   if (!table.WriteImage(payload)) return false;
   payload.U64(report.read.objects);
@@ -224,7 +277,9 @@ bool WriteCache(const CacheOptions& options, const std::vector<std::string>& pat
   k8s::ArchiveWriter header;
   header.U64(keys->size());
   for (const Key& key : *keys) {
-    for (uint64_t v : {key.size, key.mtime, key.edges, key.exe_size, key.exe_mtime}) header.U64(v);
+    for (uint64_t v : {key.dev, key.ino, key.size, key.mtime, key.ctime, key.edges, key.content, key.exe_size, key.exe_mtime}) {
+      header.U64(v);
+    }
   }
   header.U64(payload.Bytes().size());
   header.U64(Hash(payload.Bytes()));
@@ -243,6 +298,7 @@ bool WriteCache(const CacheOptions& options, const std::vector<std::string>& pat
   ok = std::fclose(f) == 0 && ok;
   // A file may have changed while it was read: then this cache is not of it.
   std::optional<std::vector<Key>> after = KeysOf(paths);
+  for (size_t i = 0; after && i < after->size(); ++i) (*after)[i].content = (*keys)[i].content;
   if (!ok || !after || *after != *keys || std::rename(tmp.c_str(), path.c_str()) != 0) {
     std::remove(tmp.c_str());
     return false;

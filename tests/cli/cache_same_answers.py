@@ -62,17 +62,20 @@ def encode_varint(v):
     return bytes(out)
 
 
+KEY_FIELDS = 9  # snapshot_cache.cpp's kKeyFields: what a file is keyed with
+
+
 def with_checksum(cache_bytes, payload):
     """The cache with its payload replaced and its checksum made again."""
     files, at = varint(cache_bytes, 12)
-    for _ in range(5 * files):
+    for _ in range(KEY_FIELDS * files):
         _, at = varint(cache_bytes, at)
     return cache_bytes[:at] + encode_varint(len(payload)) + encode_varint(hash64(payload)) + payload
 
 
 def payload_of(cache_bytes):
     files, at = varint(cache_bytes, 12)
-    for _ in range(5 * files + 2):
+    for _ in range(KEY_FIELDS * files + 2):
         _, at = varint(cache_bytes, at)
     return cache_bytes[at:]
 
@@ -152,6 +155,29 @@ def main():
         expect(os.stat(copy).st_mtime_ns == stat.st_mtime_ns, "the test put the old mtime back")
         os.utime(cache, None)
         expect(run(policyc, args) == run(policyc, args, cache=False), "a file changed under its old mtime was answered from its old cache")
+        # ... and in the middle of a file larger than the head and tail hashed, not changed for a while
+        # (so not racily clean: its times alone are trusted), its old mtime put back: the ctime tells.
+        big = os.path.join(tmp, "big-cluster.yaml")
+        padding = "".join(f"# padding line {i:06d} " + "x" * 40 + "\n" for i in range(3000))
+        open(big, "w").write(padding + original + padding)
+        old = os.stat(big)
+        os.utime(big, ns=(old.st_atime_ns, old.st_mtime_ns - 10_000_000_000))  # written 10 s ago, as far as mtime says
+        import time
+        time.sleep(2.2)  # and its ctime older than the racy window
+        big_args = ["check", "--cluster", big, "--pod", "examples/pods/web.yaml", "-o", "json"]
+        clear_cache()
+        run(policyc, big_args)
+        stat = os.stat(big)
+        middle = open(big).read().replace("unschedulable: true", "unschedulable: no  ", 1)
+        expect(os.path.getsize(big) > 2 * 65536, "the test's big file is larger than the head and tail hashed")
+        open(big, "w").write(middle)
+        os.utime(big, ns=(stat.st_atime_ns, stat.st_mtime_ns))
+        expect(run(policyc, big_args) == run(policyc, big_args, cache=False),
+               "a same-size edit in the middle, its mtime put back, was answered from the old cache")
+        os.remove(big)
+        clear_cache()
+        run(policyc, args)
+        cache = cache_file()
         # 2. The cache damaged: a byte of its payload flipped.
         run(policyc, args)
         data = bytearray(open(cache, "rb").read())
