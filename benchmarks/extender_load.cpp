@@ -42,9 +42,10 @@ ExtenderWorld::ExtenderWorld(engine::Backend backend, bool realistic, int nodes)
     "spec": {"containers": [{"name": "web", "image": "nginx", "resources": {"requests": {"cpu": "500m", "memory": "512Mi"}}}]}})");
 }
 
-LoopbackServer::LoopbackServer(ExtenderWorld& world) {
+LoopbackServer::LoopbackServer(ExtenderWorld& world, int read_timeout_s) {
   server::ServerOptions options;
   options.port = 0;
+  options.read_timeout_s = read_timeout_s;
   server_ = std::make_unique<server::Server>(*world.decisions, world.state, options);
   std::string error;
   if (!server_->Bind(&error)) std::abort();

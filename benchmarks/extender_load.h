@@ -34,7 +34,8 @@ struct ExtenderWorld {
 /// a thread of its own until destroyed.
 class LoopbackServer {
  public:
-  explicit LoopbackServer(ExtenderWorld& world);
+  /// `read_timeout_s`: server::ServerOptions::read_timeout_s.
+  explicit LoopbackServer(ExtenderWorld& world, int read_timeout_s = 10);
   ~LoopbackServer();
   int Port() const;
 

@@ -332,7 +332,10 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
     if (ec == http::error::header_limit) return Refuse(http::status::request_header_fields_too_large, "request headers too large");
     if (ec == http::error::body_limit) return Refuse(http::status::payload_too_large, "request body too large (--max-body-bytes)");
     if (ec == beast::error::timeout) return Refuse(http::status::request_timeout, "the request's headers did not arrive in time");
-    if (ec == http::error::end_of_stream || ec == asio::error::eof || ec == asio::error::connection_reset) return Shut();
+    if (ec == http::error::end_of_stream || ec == http::error::partial_message || ec == asio::error::eof ||
+        ec == asio::error::connection_reset) {
+      return Shut();  // the client went away
+    }
     if (ec) return Refuse(http::status::bad_request, "not an HTTP request: " + ec.message());
     const Request& req = parser_->get();
     if (static_cast<size_t>(std::distance(req.begin(), req.end())) > o.max_headers) {
