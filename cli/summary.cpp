@@ -35,11 +35,15 @@ ClusterSummary Summarize(const std::string& file, const rt::NodeTable& table, co
   for (size_t row = 0; row < table.RowCount(); ++row) s.unschedulable += live[row] && table.Unschedulable()[row];
   for (const rt::ResourceColumn& column : table.Resources()) {
     ClusterSummary::Resource r{std::string(table.pool().Get(column.name)), 0, 0, 0};
+    // Totals saturate: two nodes of `cpu: 1e18` must not read as negative.
+    auto add = [](int64_t& total, int64_t v) {
+      if (__builtin_add_overflow(total, v, &total)) total = v > 0 ? INT64_MAX : INT64_MIN;
+    };
     for (size_t row = 0; row < table.RowCount(); ++row) {
       if (!live[row]) continue;
-      r.allocatable += column.allocatable[row];
+      add(r.allocatable, column.allocatable[row]);
       // kube-scheduler counts pods, not a `pods` request.
-      r.requested += r.name == "pods" ? table.PodCount()[row] : column.requested[row];
+      add(r.requested, r.name == "pods" ? static_cast<int64_t>(table.PodCount()[row]) : column.requested[row]);
       r.nodes += column.allocatable[row] > 0;
     }
     s.resources.push_back(std::move(r));

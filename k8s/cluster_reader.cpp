@@ -74,6 +74,22 @@ bool ReadCluster(const Source& source, ClusterVisitor& visitor, DiagnosticSink& 
   Dispatcher dispatcher(visitor, diags, stats != nullptr ? stats : &local);
   size_t errors = diags.ErrorCount();
   bool syntax_ok = ReadObjects(source, dispatcher, diags, format);
+  // A file with nothing in it (a kubectl that failed, a redirect gone
+  // wrong) is not an empty cluster: `kind: List` with `items: []` is.
+  std::string_view text = source.Text();
+  bool blank = true;
+  for (size_t i = 0; i < text.size() && blank;) {
+    size_t end = text.find('\n', i);
+    std::string_view line = text.substr(i, end == std::string_view::npos ? std::string_view::npos : end - i);
+    size_t at = line.find_first_not_of(" \t\r");
+    blank = at == std::string_view::npos || line[at] == '#' || line.substr(at) == "---" || line.substr(at) == "...";
+    i = end == std::string_view::npos ? text.size() : end + 1;
+  }
+  if (syntax_ok && blank) {
+    diags.Error(DiagCode::kNoObjects, Span{&source, 0, 0}, "the snapshot file holds no Kubernetes object")
+        .help = "dump the cluster with `kubectl get nodes,pods -A -o yaml > cluster.yaml`; an empty file is what a "
+                "failed kubectl leaves";
+  }
   return syntax_ok && diags.ErrorCount() == errors;
 }
 

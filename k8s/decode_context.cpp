@@ -151,8 +151,10 @@ std::optional<Quantity> DecodeContext::QuantityValue(NodeRef node, std::string_v
   std::string text;
   if (node.IsScalar() && node.Type() == ScalarType::kInt) {
     // YAML 1.1 integers (`010`, `0x10`) reach Kubernetes as their value.
+    // One past int64 (a JSON number of 20 digits) is still a quantity's
+    // digits, as Quantity.UnmarshalJSON reads the number's text.
     std::optional<int64_t> v = ParseGoInt(node.Text());
-    if (v) text = fmt::format("{}", *v);
+    text = v ? fmt::format("{}", *v) : std::string(node.Text());
   } else if (node.IsScalar() && node.Type() != ScalarType::kBool && node.Type() != ScalarType::kNull) {
     text.assign(node.Text());
     if (node.Type() == ScalarType::kFloat) std::erase(text, '_');

@@ -287,6 +287,16 @@ bool YamlReader::ReadTopMapping(Event& start) {
     return true;
   }
   NodeRef kind = header_.Root().Get("kind");
+  // kubectl writes a list's keys in order, `kind` and `metadata` after
+  // `items`: a list of its that ends with its items was cut short.
+  NodeRef root = header_.Root();
+  if (!kind.Valid() && root.Size() == 2 && root.KeyAt(0).Text() == "apiVersion" && root.KeyAt(1).Text() == "items") {
+    Diagnostic& d = diags_.Warning(DiagCode::kCutShort, root.KeyAt(1).GetSpan(),
+                                   "the list ends after its `items`, with no `kind` or `metadata` after them as kubectl "
+                                   "writes: the file looks cut short",
+                                   "the list");
+    d.help = "dump the cluster again; a copy cut at a line boundary still parses as YAML, with fewer objects";
+  }
   std::string_view item_kind = kind.IsScalar() ? ItemKindOf(kind.Text()) : std::string_view();
   for (auto& doc : waiting_) Emit(*doc, item_kind);
   waiting_.clear();

@@ -255,7 +255,10 @@ constexpr std::string_view kUnknownNode = "node(s) not found in policyc's cluste
 void WriteFailed(JsonWriter& w, const Extender::Named& n, std::span<const std::string_view> names, bool unresolvable,
                  bool all_reasons, const std::function<void(size_t, JsonWriter&)>& also = nullptr) {
   w.BeginObject();
+  // A name sent twice is a key once: kube-scheduler reads a map.
+  std::unordered_set<std::string_view> written;
   for (size_t i = 0; i < names.size(); ++i) {
+    if (!written.insert(names[i]).second) continue;
     if (also) also(i, w);
     if (n.row[i] == rt::kNoRow) {
       if (unresolvable) w.Key(names[i]).String(kUnknownNode);
@@ -439,8 +442,17 @@ Reply Extender::Preempt(std::string_view body) {
         if (!uid.IsScalar() || uid.Text().empty()) return fmt::format("a victim on node `{}` without a UID", names.back());
         p.uids.emplace_back(uid.Text());
       }
+      // A count of the victims' own budgets broken: 0 to their number.
       k8s::NodeRef violations = Field(victims.ValueAt(i), "NumPDBViolations");
-      if (violations.IsScalar() && !Null(violations)) p.violations = std::strtoll(std::string(violations.Text()).c_str(), nullptr, 10);
+      if (violations.IsScalar() && !Null(violations)) {
+        p.violations = std::clamp<int64_t>(std::strtoll(std::string(violations.Text()).c_str(), nullptr, 10), 0,
+                                           static_cast<int64_t>(p.uids.size()));
+      }
+      // A node named twice (a JSON object with a key twice): the first counts.
+      if (std::find(names.begin(), names.end() - 1, names.back()) != names.end() - 1) {
+        names.pop_back();
+        proposed.pop_back();
+      }
     }
     // First, the nodes where no eviction resolves what rejects the pod (or
     // that the cluster does not have): dropped, as kube-scheduler's own
@@ -468,16 +480,22 @@ Reply Extender::Preempt(std::string_view body) {
         if (!candidate[i]) continue;
         if (!plan) plan = engine.Plan(*decoded, cluster);
         rt::RowId row = *cluster.Table().FindNode(names[i]);
-        std::vector<std::string> aside;
+        std::vector<std::string> aside, known;
         for (const rt::NodeTable::PodOnRow& p : cluster.Table().PodsBoundTo(row)) {
-          if (std::find(proposed[i].uids.begin(), proposed[i].uids.end(), p.uid) != proposed[i].uids.end()) aside.emplace_back(p.key);
+          if (std::find(proposed[i].uids.begin(), proposed[i].uids.end(), p.uid) != proposed[i].uids.end()) {
+            aside.emplace_back(p.key);
+            known.emplace_back(p.uid);
+          }
         }
         // kube-scheduler has every victim on that node; one the cluster
-        // state does not have there (its watch behind) frees nothing here.
+        // state does not have there (its watch behind) frees nothing here,
+        // and is not named back: the answer names only pods on the node.
         for (const std::string& key : aside) cluster.SetPodAside(key);
-        bool fits = !proposed[i].uids.empty() && engine::FitsOn(engine, cluster, *plan, row);
+        bool fits = !known.empty() && engine::FitsOn(engine, cluster, *plan, row);
         for (const std::string& key : aside) cluster.PutPodBack(key);
         if (fits) {
+          proposed[i].violations = std::min<int64_t>(proposed[i].violations, static_cast<int64_t>(known.size()));
+          proposed[i].uids = std::move(known);
           answer[i] = std::move(proposed[i]);
           if (options_.metrics != nullptr) options_.metrics->PreemptNode("kept");
           continue;

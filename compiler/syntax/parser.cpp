@@ -197,7 +197,9 @@ void CheckTreeDepth(antlr4::tree::ParseTree* root, const Window& window) {
 
 void ReportTooDeep(const TooDeep& deep, DiagnosticSink& diags) {
   Diagnostic& d = diags.Error(DiagCode::kTooDeep, deep.span,
-                              fmt::format("the expression nests or chains deeper than {} levels", kMaxRuleDepth),
+                              fmt::format("the expression nests or chains deeper than {} levels of the grammar (a chained "
+                                          "operator is one level, a parenthesis two: about {} parentheses)",
+                                          kMaxRuleDepth, kMaxRuleDepth / 2),
                               "the limit is reached here");
   d.help = "split it into `let`s, or into several rules";
 }

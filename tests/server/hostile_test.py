@@ -16,6 +16,10 @@ Growth (inputs whose cost once grew faster than their size):
   * 600 pod shapes each with a 1 MB label: RSS bounded (kept state in bytes);
   * a node with 100,000 taints, 20,000 tolerations against 30,000 taints:
     answered in bounded time, at most 8 toleration suggestions.
+The smaller findings: cluster totals that wrapped negative, an empty
+snapshot (exit 2, said), a YAML dump cut at a line boundary (said), a JSON
+integer of 2^63 (a quantity), preempt echoing an unknown victim or a
+negative count, a node named twice written as a JSON key twice.
 The API client (a compromised or broken API server, a bad kubeconfig):
   * a gzip bomb, a list whose `continue` never ends, a Status message with
     terminal escapes, a file:// server: each a clear error, bounded.
@@ -591,6 +595,56 @@ def taint_floods(policyc, tmp):
     return problems
 
 
+def smaller(policyc, tmp):
+    """The smaller findings: totals that wrapped, an empty snapshot, a YAML dump cut at a line boundary,
+    a JSON integer past int64, preempt's echoed UIDs and negative counts, a node named twice."""
+    problems = []
+    def write(name, text):
+        path = os.path.join(tmp, name)
+        with open(path, "w") as f:
+            f.write(text)
+        return path
+    node = lambda name, cpu: {"apiVersion": "v1", "kind": "Node", "metadata": {"name": name},
+                              "status": {"allocatable": {"cpu": cpu, "memory": "1Gi", "pods": "110"}}}
+    huge = write("huge.json", json.dumps({"apiVersion": "v1", "kind": "List", "items": [node("a", "1e18"), node("b", "1e18")]}))
+    out = subprocess.run([policyc, "inspect", "--cluster", huge], capture_output=True, text=True).stdout
+    cpu = [l for l in out.splitlines() if l.strip().startswith("cpu")]
+    if not cpu or "-" in cpu[0].split()[1]:
+        problems.append(f"two nodes of cpu 1e18: the total is {cpu}")
+    empty = write("empty.yaml", "# nothing here\n")
+    p = subprocess.run([policyc, "check", "--cluster", empty, "--pod", "examples/pods/web.yaml"], capture_output=True, text=True)
+    if p.returncode != 2 or "holds no Kubernetes object" not in p.stderr:
+        problems.append(f"an empty snapshot: exit {p.returncode}, {p.stderr.strip()[:200]!r}")
+    with open("examples/cluster.yaml") as f:
+        lines = f.read().splitlines(keepends=True)
+    dump = "apiVersion: v1\nitems:\n" + "".join(l for l in lines if l.startswith(("- ", "  ")))  # as kubectl orders a List
+    cut = write("cut.yaml", dump[: dump.index("- apiVersion", len(dump) // 2)])
+    p = subprocess.run([policyc, "check", "--cluster", cut, "--pod", "examples/pods/web.yaml"], capture_output=True, text=True)
+    if "warning[K0222]" not in p.stderr or "cut short" not in p.stderr:
+        problems.append(f"a YAML dump cut at a line boundary: {p.stderr.strip()[:300]!r}")
+    big = write("bigint.json", '{"apiVersion": "v1", "kind": "List", "items": [{"apiVersion": "v1", "kind": "Node", '
+                '"metadata": {"name": "a"}, "status": {"allocatable": {"cpu": 9223372036854775808, "pods": "110"}}}]}')
+    p = subprocess.run([policyc, "check", "--cluster", big, "--pod", "examples/pods/web.yaml"], capture_output=True, text=True)
+    if p.returncode not in (0, 1) or "error" in p.stderr:
+        problems.append(f"a JSON integer of 2^63: exit {p.returncode}, {p.stderr.strip()[:200]!r}")
+    serve = Serve(policyc, ["--cluster", "examples/cluster.yaml"])
+    try:
+        fits = "ip-10-0-1-17.ec2.internal"
+        status, body = serve.call("POST", "/policyc/preempt", {"Pod": web_pod(), "NodeNameToVictims": None,
+                                  "NodeNameToMetaVictims": {fits: {"Pods": [{"UID": "no-such-uid"}], "NumPDBViolations": -1}}})
+        if "no-such-uid" in body or '"NumPDBViolations": -1' in body:
+            problems.append(f"preempt echoed an unknown victim or a negative count: {body[:200]}")
+        status, body = serve.call("POST", "/policyc/filter",
+                                  b'{"Pod": ' + json.dumps(web_pod()).encode() + b', "NodeNames": ["ghost", "ghost", "ip-10-0-2-91.ec2.internal", '
+                                  b'"ip-10-0-2-91.ec2.internal"]}')
+        if body.count('"ghost"') != 1 or body.count('"ip-10-0-2-91.ec2.internal"') != 1:
+            problems.append(f"a node named twice is a key twice: {body[:300]}")
+    finally:
+        if serve.stop() != 0:
+            problems.append("serve did not exit 0 on SIGTERM")
+    return problems
+
+
 def ipv6_listen(policyc):
     """--listen [::1]:0 serves (where this machine has IPv6 loopback)."""
     try:
@@ -623,6 +677,7 @@ def main():
                   ("the API client's bounds", lambda: api_client(args.policyc, tmp)),
                   ("pod shapes with megabyte labels", lambda: pod_shapes(args.policyc)),
                   ("taint and toleration floods", lambda: taint_floods(args.policyc, tmp)),
+                  ("the smaller findings", lambda: smaller(args.policyc, tmp)),
                   ("IPv6 listen", lambda: ipv6_listen(args.policyc))]
         for name, probe in probes:
             problems = probe()
