@@ -106,7 +106,7 @@ TEST_CASE("preempt keeps a node only where the pod fits once its victims are gon
 
   std::string body = fmt::format(
       R"({{"Pod": {}, "NodeNameToVictims": null, "NodeNameToMetaVictims": {{"a": {}, "b": {}, "c": {}, "d": {}, "e": {}, "ghost": {}}}}})",
-      kPod, Victims({"uid-low-a1"}, 0), Victims({"uid-low-b2", "uid-low-b3"}, 7), Victims({"uid-low-c"}, 0),
+      kPod, Victims({"uid-low-a1"}, 0), Victims({"uid-low-b2", "uid-low-b3"}, 1), Victims({"uid-low-c"}, 0),
       Victims({"uid-low-d"}, 0), Victims({"uid-not-here"}, 0), Victims({"uid-x"}, 0));
   policy::server::Reply reply = extender.Preempt(body);
   REQUIRE(reply.status == 200);
@@ -121,7 +121,7 @@ TEST_CASE("preempt keeps a node only where the pod fits once its victims are gon
   // b: kube's victims make room: kept as sent, its PDB count as well.
   REQUIRE(answer.count("b") == 1);
   CHECK(answer["b"].first == std::vector<std::string>{"uid-low-b2", "uid-low-b3"});
-  CHECK(answer["b"].second == 7);
+  CHECK(answer["b"].second == 1);
   // c, d: nothing evicted makes room; ghost: not in the cluster state.
   CHECK(answer.count("c") == 0);
   CHECK(answer.count("d") == 0);
