@@ -494,8 +494,11 @@ Reply Extender::Preempt(std::string_view body) {
         bool fits = !known.empty() && engine::FitsOn(engine, cluster, *plan, row);
         for (const std::string& key : aside) cluster.PutPodBack(key);
         if (fits) {
-          proposed[i].violations = std::min<int64_t>(proposed[i].violations, static_cast<int64_t>(known.size()));
-          proposed[i].uids = std::move(known);
+          // kube's victims in kube's order, less those not on the node.
+          std::erase_if(proposed[i].uids, [&](const std::string& uid) {
+            return std::find(known.begin(), known.end(), uid) == known.end();
+          });
+          proposed[i].violations = std::min<int64_t>(proposed[i].violations, static_cast<int64_t>(proposed[i].uids.size()));
           answer[i] = std::move(proposed[i]);
           if (options_.metrics != nullptr) options_.metrics->PreemptNode("kept");
           continue;
