@@ -5,7 +5,8 @@
 # shared/: the YAML and JSON loaders, the quantity parser, the policy parser,
 # the whole `policyc check` command (a fuzzed policy, pod and profile
 # against the example cluster, then `lint`, `schedule` and `drain`),
-# `policyc test` on a fuzzed test file, the snapshot cache's reader, the C ABI's entry points, the bodies
+# `policyc test` on a fuzzed test file, the snapshot cache's reader, a CEL selector (parsed, estimated and
+# evaluated under the cost limit), the C ABI's entry points, the bodies
 # `policyc serve` reads, and what it reads about and from the Kubernetes API.
 # A crash leaves its input in build/fuzz/crashes/; add it as a test.
 #
@@ -21,7 +22,7 @@ fi
 cmake --build build/fuzz >/dev/null
 
 work=build/fuzz/corpus
-mkdir -p "$work"/{yaml,json,quantity,policy,check,capi,extender,kube,test,cache} build/fuzz/crashes
+mkdir -p "$work"/{yaml,json,quantity,policy,check,capi,extender,kube,test,cache,cel} build/fuzz/crashes
 # Seeds: every YAML/JSON input the project has; quantities from a fixed list.
 find tests examples policies ../shared -type f \( -name '*.yaml' -o -name '*.yml' \) -size -200k -exec cp -t "$work/yaml" {} + 2>/dev/null || true
 find tests examples ../shared -type f -name '*.json' -size -200k -exec cp -t "$work/json" {} + 2>/dev/null || true
@@ -84,6 +85,17 @@ for q in 0 100m 1 1.5 .5 5. 16Gi 1Ki 7807312Ki 129e6 1E 1e-3 -1 +2 9223372036854
   printf '%s' "$q" > "$work/quantity/seed$i"; i=$((i+1))
 done
 
+# `cel`: selectors as tenants write them, the hostile ones included (a
+# regex over a long string, nested comprehensions, cel.bind doubling).
+i=0
+for c in "${cel[@]}" 'device.driver == "gpu.example.com"' \
+         "'abababababababab'.matches('^((((((((((a|b))))))))))*\$')" "'aaaaaaaaaaaaaaaaaaaaaaaa!'.matches('^(a+)+\$')" \
+         '[1,2,3,4,5,6,7,8].all(a, [1,2,3,4,5,6,7,8].all(b, [1,2,3,4,5,6,7,8].all(c, a + b + c > 0)))' \
+         "cel.bind(v, 'ab', cel.bind(w, v + v + v + v, w + w + w + w)).size() > 0" \
+         "'a1b22'.findAll('[0-9]*').size() == 3" 'device.attributes["gpu.example.com"].productName.find("A[0-9]+") != ""'; do
+  printf '%s' "$c" > "$work/cel/seed$i"; i=$((i+1))
+done
+
 # `cache`: payloads of real caches (a cache file less its header: table images), written for
 # the example and test snapshots.
 cachedir=$(mktemp -d)
@@ -104,7 +116,7 @@ def varint(at):
         at += 1
         if not data[at - 1] & 0x80: return v, at
 files, at = varint(0)
-for _ in range(5 * files + 2):  # per file a key of 5 varints, then the length and the checksum
+for _ in range(9 * files + 2):  # per file a key of 9 varints (snapshot_cache.cpp), then the length and the checksum
     _, at = varint(at)
 open(sys.argv[2], "wb").write(data[at:])' "$cache" "$work/cache/seed$i"
   i=$((i+1))
@@ -112,9 +124,13 @@ done
 rm -rf "$cachedir"
 
 status=0
-for target in yaml json quantity policy check capi extender kube test cache; do
+for target in yaml json quantity policy check capi extender kube test cache cel; do
   log=build/fuzz/fuzz_$target.log
-  if build/fuzz/tests/fuzz/fuzz_$target "$work/$target" -max_total_time="$seconds" -max_len=262144 \
+  # A selector must end and stay small under the instrumented build too.
+  bounds=""
+  [ "$target" = cel ] && bounds="-timeout=60 -rss_limit_mb=2048"
+  # shellcheck disable=SC2086
+  if build/fuzz/tests/fuzz/fuzz_$target "$work/$target" -max_total_time="$seconds" -max_len=262144 $bounds \
        -artifact_prefix=build/fuzz/crashes/$target- -print_final_stats=1 >"$log" 2>&1; then
     runs=$(grep -oE 'stat::number_of_executed_units: *[0-9]+' "$log" | grep -oE '[0-9]+$' || echo '?')
     echo "fuzz_$target: clean, $runs runs in ${seconds}s"
