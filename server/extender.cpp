@@ -480,25 +480,19 @@ Reply Extender::Preempt(std::string_view body) {
         if (!candidate[i]) continue;
         if (!plan) plan = engine.Plan(*decoded, cluster);
         rt::RowId row = *cluster.Table().FindNode(names[i]);
-        std::vector<std::string> aside, known;
+        std::vector<std::string> aside;
         for (const rt::NodeTable::PodOnRow& p : cluster.Table().PodsBoundTo(row)) {
-          if (std::find(proposed[i].uids.begin(), proposed[i].uids.end(), p.uid) != proposed[i].uids.end()) {
-            aside.emplace_back(p.key);
-            known.emplace_back(p.uid);
-          }
+          if (std::find(proposed[i].uids.begin(), proposed[i].uids.end(), p.uid) != proposed[i].uids.end()) aside.emplace_back(p.key);
         }
         // kube-scheduler has every victim on that node; one the cluster
-        // state does not have there (its watch behind) frees nothing here,
-        // and is not named back: the answer names only pods on the node.
+        // state does not have there (its watch behind) frees nothing here.
+        // The victims are kube's own, named back as sent: kube resolves
+        // them against its cache (an unknown UID fails its preemption,
+        // not policyc's), with their count of broken budgets at most theirs.
         for (const std::string& key : aside) cluster.SetPodAside(key);
-        bool fits = !known.empty() && engine::FitsOn(engine, cluster, *plan, row);
+        bool fits = !proposed[i].uids.empty() && engine::FitsOn(engine, cluster, *plan, row);
         for (const std::string& key : aside) cluster.PutPodBack(key);
         if (fits) {
-          // kube's victims in kube's order, less those not on the node.
-          std::erase_if(proposed[i].uids, [&](const std::string& uid) {
-            return std::find(known.begin(), known.end(), uid) == known.end();
-          });
-          proposed[i].violations = std::min<int64_t>(proposed[i].violations, static_cast<int64_t>(proposed[i].uids.size()));
           answer[i] = std::move(proposed[i]);
           if (options_.metrics != nullptr) options_.metrics->PreemptNode("kept");
           continue;

@@ -237,6 +237,11 @@ class NodeTable {
   /// trimmed.
   uint32_t PodSet(const PodSelector& selector) const;
   static constexpr size_t kMaxPodSets = 1024;
+  /// And their bytes (selectors and per-row counts): a selector may name a
+  /// label value of megabytes.
+  static constexpr size_t kMaxPodSetBytes = size_t{64} << 20;
+  /// Whether the sets kept are past either bound (TrimPodSets' work).
+  bool PodSetsOverBudget() const { return pod_set_ids_.size() > kMaxPodSets || pod_set_bytes_ > kMaxPodSetBytes; }
   /// A writer's (no reader holds a set id): past kMaxPodSets, drops the
   /// pod sets asked for least recently. Binds and unbinds trim; a host
   /// whose readers ask for many selectors between writes (serve's calls
@@ -571,6 +576,7 @@ class NodeTable {
   mutable LazyMutex lazy_;
   mutable std::vector<PodSetEntry> pod_sets_;
   mutable std::unordered_map<std::string, uint32_t> pod_set_ids_;
+  mutable size_t pod_set_bytes_ = 0;  // the kept sets' keys (twice: the selector too) and per-row counts
   mutable std::vector<uint32_t> free_pod_sets_;  // dropped sets' slots
   mutable uint64_t pod_set_clock_ = 0;
   mutable uint64_t pod_set_versions_ = 0;  // versions are never reused, across dropped sets too

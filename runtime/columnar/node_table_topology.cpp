@@ -163,6 +163,7 @@ uint32_t NodeTable::PodSet(const PodSelector& selector) const {
       }
     }
   }
+  pod_set_bytes_ += 2 * set.key.size() + set.per_row.size() * sizeof(int32_t);
   if (slot == pod_sets_.size()) {
     pod_sets_.push_back(std::move(set));
   } else {
@@ -175,15 +176,17 @@ uint32_t NodeTable::PodSet(const PodSelector& selector) const {
 // A writer (the table is its alone): past kMaxPodSets, the sets asked for
 // least recently go, down to three quarters of it.
 void NodeTable::TrimPodSets() {
-  if (pod_set_ids_.size() <= kMaxPodSets) return;
+  if (!PodSetsOverBudget()) return;
   std::vector<std::pair<uint64_t, uint32_t>> by_use;
   for (uint32_t s = 0; s < pod_sets_.size(); ++s) {
     if (!pod_sets_[s].key.empty()) by_use.emplace_back(pod_sets_[s].used, s);
   }
   std::sort(by_use.begin(), by_use.end());
-  size_t drop = pod_set_ids_.size() - kMaxPodSets * 3 / 4;
-  for (size_t k = 0; k < drop; ++k) {
+  // Down to three quarters of both bounds, the least recently asked first.
+  for (size_t k = 0; k < by_use.size() && (pod_set_ids_.size() > kMaxPodSets * 3 / 4 ||
+                                           pod_set_bytes_ > kMaxPodSetBytes * 3 / 4); ++k) {
     PodSetEntry& set = pod_sets_[by_use[k].second];
+    pod_set_bytes_ -= std::min(pod_set_bytes_, 2 * set.key.size() + set.per_row.size() * sizeof(int32_t));
     pod_set_ids_.erase(set.key);
     set = PodSetEntry();  // its memory back
     free_pod_sets_.push_back(by_use[k].second);

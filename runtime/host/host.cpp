@@ -233,7 +233,7 @@ ClusterState::View::~View() {
     // The last reader out trims what readers asked the table to count (a
     // pod set per selector of each new pod shape) as a writer would: no
     // reader holds a set id now, and no writer starts while the mutex is held.
-    if (--state_->readers_ == 0 && state_->cluster_->Table().PodSetsKept() > rt::NodeTable::kMaxPodSets) {
+    if (--state_->readers_ == 0 && state_->cluster_->Table().PodSetsOverBudget()) {
       state_->cluster_->TrimPodSets();
       trimmed = true;
     }
