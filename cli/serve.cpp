@@ -3,6 +3,7 @@
 
 #include <fmt/format.h>
 
+#include <algorithm>
 #include <atomic>
 #include <chrono>
 #include <csignal>
@@ -157,6 +158,7 @@ int Run(const Args& args) {
     return kExitBadInput;
   }
   options.max_body_bytes = static_cast<size_t>(*max_body);
+  options.max_inflight_bytes = std::max(options.max_inflight_bytes, 2 * options.max_body_bytes);
   options.read_timeout_s = options.write_timeout_s = static_cast<int>(*timeout);
   options.threads = static_cast<int>(*threads);
   options.max_connections = static_cast<size_t>(*connections);

@@ -144,6 +144,15 @@ class Server::Impl {
   int port_ = 0, probe_port_ = -1;
   std::atomic<bool> stopping_{false};
   std::atomic<size_t> open_{0}, probe_open_{0};
+  std::atomic<uint64_t> inflight_bytes_{0};
+  // Takes `bytes` of the in-flight budget; false (nothing taken) past it.
+  bool Reserve(uint64_t bytes) {
+    uint64_t now = inflight_bytes_.load();
+    do {
+      if (now + bytes > options_.max_inflight_bytes) return false;
+    } while (!inflight_bytes_.compare_exchange_weak(now, now + bytes));
+    return true;
+  }
   std::mutex sessions_mutex_;
   std::list<std::weak_ptr<SessionBase>> sessions_;
   // Counts kept for the probes when the state is being written.
@@ -271,6 +280,7 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
     if (!ec) remote_ = fmt::format("{}:{}", peer.address().to_string(), peer.port());
   }
   ~Session() override {
+    Release();
     if (probe_) --server_.probe_open_;
     else server_.Closed();
   }
@@ -353,6 +363,12 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
     if (parser_->content_length() && *parser_->content_length() > o.max_body_bytes) {
       return Refuse(http::status::payload_too_large, "request body too large (--max-body-bytes)");
     }
+    // Without a length, a body is chunked (counted at the most it may be) or none.
+    uint64_t body = parser_->content_length() ? *parser_->content_length() : parser_->chunked() ? o.max_body_bytes : 0;
+    if (!server_.Reserve(body)) {
+      return Refuse(http::status::service_unavailable, "too many request bytes in flight; retry");
+    }
+    reserved_ = body;
     Lowest().expires_after(std::chrono::seconds(o.read_timeout_s));
     http::async_read(stream_, buffer_, *parser_, [self = this->shared_from_this()](beast::error_code ec, size_t) {
       self->OnBody(ec);
@@ -387,10 +403,17 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
     response_ = std::move(res);
     Lowest().expires_after(std::chrono::seconds(server_.options_.write_timeout_s));
     http::async_write(stream_, response_, [self = this->shared_from_this(), keep](beast::error_code ec, size_t) {
+      self->Release();
       if (ec || !keep) return self->Shut();
       self->request_ = {};
       self->WaitForRequest(false);
     });
+  }
+
+  // The request's share of the in-flight budget, given back.
+  void Release() {
+    server_.inflight_bytes_ -= reserved_;
+    reserved_ = 0;
   }
 
   void Shut() {
@@ -410,6 +433,7 @@ class Session final : public SessionBase, public std::enable_shared_from_this<Se
   const Extender::Verb* verb_ = nullptr;
   std::string remote_;
   bool idle_ = false;
+  uint64_t reserved_ = 0;  // of Impl::inflight_bytes_, for the request being read or answered
 };
 
 // host:port of a listener, for the log and errors.

@@ -32,6 +32,11 @@ struct ServerOptions {
   int port = 8890;
   std::string prefix = "/policyc";
   size_t max_body_bytes = size_t{64} << 20;  ///< larger bodies: 413
+  /// Request bodies held at once, all connections together (a body is
+  /// counted from its headers, at its Content-Length, or at
+  /// max_body_bytes when chunked, until its answer is written): past it,
+  /// 503.
+  size_t max_inflight_bytes = size_t{512} << 20;
   /// A request's line and headers must arrive within this of its first
   /// byte, and its body within this of its headers; else 408 and closed.
   int read_timeout_s = 10;

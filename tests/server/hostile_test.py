@@ -29,6 +29,8 @@ The server (any local process can open a socket):
     under 100 ms throughout, the drips cut off after --read-timeout;
   * 16 TLS connections that never send a ClientHello: a good client answered;
   * 200 keep-alive clients at once: every call answered 200;
+  * connections that announce 60 MB bodies and send none: past 512 MiB in
+    flight the next is refused 503, and good calls go on after them;
   * pipelined requests: every one answered, in order;
   * callers without the bearer token: 401 on the verbs and /metrics, the
     probe listener open; with --client-ca, the probe listener reachable;
@@ -595,6 +597,39 @@ def taint_floods(policyc, tmp):
     return problems
 
 
+def bodies_in_flight(policyc):
+    """Connections that announce 60 MB bodies and send none: past 512 MiB announced, the next is refused 503
+    at its headers; once they go, a good call is answered."""
+    problems = []
+    serve = Serve(policyc, ["--cluster", "examples/cluster.yaml", "--read-timeout", "20"])
+    try:
+        held, statuses = [], []
+        for i in range(10):
+            s = socket.create_connection(("127.0.0.1", serve.port), timeout=5)
+            s.sendall(b"POST /policyc/filter HTTP/1.1\r\nHost: x\r\nContent-Type: application/json\r\n"
+                      b"Content-Length: 60000000\r\n\r\n{")
+            held.append(s)
+        time.sleep(0.5)
+        for s in held:
+            s.settimeout(0.2)
+            try:
+                statuses.append(s.recv(64).split(b" ")[1])
+            except (socket.timeout, IndexError):
+                statuses.append(b"waiting")
+        if statuses.count(b"503") != 2 or statuses.count(b"waiting") != 8:
+            problems.append(f"10 bodies of 60 MB announced: {statuses}, expected 8 held and 2 refused 503")
+        for s in held:
+            s.close()
+        time.sleep(0.5)
+        status, body = serve.call("POST", "/policyc/filter", FILTER)
+        if status != 200:
+            problems.append(f"after the announced bodies went: {status} {body[:100]}")
+    finally:
+        if serve.stop() != 0:
+            problems.append("serve did not exit 0 on SIGTERM")
+    return problems
+
+
 def smaller(policyc, tmp):
     """The smaller findings: totals that wrapped, an empty snapshot, a YAML dump cut at a line boundary,
     a JSON integer past int64, preempt's echoed UIDs and negative counts, a node named twice."""
@@ -678,6 +713,7 @@ def main():
                   ("pod shapes with megabyte labels", lambda: pod_shapes(args.policyc)),
                   ("taint and toleration floods", lambda: taint_floods(args.policyc, tmp)),
                   ("the smaller findings", lambda: smaller(args.policyc, tmp)),
+                  ("request bodies in flight", lambda: bodies_in_flight(args.policyc)),
                   ("IPv6 listen", lambda: ipv6_listen(args.policyc))]
         for name, probe in probes:
             problems = probe()
