@@ -176,7 +176,7 @@ ClusterState::View ClusterState::Overlay(std::vector<k8s::Node> nodes, size_t* d
       // be put back: it is judged as the state holds it.
       return row && (table.NodeFactsOf(*row) == rt::NodeTable::NodeFacts(node) || !nodes_.contains(node.name));
     });
-    if (nodes.empty()) return view;
+    if (nodes.empty() || overlay_growth_ > kMaxOverlayGrowth) return view;
   }
   {
     std::unique_lock lock(mutex_);
@@ -187,6 +187,7 @@ ClusterState::View ClusterState::Overlay(std::vector<k8s::Node> nodes, size_t* d
   }
   View view(this);
   view.exclusive_ = true;
+  view.table_bytes_ = cluster_->Table().RowMemoryBytes() + cluster_->Table().DictionaryMemoryBytes();
   for (k8s::Node& node : nodes) {
     if (cluster_->UpdateNode(node)) {
       view.put_back_.push_back(nodes_.at(node.name));
@@ -222,6 +223,9 @@ ClusterState::View::~View() {
     for (const k8s::Node& node : put_back_) state_->cluster_->UpdateNode(node);
     for (const std::string& name : take_out_) state_->cluster_->RemoveNode(name);
     state_->epoch_ = next_epoch++;
+    const rt::NodeTable& table = state_->cluster_->Table();
+    size_t now = table.RowMemoryBytes() + table.DictionaryMemoryBytes();
+    if (now > table_bytes_) state_->overlay_growth_ += now - table_bytes_;
     std::lock_guard lock(state_->mutex_);
     state_->writing_ = false;
     state_->changed_.notify_all();

@@ -80,7 +80,7 @@ class ClusterState {
    public:
     View(View&& other) noexcept
         : state_(other.state_), exclusive_(other.exclusive_), put_back_(std::move(other.put_back_)),
-          take_out_(std::move(other.take_out_)) {
+          take_out_(std::move(other.take_out_)), table_bytes_(other.table_bytes_) {
       other.state_ = nullptr;
     }
     View& operator=(View&&) = delete;
@@ -97,6 +97,7 @@ class ClusterState {
     bool exclusive_ = false;           // an Overlay's: no other reader or writer meanwhile
     std::vector<k8s::Node> put_back_;  // the state's own objects of nodes overlaid
     std::vector<std::string> take_out_;  // nodes the state lacked
+    size_t table_bytes_ = 0;             // the table's columns and dictionaries before the overlay
   };
   View Read();
   /// A view in which node objects a host was sent stand for the state's
@@ -106,7 +107,12 @@ class ClusterState {
   /// put back when the view ends (a node whose object the state did not
   /// keep is judged as the state holds it). The state changes only by Load
   /// and events. `differed`: how many stood in. Sent nodes that match cost
-  /// a hash each and leave the view a shared reader's.
+  /// a hash each and leave the view a shared reader's. What stands in may
+  /// leave the table new columns and strings (nothing trims them): past
+  /// kMaxOverlayGrowth of that in all, sent nodes are judged as the state
+  /// holds them (one it lacks is then unknown), so no caller grows the
+  /// state without bound.
+  static constexpr size_t kMaxOverlayGrowth = size_t{64} << 20;
   View Overlay(std::vector<k8s::Node> nodes, size_t* differed);
 
  private:
@@ -125,6 +131,7 @@ class ClusterState {
   std::unordered_map<std::string, std::chrono::steady_clock::time_point> assumed_;
   std::deque<std::string> assumed_order_;
   bool keep_nodes_ = false;
+  size_t overlay_growth_ = 0;  // bytes the table kept from overlays (under the writer's hold)
   std::unordered_map<std::string, k8s::Node> nodes_;  // with keep_nodes_: the state's node objects by name
 };
 

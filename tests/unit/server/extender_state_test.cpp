@@ -323,3 +323,28 @@ TEST_CASE("pods assumed and never confirmed are forgotten - after the ttl and pa
   CHECK(state.PodCount() == 1);  // p2, confirmed
   CHECK(state.ExpireAssumed(std::chrono::seconds(0), 4096) == 0);
 }
+
+TEST_CASE("node objects sent stand in for one call - and what they leave in the table is bounded") {
+  policy::host::ClusterState state;
+  state.KeepNodeObjects();
+  policy::DiagnosticSink diags;
+  REQUIRE(state.Load(std::make_shared<const policy::Source>("c.json", kSnapshot), diags));
+  // Node `a` sent with a new 2 MB label value each call: each value stays
+  // in the table's strings after the call. Past the bound (64 MiB), sent
+  // nodes are judged as the state holds them.
+  size_t stood_in = 0, calls = 0;
+  for (; calls < 60; ++calls) {
+    policy::k8s::Node a;
+    a.name = "a";
+    a.labels.emplace_back("kubernetes.io/hostname", "a");
+    a.labels.emplace_back("big", std::to_string(calls) + std::string(2 << 20, 'x'));
+    a.allocatable.emplace_back("cpu", *policy::k8s::Quantity::Parse("1"));
+    size_t differed = 0;
+    { policy::host::ClusterState::View view = state.Overlay({a}, &differed); }
+    if (differed == 0) break;
+    stood_in += differed;
+  }
+  CHECK(stood_in >= 30);  // 64 MiB of 2 MB values
+  CHECK(calls < 60);      // and then no more
+  CHECK(state.NodeCount() == 2);
+}
