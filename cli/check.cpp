@@ -367,6 +367,7 @@ class CheckRun {
     if (!manifest) return Refuse();
     // The objects the manifest brings join the snapshot (replacing the
     // dump's of the same name, as applying it would) while its pods are checked.
+    tooling::CheckManifestSelectors(*manifest, *pod_source_, diags_);
     tooling::AddManifestObjects(*manifest, *cluster_);
     pods_ = std::move(manifest->pods);
     return true;

@@ -236,6 +236,7 @@ class ScheduleRun {
       sources_.push_back(source);
       std::optional<k8s::Manifest> manifest = k8s::ReadManifest(*source, diags_, *validation);
       if (!manifest) return Refuse(), false;
+      tooling::CheckManifestSelectors(*manifest, *source, diags_);
       tooling::AddManifestObjects(*manifest, *cluster_);
       for (k8s::Pod& pod : manifest->pods) tooling::ExpandWorkload(std::move(pod), cluster_->Table(), queue);
     }

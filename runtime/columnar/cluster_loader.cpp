@@ -10,6 +10,51 @@
 namespace policy::rt {
 namespace {
 
+// Bytes [begin, end) of a selector's expression in its file, when it is
+// written on one line there; else the object.
+Span SelectorSpan(Span object, const k8s::CelSelector& s, uint32_t begin, uint32_t end) {
+  if (!object.Valid() || s.line == 0 || s.expression.find('\n') != std::string::npos) return object;
+  uint32_t at = object.source->LineStart(s.line);
+  std::string_view text = object.source->Text();
+  for (uint32_t column = 1; column < s.column && at < text.size();) {  // columns count characters
+    ++at;
+    if (at >= text.size() || (static_cast<unsigned char>(text[at]) & 0xC0) != 0x80) ++column;
+  }
+  uint32_t from = std::min<uint32_t>(at + begin, static_cast<uint32_t>(text.size()));
+  return Span{object.source, from, std::min<uint32_t>(std::max(at + end, from + 1), static_cast<uint32_t>(text.size()))};
+}
+
+}  // namespace
+
+void CheckCelSelectors(const std::vector<k8s::CelSelector>& selectors, Span where, DiagnosticSink& diags) {
+  for (const k8s::CelSelector& s : selectors) {
+    std::shared_ptr<const cel::Program> program = cel::Compile(s.expression);
+    for (const cel::Problem& p : program->problems) {
+      Span at = SelectorSpan(where, s, p.begin, p.end);
+      Diagnostic& d = diags.Warning(p.syntax ? DiagCode::kCelSyntax : DiagCode::kCelType, at, p.message,
+                                    p.syntax ? "not CEL" : "here");
+      d.help = "kube-scheduler fails allocating any claim that meets this selector (`CEL compile error`)";
+    }
+    if (program->TooComplex()) {
+      Diagnostic& d = diags.Warning(DiagCode::kCelTooComplex,
+                                    SelectorSpan(where, s, 0, static_cast<uint32_t>(s.expression.size())),
+                                    "the API server would refuse this selector: " + cel::TooComplexMessage(program->cost),
+                                    "this selector");
+      d.help = fmt::format("kube validates a selector's worst-case cost when it is written; evaluated here, it is "
+                           "cancelled at cost {} as kube-scheduler's is (`actual cost limit exceeded`)", cel::kCostLimit);
+    }
+  }
+}
+
+void CheckCelSelectors(const k8s::DeviceClaimSpec& spec, Span where, DiagnosticSink& diags) {
+  for (const k8s::DeviceRequest& r : spec.requests) {
+    for (const k8s::DeviceSubRequest& sub : r.alternatives) CheckCelSelectors(sub.selectors, where, diags);
+  }
+}
+
+namespace {
+
+
 class TableBuilder final : public k8s::ClusterVisitor {
  public:
   TableBuilder(NodeTable& table, DiagnosticSink& diags, LoadReport& report)
@@ -120,45 +165,10 @@ class TableBuilder final : public k8s::ClusterVisitor {
   }
 
  private:
-  // CEL selectors are compiled where kube compiles them, when allocating;
-  // one that does not compile is said here (a warning: the object loads,
-  // and the allocator fails on it as kube's does).
   void CheckSelectors(const std::vector<k8s::CelSelector>& selectors, Span where) {
-    for (const k8s::CelSelector& s : selectors) {
-      std::shared_ptr<const cel::Program> program = cel::Compile(s.expression);
-      for (const cel::Problem& p : program->problems) {
-        Span at = SelectorSpan(where, s, p.begin, p.end);
-        Diagnostic& d = diags_.Warning(p.syntax ? DiagCode::kCelSyntax : DiagCode::kCelType, at, p.message,
-                                       p.syntax ? "not CEL" : "here");
-        d.help = "kube-scheduler fails allocating any claim that meets this selector (`CEL compile error`)";
-      }
-      if (program->TooComplex()) {
-        Diagnostic& d = diags_.Warning(DiagCode::kCelTooComplex, SelectorSpan(where, s, 0, static_cast<uint32_t>(s.expression.size())),
-                                       "the API server would refuse this selector: " + cel::TooComplexMessage(program->cost),
-                                       "this selector");
-        d.help = fmt::format("kube validates a selector's worst-case cost when it is written; evaluated here, it is "
-                             "cancelled at cost {} as kube-scheduler's is (`actual cost limit exceeded`)", cel::kCostLimit);
-      }
-    }
+    CheckCelSelectors(selectors, where, diags_);
   }
-  void CheckSelectors(const k8s::DeviceClaimSpec& spec, Span where) {
-    for (const k8s::DeviceRequest& r : spec.requests) {
-      for (const k8s::DeviceSubRequest& sub : r.alternatives) CheckSelectors(sub.selectors, where);
-    }
-  }
-  // Bytes [begin, end) of a selector's expression in its file, when it is
-  // written on one line there; else the object.
-  static Span SelectorSpan(Span object, const k8s::CelSelector& s, uint32_t begin, uint32_t end) {
-    if (!object.Valid() || s.line == 0 || s.expression.find('\n') != std::string::npos) return object;
-    uint32_t at = object.source->LineStart(s.line);
-    std::string_view text = object.source->Text();
-    for (uint32_t column = 1; column < s.column && at < text.size();) {  // columns count characters
-      ++at;
-      if (at >= text.size() || (static_cast<unsigned char>(text[at]) & 0xC0) != 0x80) ++column;
-    }
-    uint32_t from = std::min<uint32_t>(at + begin, static_cast<uint32_t>(text.size()));
-    return Span{object.source, from, std::min<uint32_t>(std::max(at + end, from + 1), static_cast<uint32_t>(text.size()))};
-  }
+  void CheckSelectors(const k8s::DeviceClaimSpec& spec, Span where) { CheckCelSelectors(spec, where, diags_); }
 
   void Duplicate(std::string_view what, const std::string& name, Span where,
                  const std::unordered_map<std::string, Span>& spans, const std::string& span_key = {}) {

@@ -6,6 +6,7 @@
 #include "k8s/object_reader.h"
 #include "k8s/pod_reader.h"
 #include "runtime/engine/cluster.h"
+#include "runtime/columnar/cluster_loader.h"
 #include "runtime/columnar/node_table.h"
 #include "runtime/sched/resolve_volumes.h"
 #include "support/suggest.h"
@@ -54,6 +55,13 @@ void AddManifestObjects(k8s::Manifest& manifest, engine::Cluster& cluster) {
   for (k8s::DeviceClass& c : manifest.device_classes) cluster.SetDeviceClass(std::move(c));
   for (k8s::ResourceClaim& c : manifest.resource_claims) cluster.SetResourceClaim(std::move(c));
   for (k8s::ResourceClaimTemplate& t : manifest.claim_templates) cluster.SetClaimTemplate(std::move(t));
+}
+
+void CheckManifestSelectors(const k8s::Manifest& manifest, const Source& source, DiagnosticSink& diags) {
+  Span file{&source, 0, 1};  // the objects keep no span of their own; each selector its line and column
+  for (const k8s::DeviceClass& c : manifest.device_classes) rt::CheckCelSelectors(c.selectors, file, diags);
+  for (const k8s::ResourceClaim& c : manifest.resource_claims) rt::CheckCelSelectors(c.spec, file, diags);
+  for (const k8s::ResourceClaimTemplate& t : manifest.claim_templates) rt::CheckCelSelectors(t.spec, file, diags);
 }
 
 std::optional<std::string> UnknownNode(const rt::NodeTable& table, const std::vector<std::string>& names,

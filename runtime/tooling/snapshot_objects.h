@@ -36,6 +36,9 @@ bool ReadSnapshotObjects(const std::vector<std::shared_ptr<const Source>>& snaps
 /// volumes, StorageClasses, PriorityClasses) to the cluster, in place of the
 /// snapshot's of the same name, as applying the manifest would.
 void AddManifestObjects(k8s::Manifest& manifest, engine::Cluster& cluster);
+/// What is wrong with the CEL selectors of the DRA objects a manifest brings
+/// (rt::CheckCelSelectors), said in `source`, the manifest's file.
+void CheckManifestSelectors(const k8s::Manifest& manifest, const Source& source, DiagnosticSink& diags);
 
 /// Each bound pod's priority as admission gave it (spec.priority, else its
 /// PriorityClass's in `table`, else the global default): what preemption
