@@ -155,14 +155,16 @@ class CheckRun {
     PodNotes notes;
     bool fits = false;
     std::optional<std::vector<engine::Suggestion>> suggestions;  // when asked or when it fits nowhere
+    std::optional<std::vector<rt::ReasonGroup>> groups;            // --all-pending's JSON and YAML
   };
 
   // One pod through the engine: plan, decide, explain, and what would make
   // it fit (for a pod that fits nowhere, unless --no-suggest; for any with --suggest).
   // `details` false: reasons only (a summary line shows no more).
-  Answer Check(k8s::Pod pod, bool suggest_by_default, bool details = true) {
+  // `grouped`: the reasons grouped too, with a detail for each group's first node.
+  Answer Check(k8s::Pod pod, bool suggest_by_default, bool details = true, bool grouped = false) {
     k8s::Pod as_read = pod;
-    Answer a = Explained(*engine_->Plan(std::move(pod), *cluster_), details);
+    Answer a = Explained(*engine_->Plan(std::move(pod), *cluster_), details, grouped);
     bool suggest = args_.Has("suggest") || (suggest_by_default && !a.fits && !args_.Has("no-suggest"));
     if (suggest && !a.notes.gated && !a.placement.nodes.empty()) {
       a.suggestions = engine::Suggest(*engine_, *cluster_, as_read, a.placement);
@@ -172,14 +174,15 @@ class CheckRun {
 
   // The answer for a template pod (engine::Engine::Template), shared by the
   // pods of its template; its details name claims as the template does.
-  Answer CheckTemplate(engine::TemplatePod pod, bool details) {
-    return Explained(*engine_->Plan(std::move(pod), *cluster_), details);
+  Answer CheckTemplate(engine::TemplatePod pod, bool details, bool grouped) {
+    return Explained(*engine_->Plan(std::move(pod), *cluster_), details, grouped);
   }
 
-  Answer Explained(engine::PodPlan& plan, bool details) {
+  Answer Explained(engine::PodPlan& plan, bool details, bool grouped = false) {
     const rt::Decision& decision = engine_->Decide(plan, *cluster_, {.plugin_scores = true});
     Answer a;
     a.placement = engine_->Explain(plan, *cluster_, decision, {}, details);
+    if (grouped) a.groups = engine_->Grouped(plan, *cluster_, decision, a.placement);
     a.pod = plan.Pod().namespace_name + "/" + plan.Pod().name;
     a.notes = host::NotesFor(plan.Pod(), profile_.scheduler_name);
     if (a.notes.gated) a.placement.summary = "Scheduling is blocked due to non-empty scheduling gates";
@@ -201,6 +204,23 @@ class CheckRun {
     return PlacementJson(pod, a.placement, a.notes, [&](JsonWriter& w) { SuggestionsJson(*a.suggestions, w); });
   }
 
+  // --all-pending's document (../shared/spec/policyc-check.md, "Many pods
+  // at once"): the reasons grouped, kube's recorded answer and whether it agrees.
+  static std::string GroupedJsonOf(const Answer& a, const std::string& pod, const std::string& recorded) {
+    return host::GroupedPlacementJson(pod, a.placement, *a.groups, a.notes, [&](JsonWriter& w) {
+      if (!recorded.empty()) {
+        w.Key("recorded").String(recorded);
+        w.Key("agrees");
+        switch (Agreement(recorded, a.placement.summary)) {
+          case Agrees::kSame: w.Bool(true); break;
+          case Agrees::kWording: w.String("wording"); break;
+          case Agrees::kDiffers: w.Bool(false); break;
+        }
+      }
+      if (a.suggestions) SuggestionsJson(*a.suggestions, w);
+    });
+  }
+
   // Several pods, each against the cluster as it is (none placed):
   // --all-pending's every Pending pod of the snapshot, or every Pod and
   // workload of a manifest. Text: a line per pending pod, a manifest's whole
@@ -212,6 +232,8 @@ class CheckRun {
     bool all_fit = true;
     size_t documents = 0;
     bool details = args_.Has("all-nodes") || args_.Has("node") || !args_.Has("all-pending");
+    // --all-pending's documents group the reasons; every node's only with --all-nodes.
+    bool grouped = json && args_.Has("all-pending") && !args_.Has("all-nodes");
     // Pods of one template (a ReplicaSet's, a Job's) against the same
     // cluster get the same answer but for their names: decided once.
     // Not with suggestions, which are made from the pod as read.
@@ -233,21 +255,22 @@ class CheckRun {
         }
         if (shown == nullptr) {
           k8s::Pod key = t->pod;
-          shown = &kept.emplace_back(CheckTemplate(std::move(*t), json || details));
+          shown = &kept.emplace_back(CheckTemplate(std::move(*t), (json && !grouped) || details, grouped));
           bucket.emplace_back(std::move(key), shown);
         }
         if ((json || details) && !claims.empty()) {  // the template's details, with the pod's claims' names
           own = *shown;
           engine::NameClaims(own.placement, claims);
+          if (own.groups) engine::NameClaims(*own.groups, claims);
           shown = &own;
         }
       } else {
-        own = Check(std::move(pod), !args_.Has("all-pending"), json || details);
+        own = Check(std::move(pod), !args_.Has("all-pending"), (json && !grouped) || details, grouped);
         shown = &own;
       }
       all_fit = all_fit && shown->fits;
       if (json) {
-        std::string d = JsonOf(*shown, name);
+        std::string d = shown->groups ? GroupedJsonOf(*shown, name, recorded) : JsonOf(*shown, name);
         while (!d.empty() && d.back() == '\n') d.pop_back();
         if (format_ == tooling::OutputFormat::kYaml) {  // a sequence of one, and the next one's continues it
           fmt::print("{}", tooling::Structured(format_, "[" + d + "]\n"));
@@ -322,15 +345,25 @@ class CheckRun {
   // summary (`... preemption: 0/N nodes are available: ...`, led from 1.34
   // by DynamicResources' PostFilter: `no new claims to deallocate, `), which
   // policyc's summary leaves out.
-  static std::string Recorded(const std::string& recorded, const std::string& summary) {
-    if (recorded.empty()) return "";
+  enum class Agrees { kSame, kWording, kDiffers };
+  // Whether kube's recorded PodScheduled message (its PostFilter postscript
+  // aside) says what `summary` says.
+  static Agrees Agreement(const std::string& recorded, const std::string& summary) {
     std::string_view kube = recorded;
     for (std::string_view postscript : {" preemption: ", " no new claims to deallocate", " still not schedulable",
                                         " deallocation of ResourceClaim completed", " not eligible due to"}) {
       if (size_t at = kube.find(postscript); at != std::string_view::npos) kube = kube.substr(0, at);
     }
-    if (kube == summary) return "  kube-scheduler's recorded answer (status.conditions PodScheduled) is the same\n";
-    if (TaintsUnnamed(kube) == TaintsUnnamed(summary)) {
+    if (kube == summary) return Agrees::kSame;
+    if (TaintsUnnamed(kube) == TaintsUnnamed(summary)) return Agrees::kWording;
+    return Agrees::kDiffers;
+  }
+
+  static std::string Recorded(const std::string& recorded, const std::string& summary) {
+    if (recorded.empty()) return "";
+    Agrees agrees = Agreement(recorded, summary);
+    if (agrees == Agrees::kSame) return "  kube-scheduler's recorded answer (status.conditions PodScheduled) is the same\n";
+    if (agrees == Agrees::kWording) {
       return "  kube-scheduler's recorded answer (status.conditions PodScheduled) is the same but for the taints' "
              "wording: kube-scheduler names each untolerated taint before 1.34.2 (--kubernetes-version 1.31 words it "
              "so)\n";
@@ -347,6 +380,11 @@ class CheckRun {
       std::optional<std::vector<rt::SnapshotFile>> snapshot = tooling::SnapshotFiles(args_.GetAll("cluster"), diags_);
       if (!snapshot) return Refuse();
       cluster_ = engine::Cluster::LoadFiles(*snapshot, tooling::CacheFromFlags(args_.Has("no-cache")), diags_);
+      if (!cluster_) return Refuse();
+      if (std::optional<std::string> why = tooling::NotACluster(cluster_->Report(), where_)) {
+        fmt::print(stderr, "policyc check: {}\n", *why);
+        return false;
+      }
     } else if (!ReadLive()) {
       return false;
     }

@@ -136,6 +136,11 @@ int Drain(const Args& args) {
   if (snapshot.empty()) return refuse();
   std::unique_ptr<engine::Cluster> cluster = engine::Cluster::Load(snapshot, diags);
   if (!cluster) return refuse();
+  if (std::optional<std::string> why =
+          tooling::NotACluster(cluster->Report(), fmt::format("{}", fmt::join(args.GetAll("cluster"), ", ")))) {
+    fmt::print(stderr, "policyc drain: {}\n", *why);
+    return kExitBadInput;
+  }
   // A node asked for that the snapshot does not have is bad input, said
   // before any work.
   if (std::optional<std::string> unknown = tooling::UnknownNode(cluster->Table(), args.GetAll("node"), args.GetAll("cluster"))) {

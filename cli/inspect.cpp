@@ -156,6 +156,10 @@ int Run(const Args& parsed_args) {
   if (!diags.All().empty()) std::fputs(RenderAll(diags).c_str(), stderr);  // warnings
   std::vector<std::string> paths = args->GetAll("cluster");
   std::string file = paths.size() == 1 ? paths[0] : fmt::format("{}", fmt::join(paths, ", "));
+  if (std::optional<std::string> why = tooling::NotACluster(cluster->Report(), file)) {
+    fmt::print(stderr, "policyc inspect: {}\n", *why);
+    return kExitBadInput;
+  }
   ClusterSummary summary = Summarize(file, cluster->Table(), cluster->Report());
   fmt::print("{}", text ? RenderText(summary, args->Has("all-labels") ? SIZE_MAX : 15)
                         : tooling::Structured(*format, RenderJson(summary)));

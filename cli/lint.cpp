@@ -155,6 +155,11 @@ int Lint(const Args& args) {
       std::fputs(RenderAll(diags).c_str(), stderr);
       return kExitBadInput;
     }
+    if (std::optional<std::string> why =
+            tooling::NotACluster(cluster->Report(), fmt::format("{}", fmt::join(args.GetAll("cluster"), ", ")))) {
+      fmt::print(stderr, "policyc lint: {}\n", *why);
+      return kExitBadInput;
+    }
   }
   std::vector<std::string> policy_paths = args.GetAll("policy");
   std::vector<std::shared_ptr<Source>> manifests;

@@ -4,7 +4,6 @@
 #include "cli/report.h"
 
 #include <algorithm>
-#include <map>
 
 #include <fmt/format.h>
 
@@ -16,11 +15,17 @@ namespace policy::cli {
 
 namespace {
 
+constexpr size_t kShown = 8;
+
+// The first names of `total` nodes, and how many more.
+std::string NodeList(const std::vector<std::string>& first, size_t total) {
+  if (total <= first.size()) return fmt::format("{}", fmt::join(first, ", "));
+  return fmt::format("{}, ... and {} more (--all-nodes lists them)", fmt::join(first, ", "), total - first.size());
+}
+
 std::string NodeList(const std::vector<std::string>& names) {
-  constexpr size_t kShown = 8;
-  if (names.size() <= kShown) return fmt::format("{}", fmt::join(names, ", "));
-  std::vector<std::string> head(names.begin(), names.begin() + kShown);
-  return fmt::format("{}, ... and {} more (--all-nodes lists them)", fmt::join(head, ", "), names.size() - kShown);
+  if (names.size() <= kShown) return NodeList(names, names.size());
+  return NodeList(std::vector<std::string>(names.begin(), names.begin() + kShown), names.size());
 }
 
 void NodeDetail(const rt::NodeResult& node, std::string& out) {
@@ -50,24 +55,11 @@ std::string PlacementText(const std::string& pod, const rt::Placement& p, const 
   }
   for (const std::string& n : notes.notes) out += fmt::format("note: {}\n", n);
   // Every reason of every failing plugin, with the nodes it applies to.
-  std::vector<std::pair<std::string, std::string>> order;  // (plugin, reason) in first-seen order
-  std::map<std::pair<std::string, std::string>, std::vector<std::string>> groups;
-  for (const rt::NodeResult& node : p.nodes) {
-    for (const rt::NodeReason& r : node.reasons) {
-      auto key = std::make_pair(r.plugin, r.reason);
-      auto& names = groups[key];
-      if (names.empty()) order.push_back(key);
-      if (names.empty() || names.back() != node.name) names.push_back(node.name);
-    }
-  }
-  std::stable_sort(order.begin(), order.end(), [&](const auto& a, const auto& b) {
-    return groups[a].size() > groups[b].size();
-  });
-  if (!order.empty()) out += "\nwhy nodes were rejected (every failing plugin, not only the first):\n";
-  for (const auto& key : order) {
-    const auto& names = groups[key];
-    out += fmt::format("  {} node{}  {}  [{}]\n    {}\n", names.size(), names.size() == 1 ? "" : "s", key.second,
-                       key.first, NodeList(names));
+  std::vector<rt::ReasonGroup> groups = rt::GroupReasons(p, kShown);
+  if (!groups.empty()) out += "\nwhy nodes were rejected (every failing plugin, not only the first):\n";
+  for (const rt::ReasonGroup& g : groups) {
+    out += fmt::format("  {} node{}  {}  [{}]\n    {}\n", g.nodes, g.nodes == 1 ? "" : "s", g.reason, g.plugin,
+                       NodeList(g.examples, g.nodes));
   }
   if (p.selected && !notes.gated) {
     const rt::NodeResult& best = p.nodes[*p.selected];

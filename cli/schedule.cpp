@@ -47,7 +47,7 @@ constexpr const char* kUsage = R"(usage: policyc schedule --cluster CLUSTER [--p
                         [--percentage-of-nodes-to-score N] [--no-retry] [--stats]
                         [--engine interp|jit|auto|tiered] [--jit-opt 0..3] [--no-incremental]
                         [--disable-pass NAME|all ...] [--verify-jit] [--verify-incremental]
-                        [--output-cluster FILE] [--validate strict|warn|ignore]
+                        [--output-cluster FILE] [--validate strict|warn|ignore] [--all-nodes]
 
 Places the Pending pods of CLUSTER (those without spec.nodeName) and of each
 --pending file (a Deployment, ReplicaSet or StatefulSet stands for
@@ -61,7 +61,10 @@ not fit: how many more fit.
 
 --output jsonl prints one record per pod (pod, node, attempts, score,
 feasible, preempted; summary and reasons when Pending), as the run goes;
-json and yaml the same records as one list at the end; text (the default)
+json and yaml the same records as one list at the end. A Pending pod's
+reasons are grouped as check's text groups them (plugin, reason, how many
+nodes, the first 5 of them, the first one's detail); --all-nodes gives
+every node's reasons instead (a record then grows with the cluster); text (the default)
 a line per pod and a summary with the cluster's utilisation before and
 after. --tie-break random picks among the best nodes with a generator seeded
 by --seed (default 1); first (the default) takes the first in snapshot order.
@@ -151,7 +154,8 @@ class ScheduleRun {
     if (args_.Get("tie-break", "first") == "random") schedule.random_seed = static_cast<uint64_t>(*seed);
     if (*percentage >= 0) schedule.percentage_of_nodes_to_score = static_cast<int>(*percentage);
     schedule.incremental = !args_.Has("no-incremental");
-    schedule.details = jsonl_;  // only the records show a reason's detail
+    schedule.details = jsonl_ && args_.Has("all-nodes");  // only the records show a reason's detail
+    schedule.groups = jsonl_ && !args_.Has("all-nodes");
     scheduler_.emplace(*engine_, *cluster_, std::move(bound_), schedule);
     finished_ = scheduler_->Run(std::move(queue_));
     size_t fitted = Fill();
@@ -221,6 +225,11 @@ class ScheduleRun {
     if (snapshot.empty()) return Refuse(), false;
     cluster_ = engine::Cluster::Load(snapshot, diags_);
     if (!cluster_) return Refuse(), false;
+    if (std::optional<std::string> why =
+            tooling::NotACluster(cluster_->Report(), fmt::format("{}", fmt::join(args_.GetAll("cluster"), ", ")))) {
+      fmt::print(stderr, "policyc schedule: {}\n", *why);
+      return false;
+    }
     tooling::SnapshotObjects objects;
     if (!tooling::ReadSnapshotObjects(snapshot, objects, diags_)) return Refuse(), false;
     tooling::ResolveBoundPriorities(objects, cluster_->Table());
@@ -390,7 +399,7 @@ int Run(const Args& args) {
 
 Command ScheduleCommand() {
   return {"schedule", "place a queue of pods one after another, as kube-scheduler would", kUsage,
-          {{"cluster", true, true}, {"pending", true, true}, {"fill"}, {"profile"}, {"kubernetes-version"}, {"policy", true, true}, {"plugins"}, {"output", true, false, 'o'}, {"tie-break"}, {"seed"}, {"percentage-of-nodes-to-score"}, {"no-retry", false}, {"output-cluster"}, {"stats", false}, {"disable-pass", true, true}, {"engine"}, {"jit-opt"}, {"verify-jit", false}, {"no-incremental", false}, {"verify-incremental", false}, {"validate"}},
+          {{"cluster", true, true}, {"pending", true, true}, {"fill"}, {"profile"}, {"kubernetes-version"}, {"policy", true, true}, {"plugins"}, {"output", true, false, 'o'}, {"tie-break"}, {"seed"}, {"percentage-of-nodes-to-score"}, {"no-retry", false}, {"output-cluster"}, {"stats", false}, {"disable-pass", true, true}, {"engine"}, {"jit-opt"}, {"verify-jit", false}, {"no-incremental", false}, {"verify-incremental", false}, {"validate"}, {"all-nodes", false}},
           &Run};
 }
 

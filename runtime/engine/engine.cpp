@@ -344,6 +344,18 @@ void Engine::TakeTieredKernels(PodPlan& plan) const {
   }
 }
 
+std::vector<rt::ReasonGroup> Engine::Grouped(const PodPlan& plan, const Cluster& cluster, const rt::Decision& decision,
+                                             const rt::Placement& reasons,
+                                             const std::vector<std::pair<std::string, std::string>>& claims,
+                                             size_t examples) const {
+  std::vector<rt::ReasonGroup> groups = rt::GroupReasons(reasons, examples);
+  std::vector<rt::RowId> rows = rt::ExampleRows(groups);
+  if (rows.empty()) return groups;
+  rt::DetailGroups(groups, Explain(plan, cluster, decision, rows, true));
+  NameClaims(groups, claims);
+  return groups;
+}
+
 rt::Placement Engine::Explain(const PodPlan& plan, const Cluster& cluster, const rt::Decision& decision,
                               std::span<const rt::RowId> rows, bool details) const {
   if (rows.empty()) rows = cluster.Table().LiveRows();

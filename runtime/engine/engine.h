@@ -187,6 +187,16 @@ class Engine {
   /// `rows` is empty.
   rt::Placement Explain(const PodPlan& plan, const Cluster& cluster, const rt::Decision& decision,
                         std::span<const rt::RowId> rows = {}, bool details = true) const;
+  /// `reasons` (an explanation of `decision`, details or not) grouped as
+  /// rt::GroupReasons groups them, each group's detail explained for its
+  /// first example alone (work per group, not per node); claims named as
+  /// `claims` name them (a template's plan).
+  std::vector<rt::ReasonGroup> Grouped(const PodPlan& plan, const Cluster& cluster, const rt::Decision& decision,
+                                       const rt::Placement& reasons,
+                                       const std::vector<std::pair<std::string, std::string>>& claims = {},
+                                       size_t examples = kExampleNodes) const;
+  /// How many nodes a group names (../shared/spec/policyc-schedule.md).
+  static constexpr size_t kExampleNodes = 5;
 
   /// Waits for the tiering thread's queued compilations (tests, benchmarks).
   void DrainCompilations();

@@ -111,6 +111,13 @@ void NameClaims(rt::Placement& words, const ClaimNames& claims) {
   }
 }
 
+void NameClaims(std::vector<rt::ReasonGroup>& groups, const ClaimNames& claims) {
+  for (rt::ReasonGroup& g : groups) {
+    Rename(g.reason, claims);
+    Rename(g.detail, claims);
+  }
+}
+
 void DropIncidentalVolumes(k8s::Pod& pod) {
   std::erase_if(pod.volumes, [](const k8s::Volume& v) { return !k8s::ReadByVolumePlugins(v); });
 }

@@ -33,6 +33,7 @@
 namespace policy::rt {
 class NodeTable;
 struct Placement;
+struct ReasonGroup;
 }
 
 namespace policy::engine {
@@ -72,6 +73,8 @@ TemplatePod TemplateOf(const k8s::Pod& pod, const rt::NodeTable& table, const Te
 /// Gives the words of a template pod's plan the names `claims` renamed
 /// (the pod's own claims' names, where a detail prints them).
 void NameClaims(rt::Placement& words, const ClaimNames& claims);
+/// The same for grouped reasons (Engine::Grouped).
+void NameClaims(std::vector<rt::ReasonGroup>& groups, const ClaimNames& claims);
 /// Leaves out of `pod` the volumes no plugin reads (k8s::ReadByVolumePlugins).
 void DropIncidentalVolumes(k8s::Pod& pod);
 /// Whether template pods `a` and `b` (TemplateOf's) are of one template:

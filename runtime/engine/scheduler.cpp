@@ -199,6 +199,15 @@ void Scheduler::Cycle(Outcome& o, bool may_preempt) {
     } else {
       o.words = engine_.ExplainIncremental(plan, cluster_, d, options_.details);
     }
+    if (options_.groups) {
+      bool named = shared && !claims_.empty();  // each pod's own claim names in its details
+      if (named || o.words != grouped_words_) {
+        groups_ = std::make_shared<const std::vector<rt::ReasonGroup>>(
+            engine_.Grouped(plan, cluster_, d, *o.words, shared ? claims_ : ClaimNames{}));
+        grouped_words_ = named ? nullptr : o.words;
+      }
+      o.groups = groups_;
+    }
     o.postscript.clear();
     // An Error status is no rejection: kube-scheduler runs no PostFilter
     // (no preemption, no deallocation) and the pod waits as it is.
@@ -227,6 +236,7 @@ void Scheduler::Cycle(Outcome& o, bool may_preempt) {
   o.score = d.score[pick];
   o.node = std::string(cluster_.Table().NodeName(d.feasible[pick]));  // before Bind changes the decision
   o.words.reset();
+  o.groups.reset();
   Bind(o);
 }
 
@@ -259,6 +269,7 @@ void Scheduler::Preempt(Outcome& o) {
   o.node = *p.node;
   o.preempted = std::move(victims);
   o.words.reset();
+  o.groups.reset();
   Bind(o);
 }
 

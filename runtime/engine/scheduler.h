@@ -46,6 +46,10 @@ struct ScheduleOptions {
   /// a did-you-mean). Off, only reasons are rendered: the summary and the
   /// unresolvable nodes need no more, and details cost per rejected row.
   bool details = false;
+  /// A Pending pod's reasons also grouped (Outcome::groups), each group's
+  /// detail explained on its first node alone: what a record prints
+  /// without --all-nodes, sized by the distinct reasons.
+  bool groups = false;
 };
 
 /// How a run's decisions were made.
@@ -71,6 +75,8 @@ struct Outcome {
     static const rt::Placement kNone;
     return words ? *words : kNone;
   }
+  /// The words grouped (ScheduleOptions::groups), when Pending.
+  std::shared_ptr<const std::vector<rt::ReasonGroup>> groups;
   std::string postscript;   ///< kube-scheduler's preemption postscript, when Pending
   /// `check`'s summary and the postscript.
   std::string Summary() const {
@@ -140,6 +146,10 @@ class Scheduler {
   uint64_t uses_ = 0;
   std::string_view own_because_;  // why the last pod planned on its own did (TemplatePod::own_plan_because)
   ClaimNames claims_;             // the last pod planned from its template: its claims renamed there
+  // The last words grouped, and their groups: pods of one template Pending
+  // on an unchanged cluster share both.
+  std::shared_ptr<const rt::Placement> grouped_words_;
+  std::shared_ptr<const std::vector<rt::ReasonGroup>> groups_;
   ScheduleStats stats_;
 };
 

@@ -35,10 +35,11 @@ PodNotes NotesFor(const k8s::Pod& pod, const std::string& scheduler_name) {
 }
 
 
-std::string PlacementJson(const std::string& pod, const rt::Placement& p, const PodNotes& notes,
-                          const std::function<void(JsonWriter&)>& more) {
-  JsonWriter w;
-  w.BeginObject();
+namespace {
+
+// The fields every document starts with: pod, schedulable, gated, notes,
+// selected, summary, error.
+void Head(JsonWriter& w, const std::string& pod, const rt::Placement& p, const PodNotes& notes) {
   w.Key("pod").String(pod);
   w.Key("schedulable").Bool(p.feasible > 0 && !notes.gated);
   if (notes.gated) w.Key("gated").Bool(true);
@@ -57,6 +58,41 @@ std::string PlacementJson(const std::string& pod, const rt::Placement& p, const 
   // kube-scheduler's Error status ended the attempt (the reason of its
   // PodScheduled condition is SchedulerError, not Unschedulable).
   if (p.error) w.Key("error").String(*p.error);
+}
+
+}  // namespace
+
+void ReasonGroupsJson(const std::vector<rt::ReasonGroup>& groups, JsonWriter& w) {
+  w.Key("reasons").BeginArray();
+  for (const rt::ReasonGroup& g : groups) {
+    w.BeginObject().Key("plugin").String(g.plugin).Key("reason").String(g.reason);
+    w.Key("nodes").Int(static_cast<int64_t>(g.nodes));
+    w.Key("examples").BeginArray();
+    for (const std::string& name : g.examples) w.String(name);
+    w.EndArray();
+    if (!g.detail.empty()) w.Key("detail").String(g.detail);
+    w.EndObject();
+  }
+  w.EndArray();
+}
+
+std::string GroupedPlacementJson(const std::string& pod, const rt::Placement& p,
+                                 const std::vector<rt::ReasonGroup>& groups, const PodNotes& notes,
+                                 const std::function<void(JsonWriter&)>& more) {
+  JsonWriter w;
+  w.BeginObject();
+  Head(w, pod, p, notes);
+  if (more) more(w);
+  ReasonGroupsJson(groups, w);
+  w.EndObject();
+  return w.Take();
+}
+
+std::string PlacementJson(const std::string& pod, const rt::Placement& p, const PodNotes& notes,
+                          const std::function<void(JsonWriter&)>& more) {
+  JsonWriter w;
+  w.BeginObject();
+  Head(w, pod, p, notes);
   w.Key("nodes").BeginArray();
   for (const rt::NodeResult& node : p.nodes) {
     w.BeginObject();

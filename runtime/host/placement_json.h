@@ -37,4 +37,16 @@ PodNotes NotesFor(const k8s::Pod& pod, const std::string& scheduler_name);
 std::string PlacementJson(const std::string& pod, const rt::Placement& placement, const PodNotes& notes = {},
                           const std::function<void(JsonWriter&)>& more = {});
 
+/// The document of ../shared/spec/policyc-check.md's "Many pods at once":
+/// as PlacementJson, but `reasons` grouped (ReasonGroupsJson) where the
+/// single pod's answer has every node (`nodes`). `more` writes fields
+/// after `summary`.
+std::string GroupedPlacementJson(const std::string& pod, const rt::Placement& placement,
+                                 const std::vector<rt::ReasonGroup>& groups, const PodNotes& notes = {},
+                                 const std::function<void(JsonWriter&)>& more = {});
+
+/// `"reasons": [{"plugin", "reason", "nodes", "examples", "detail"}, ...]`
+/// (../shared/spec/policyc-schedule.md), most nodes first.
+void ReasonGroupsJson(const std::vector<rt::ReasonGroup>& groups, JsonWriter& w);
+
 }  // namespace policy::host

@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <string_view>
 
 #include <fmt/format.h>
 
@@ -73,6 +74,51 @@ void Reasons(const std::vector<Plugin>& plugins, PluginContext& context, RowId r
 }
 
 }  // namespace
+
+std::vector<ReasonGroup> GroupReasons(const Placement& placement, size_t examples) {
+  std::vector<ReasonGroup> groups;
+  std::map<std::pair<std::string_view, std::string_view>, size_t> index;
+  std::vector<const NodeResult*> last;  // the last node counted, by group
+  for (const NodeResult& node : placement.nodes) {
+    for (const NodeReason& r : node.reasons) {
+      auto [it, added] = index.try_emplace({r.plugin, r.reason}, groups.size());
+      if (added) {
+        groups.push_back({r.plugin, r.reason, 0, {}, node.row, r.detail});
+        last.push_back(nullptr);
+      }
+      ReasonGroup& g = groups[it->second];
+      if (last[it->second] == &node) continue;  // one node, one count
+      last[it->second] = &node;
+      ++g.nodes;
+      if (g.examples.size() < examples) g.examples.push_back(node.name);
+    }
+  }
+  std::stable_sort(groups.begin(), groups.end(), [](const ReasonGroup& a, const ReasonGroup& b) { return a.nodes > b.nodes; });
+  return groups;
+}
+
+void DetailGroups(std::vector<ReasonGroup>& groups, const Placement& detailed) {
+  for (ReasonGroup& g : groups) {
+    for (const NodeResult& node : detailed.nodes) {
+      if (node.row != g.example_row) continue;
+      for (const NodeReason& r : node.reasons) {
+        if (r.plugin == g.plugin && r.reason == g.reason) {
+          g.detail = r.detail;
+          break;
+        }
+      }
+      break;
+    }
+  }
+}
+
+std::vector<RowId> ExampleRows(const std::vector<ReasonGroup>& groups) {
+  std::vector<RowId> rows;
+  for (const ReasonGroup& g : groups) rows.push_back(g.example_row);
+  std::sort(rows.begin(), rows.end());
+  rows.erase(std::unique(rows.begin(), rows.end()), rows.end());
+  return rows;
+}
 
 bool SameWords(const NodeResult& a, const NodeResult& b) {
   if (a.first_failing_reasons != b.first_failing_reasons || a.reasons.size() != b.reasons.size()) return false;

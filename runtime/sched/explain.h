@@ -54,6 +54,33 @@ struct Placement {
   std::optional<std::string> error;
 };
 
+/// Nodes that fail for one reason of one plugin, as a person reads a
+/// Pending pod's answer (check's text, schedule's records,
+/// ../shared/spec/policyc-schedule.md): how many nodes, the first few by
+/// name, and one example's detail. Sized by the distinct reasons, not by
+/// the nodes.
+struct ReasonGroup {
+  std::string plugin;
+  std::string reason;
+  size_t nodes = 0;                   ///< nodes with this reason (each counted once)
+  std::vector<std::string> examples;  ///< the first nodes, in the placement's order
+  RowId example_row = 0;              ///< the first example's row
+  std::string detail;                 ///< the first example's detail, when explained with details
+};
+
+/// `placement`'s reasons grouped by (plugin, reason), most nodes first (ties
+/// in first-seen order), each with at most `examples` node names and the
+/// first one's detail as `placement` has it.
+std::vector<ReasonGroup> GroupReasons(const Placement& placement, size_t examples);
+
+/// Fills each group's detail from `detailed`, an explanation with details
+/// of (at least) the groups' example rows.
+void DetailGroups(std::vector<ReasonGroup>& groups, const Placement& detailed);
+
+/// The distinct example rows of `groups`, sorted (what DetailGroups needs
+/// explained).
+std::vector<RowId> ExampleRows(const std::vector<ReasonGroup>& groups);
+
 /// Whether two results for a node say the same: the same reasons, the same
 /// first failing plugin's share of them.
 bool SameWords(const NodeResult& a, const NodeResult& b);

@@ -6,6 +6,7 @@
 #include <filesystem>
 #include <iostream>
 #include <iterator>
+#include <string_view>
 #include <system_error>
 
 #include <fmt/format.h>
@@ -137,4 +138,28 @@ rt::CacheOptions CacheFromFlags(bool no_cache) {
   return options;
 }
 
+std::optional<std::string> NotACluster(const rt::LoadReport& report, const std::string& where) {
+  if (report.nodes > 0) return std::nullopt;
+  constexpr std::string_view kDump = "a snapshot is `kubectl get nodes,pods -A -o yaml` (or -o json) of the cluster";
+  const auto& skipped = report.read.skipped_kinds;
+  auto kindless = skipped.find("(no kind)");
+  if (kindless != skipped.end() && kindless->second == report.read.objects) {
+    return fmt::format("{} holds no Kubernetes object: {} object{} without a `kind` (is it policyc's own -o json "
+                       "output?); {}",
+                       where, kindless->second, kindless->second == 1 ? "" : "s", kDump);
+  }
+  if (report.read.objects == 0) return fmt::format("{} holds no Kubernetes object; {}", where, kDump);
+  std::vector<std::string> read;
+  size_t pods = report.pods_bound + report.pods_not_bound + report.pods_finished + report.pods_unknown_node;
+  if (pods > 0) read.push_back(fmt::format("{} pod{}", pods, pods == 1 ? "" : "s"));
+  for (const auto& [kind, count] : skipped) read.push_back(fmt::format("{} {} (skipped)", count, kind));
+  size_t other = report.read.objects - pods;
+  for (const auto& [kind, count] : skipped) other -= std::min(other, count);
+  if (other > 0) read.push_back(fmt::format("{} other object{}", other, other == 1 ? "" : "s"));
+  return fmt::format("{} holds no Node{}: a pod is decided against the nodes, so a cluster without them answers "
+                     "nothing; {}",
+                     where, read.empty() ? "" : fmt::format(" (it holds {})", fmt::join(read, ", ")), kDump);
+}
+
 }  // namespace policy::tooling
+

@@ -39,4 +39,10 @@ std::optional<std::vector<rt::SnapshotFile>> SnapshotFiles(const std::vector<std
 /// (default 1 MiB).
 rt::CacheOptions CacheFromFlags(bool no_cache);
 
+/// Why a snapshot that loaded cannot be a cluster to decide on, for a
+/// person: it holds no Node (pods alone, an empty list), nothing was read
+/// from it (`{}`), or only objects without a `kind` (policyc's own `-o
+/// json` output). `where` names the files. nullopt when it can be one.
+std::optional<std::string> NotACluster(const rt::LoadReport& report, const std::string& where);
+
 }  // namespace policy::tooling

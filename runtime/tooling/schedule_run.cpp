@@ -4,6 +4,7 @@
 
 #include "runtime/columnar/node_table.h"
 #include "runtime/engine/scheduler.h"
+#include "runtime/host/placement_json.h"
 #include "runtime/sched/resolve_volumes.h"
 #include "support/json_writer.h"
 
@@ -89,7 +90,12 @@ std::string OutcomeRecord(const engine::Outcome& e) {
   if (!e.node) {
     w.Key("summary").String(e.Summary());
     if (e.placement().error) w.Key("error").String(*e.placement().error);  // as check's
-    w.Key("reasons").BeginArray();
+    if (e.groups) {
+      host::ReasonGroupsJson(*e.groups, w);
+      w.EndObject();
+      return w.Take();
+    }
+    w.Key("reasons").BeginArray();  // every node's (--all-nodes)
     for (const rt::NodeResult& n : e.placement().nodes) {
       for (const rt::NodeReason& r : n.reasons) {
         w.BeginObject();

@@ -43,7 +43,8 @@ std::optional<std::string> ResolveQueuePriorities(std::vector<k8s::Pod>& queue, 
 std::vector<const engine::Outcome*> FillUntilPending(engine::Scheduler& scheduler, const k8s::Pod& pod);
 
 /// One line of `schedule -o jsonl`: pod, node, attempts, score, feasible,
-/// preempted, and for a Pending pod its summary and every node's reasons.
+/// preempted, and for a Pending pod its summary and its reasons: grouped
+/// (Outcome::groups) or, without groups, every node's.
 std::string OutcomeRecord(const engine::Outcome& outcome);
 
 /// What --output-cluster writes for a run: every outcome in `finished` but

@@ -156,6 +156,36 @@ TEST_CASE("a Pending pod's words cost the rows that changed and details only whe
       CHECK(searches <= typo.size());
     }
   }
+
+  // Grouped (schedule's records without --all-nodes): the reasons of every
+  // node, but a detail only for each group's first node.
+  auto fresh = Realistic(kNodes, 2, 0);
+  engine::ScheduleOptions options;
+  options.retry = false;
+  options.groups = true;
+  auto engine = DefaultEngine();
+  engine::Scheduler scheduler(*engine, *fresh, {}, options);
+  rt::Work().Reset();
+  std::vector<const engine::Outcome*> outcomes = scheduler.Run(queue);
+  uint64_t rendered = rt::Work().details_rendered;
+  size_t groups = 0, pending = 0;
+  for (const engine::Outcome* o : outcomes) {
+    if (o->node) continue;
+    ++pending;
+    REQUIRE(o->groups != nullptr);
+    groups += o->groups->size();
+    size_t nodes = 0;
+    for (const rt::ReasonGroup& g : *o->groups) {
+      CHECK(g.examples.size() <= engine::Engine::kExampleNodes);
+      CHECK_FALSE(g.detail.empty());
+      nodes = std::max(nodes, g.nodes);
+    }
+    CHECK(nodes == kNodes);  // the affinity typo: every node
+  }
+  CHECK(pending == typo.size());
+  CHECK(rendered >= 1);
+  CHECK(rendered <= groups * 4);  // a few details a group, not one a node
+  CHECK(rendered < kNodes);
 }
 
 TEST_CASE("pod sets for selectors stay bounded however many shapes come by") {
