@@ -203,7 +203,7 @@ Result RunEngine(bool incremental, bool subset, policy::engine::Backend backend 
   if (!cluster || !engine) return {};
   policy::engine::ScheduleOptions schedule;
   schedule.incremental = incremental;
-  policy::engine::Scheduler scheduler(*engine, *cluster, {}, schedule);
+  policy::engine::Scheduler scheduler(*engine, *cluster, schedule);
   std::vector<Pod> queue = realistic ? RealisticQueue(*cluster, subset) : Queue(subset);
   size_t count = queue.size();
   auto start = std::chrono::steady_clock::now();
@@ -408,7 +408,7 @@ void BM_Fill(benchmark::State& state, bool incremental) {
     if (!cluster || !engine) return state.SkipWithError("setup failed");
     policy::engine::ScheduleOptions schedule;
     schedule.incremental = incremental;
-    policy::engine::Scheduler scheduler(*engine, *cluster, {}, schedule);
+    policy::engine::Scheduler scheduler(*engine, *cluster, schedule);
     Pod pod = Templates()[0].pod;
     pod.containers[0].requests = {{"cpu", Quantity::FromUnits(4)}, {"memory", Quantity::FromUnits(int64_t{8} << 30)}};
     state.ResumeTiming();

@@ -47,7 +47,7 @@ constexpr const char* kUsage = R"(usage: policyc schedule --cluster CLUSTER [--p
                         [--percentage-of-nodes-to-score N] [--no-retry] [--stats]
                         [--engine interp|jit|auto|tiered] [--jit-opt 0..3] [--no-incremental]
                         [--disable-pass NAME|all ...] [--verify-jit] [--verify-incremental]
-                        [--output-cluster FILE] [--validate strict|warn|ignore] [--all-nodes]
+                        [--output-cluster FILE] [--validate strict|warn|ignore] [--all-nodes] [--no-cache]
 
 Places the Pending pods of CLUSTER (those without spec.nodeName) and of each
 --pending file (a Deployment, ReplicaSet or StatefulSet stands for
@@ -95,6 +95,9 @@ victims left out, the placed Pending pods with spec.nodeName), the other
 objects of the --pending files, and a Pod for each of their pods (a
 workload's from its template; spec.nodeName where it was placed) and each
 --fill copy that fitted. It can be checked or scheduled again.
+
+CLUSTER is read from its snapshot cache when it has one, as check reads it
+(docs/cache.md); --no-cache reads the files alone.
 
 --validate says what an unknown field of a --pending or --fill manifest is,
 as for check: strict (the default) refuses it, warn reads on, ignore is silent.
@@ -156,7 +159,7 @@ class ScheduleRun {
     schedule.incremental = !args_.Has("no-incremental");
     schedule.details = jsonl_ && args_.Has("all-nodes");  // only the records show a reason's detail
     schedule.groups = jsonl_ && !args_.Has("all-nodes");
-    scheduler_.emplace(*engine_, *cluster_, std::move(bound_), schedule);
+    scheduler_.emplace(*engine_, *cluster_, schedule);
     finished_ = scheduler_->Run(std::move(queue_));
     size_t fitted = Fill();
     auto done = Clock::now();
@@ -221,20 +224,18 @@ class ScheduleRun {
   bool ReadInputs() {
     std::optional<k8s::FieldValidation> validation = ValidationFromFlags("schedule", args_);
     if (!validation) return false;
-    std::vector<std::shared_ptr<const Source>> snapshot = tooling::ReadSnapshot(args_.GetAll("cluster"), diags_);
-    if (snapshot.empty()) return Refuse(), false;
-    cluster_ = engine::Cluster::Load(snapshot, diags_);
+    // From the snapshot cache when it can (docs/cache.md): the run needs
+    // the table alone; --output-cluster reads the files when it writes.
+    std::optional<std::vector<rt::SnapshotFile>> snapshot = tooling::SnapshotFiles(args_.GetAll("cluster"), diags_);
+    if (!snapshot) return Refuse(), false;
+    cluster_ = engine::Cluster::LoadFiles(*snapshot, tooling::CacheFromFlags(args_.Has("no-cache")), diags_);
     if (!cluster_) return Refuse(), false;
     if (std::optional<std::string> why =
             tooling::NotACluster(cluster_->Report(), fmt::format("{}", fmt::join(args_.GetAll("cluster"), ", ")))) {
       fmt::print(stderr, "policyc schedule: {}\n", *why);
       return false;
     }
-    tooling::SnapshotObjects objects;
-    if (!tooling::ReadSnapshotObjects(snapshot, objects, diags_)) return Refuse(), false;
-    tooling::ResolveBoundPriorities(objects, cluster_->Table());
-    bound_ = std::move(objects.bound);
-    snapshot_ = std::move(snapshot);
+    snapshot_ = std::move(*snapshot);
     std::vector<k8s::Pod> queue;
     for (const k8s::Pod& p : cluster_->Report().pending) {
       if (p.scheduler_name == "default-scheduler") queue.push_back(p);
@@ -279,7 +280,17 @@ class ScheduleRun {
   // --output-cluster: the snapshot as the run left it.
   bool WriteCluster(const std::string& path) const {
     tooling::RunResult result = tooling::ResultOf(finished_, fills_, fill_ ? fill_->name : "", *scheduler_);
-    std::string text = tooling::ClusterAfter(snapshot_, sources_, result);
+    DiagnosticSink diags;
+    std::vector<std::shared_ptr<const Source>> snapshot;
+    for (const rt::SnapshotFile& file : snapshot_) {
+      std::shared_ptr<const Source> source = file.source ? file.source : tooling::ReadInput(file.path, diags);
+      if (!source) {
+        std::fputs(RenderAll(diags).c_str(), stderr);
+        return false;
+      }
+      snapshot.push_back(std::move(source));
+    }
+    std::string text = tooling::ClusterAfter(snapshot, sources_, result);
     std::FILE* out = std::fopen(path.c_str(), "wb");
     bool ok = out != nullptr && std::fwrite(text.data(), 1, text.size(), out) == text.size();
     if (out != nullptr) ok = std::fclose(out) == 0 && ok;
@@ -374,8 +385,7 @@ class ScheduleRun {
   std::optional<k8s::Pod> fill_;
   std::unordered_set<const engine::Outcome*> fills_;
   std::vector<const engine::Outcome*> finished_;  // in the order of their final attempts
-  std::vector<std::shared_ptr<const Source>> snapshot_;
-  std::unordered_map<std::string, k8s::Pod> bound_;  // every pod bound to a node, by namespace/name
+  std::vector<rt::SnapshotFile> snapshot_;  // read again by --output-cluster
 };
 
 }  // namespace
@@ -399,7 +409,7 @@ int Run(const Args& args) {
 
 Command ScheduleCommand() {
   return {"schedule", "place a queue of pods one after another, as kube-scheduler would", kUsage,
-          {{"cluster", true, true}, {"pending", true, true}, {"fill"}, {"profile"}, {"kubernetes-version"}, {"policy", true, true}, {"plugins"}, {"output", true, false, 'o'}, {"tie-break"}, {"seed"}, {"percentage-of-nodes-to-score"}, {"no-retry", false}, {"output-cluster"}, {"stats", false}, {"disable-pass", true, true}, {"engine"}, {"jit-opt"}, {"verify-jit", false}, {"no-incremental", false}, {"verify-incremental", false}, {"validate"}, {"all-nodes", false}},
+          {{"cluster", true, true}, {"pending", true, true}, {"fill"}, {"profile"}, {"kubernetes-version"}, {"policy", true, true}, {"plugins"}, {"output", true, false, 'o'}, {"tie-break"}, {"seed"}, {"percentage-of-nodes-to-score"}, {"no-retry", false}, {"output-cluster"}, {"stats", false}, {"disable-pass", true, true}, {"engine"}, {"jit-opt"}, {"verify-jit", false}, {"no-incremental", false}, {"verify-incremental", false}, {"validate"}, {"all-nodes", false}, {"no-cache", false}},
           &Run};
 }
 

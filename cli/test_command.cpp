@@ -5,6 +5,8 @@
 
 #include <algorithm>
 #include <cstdio>
+#include <cstdlib>
+#include <tuple>
 #include <filesystem>
 #include <map>
 #include <optional>
@@ -55,7 +57,17 @@ void PrintCoverage(const std::map<std::string, tooling::RuleCoverage>& coverage)
   }
   fmt::print("\ncoverage (every rule of every policy the cases ran):\n");
   size_t filters = 0, both = 0, scores = 0, scored = 0;
-  for (const auto& [where, c] : coverage) {
+  // By file, then line and column as numbers (FILE:LINE:COL).
+  auto position = [](const std::string& where) {
+    size_t col = where.rfind(':'), line = col == std::string::npos ? col : where.rfind(':', col - 1);
+    if (line == std::string::npos) return std::tuple(where, 0L, 0L);
+    return std::tuple(where.substr(0, line), std::atol(where.c_str() + line + 1), std::atol(where.c_str() + col + 1));
+  };
+  std::vector<std::pair<std::tuple<std::string, long, long>, const tooling::RuleCoverage*>> ordered;
+  for (const auto& [where, c] : coverage) ordered.emplace_back(position(where), &c);
+  std::sort(ordered.begin(), ordered.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (const auto& [at, rule] : ordered) {
+    const tooling::RuleCoverage& c = *rule;
     std::string verdict;
     if (c.score) {
       ++scores;

@@ -78,7 +78,7 @@ DrainPlan PlanDrain(Engine& engine, Cluster& cluster, const std::unordered_map<s
   ScheduleOptions schedule;
   schedule.preemption = false;
   schedule.retry = false;
-  Scheduler scheduler(engine, cluster, {}, schedule);
+  Scheduler scheduler(engine, cluster, schedule);
   for (const std::string& name : order) {
     if (plan.drained.size() >= options.max_drained) break;
     auto object = node_of.find(name);

@@ -76,11 +76,13 @@ ClaimsPostFilter DynamicResourcesPostFilter(const Engine& engine, const Cluster&
 
 }  // namespace
 
-Scheduler::Scheduler(Engine& engine, Cluster& cluster, std::unordered_map<std::string, k8s::Pod> bound,
-                     ScheduleOptions options)
-    : engine_(engine), cluster_(cluster), bound_(std::move(bound)), options_(options) {
+Scheduler::Scheduler(Engine& engine, Cluster& cluster, ScheduleOptions options)
+    : engine_(engine), cluster_(cluster), options_(options) {
   if (options_.random_seed) random_.emplace(*options_.random_seed);
-  for (const auto& [key, pod] : bound_) ++bound_priorities_[pod.priority.value_or(0)];
+  const rt::NodeTable& table = cluster_.Table();
+  for (rt::RowId row : table.LiveRows()) {
+    for (const rt::NodeTable::PodOnRow& pod : table.PodsBoundTo(row)) ++bound_priorities_[pod.priority];
+  }
 }
 
 // numFeasibleNodesToFind and the nodes findNodesThatPassFilters would have
@@ -251,14 +253,15 @@ void Scheduler::Preempt(Outcome& o) {
     return;
   }
   std::vector<std::string> victims;
-  for (const engine::Victim& v : p.victims) victims.push_back(v.key);
-  for (const std::string& key : victims) {
-    const k8s::Pod& v = bound_.at(key);
-    ReleaseClaims(v);
-    cluster_.UnbindPod(v.namespace_name, v.name);
-    auto count = bound_priorities_.find(v.priority.value_or(0));
+  for (const engine::Victim& v : p.victims) {
+    victims.push_back(v.key);
+    std::string_view key = v.key;
+    size_t slash = key.find('/');
+    std::string_view ns = key.substr(0, slash), name = key.substr(slash + 1);
+    ReleaseClaims(ns, name, v.uid);
+    cluster_.UnbindPod(ns, name);
+    auto count = bound_priorities_.find(v.priority);
     if (count != bound_priorities_.end() && --count->second == 0) bound_priorities_.erase(count);
-    bound_.erase(key);
     ++preempted_;
   }
   std::unique_ptr<PodPlan> plan = engine_.Plan(o.pod, cluster_);
@@ -350,12 +353,18 @@ void Scheduler::AssumeClaims(const k8s::Pod& pod, const std::string& node) {
 // A pod going away: its claims no longer reserve it, and a claim nothing
 // reserves any more is deallocated (the resourceclaim controller's work),
 // freeing its devices.
-void Scheduler::ReleaseClaims(const k8s::Pod& pod) {
-  if (pod.resource_claims.empty()) return;
-  dra::PodClaims claims = dra::ResolvePodClaims(pod, cluster_.Table().Storage());
-  for (const k8s::ResourceClaim* held : claims.allocated) {
-    k8s::ResourceClaim claim = *held;
-    std::erase_if(claim.reserved_for, [&](const k8s::ClaimConsumer& c) { return c.uid == pod.uid && c.name == pod.name; });
+void Scheduler::ReleaseClaims(std::string_view namespace_name, std::string_view name, std::string_view uid) {
+  // The claims that reserve it are the ones it holds (a pod object is not
+  // needed: its namespace's allocated claims say so).
+  auto reserves = [&](const k8s::ClaimConsumer& c) { return c.uid == uid && c.name == name; };
+  std::vector<k8s::ResourceClaim> held;
+  for (const auto& [key, claim] : cluster_.Table().Storage().resource_claims) {
+    if (claim.namespace_name != namespace_name || !claim.allocation) continue;
+    if (std::any_of(claim.reserved_for.begin(), claim.reserved_for.end(), reserves)) held.push_back(claim);
+  }
+  std::sort(held.begin(), held.end(), [](const auto& a, const auto& b) { return a.name < b.name; });  // a fixed order
+  for (k8s::ResourceClaim& claim : held) {
+    std::erase_if(claim.reserved_for, reserves);
     if (claim.reserved_for.empty()) claim.allocation.reset();
     cluster_.SetResourceClaim(std::move(claim));
   }
@@ -369,7 +378,6 @@ void Scheduler::Bind(const Outcome& o) {
   bound.phase = k8s::PodPhase::kRunning;
   cluster_.BindPod(bound);
   ++bound_priorities_[bound.priority.value_or(0)];
-  bound_.insert_or_assign(Key(bound), std::move(bound));
 }
 
 const Outcome& Scheduler::Place(k8s::Pod pod, bool may_preempt) {

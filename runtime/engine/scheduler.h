@@ -94,10 +94,11 @@ struct AssumedClaim {
 
 class Scheduler {
  public:
-  /// `bound`: every pod bound to a node of `cluster`, by namespace/name
-  /// (what the run reports it evicted); the budgets preemption respects
-  /// are the cluster's (rt::StorageObjects::budgets).
-  Scheduler(Engine& engine, Cluster& cluster, std::unordered_map<std::string, k8s::Pod> bound, ScheduleOptions options);
+  /// The pods bound in `cluster` are what preemption may evict, as the
+  /// table holds them (no pod object is needed: a snapshot from the cache
+  /// has none); the budgets preemption respects are the cluster's
+  /// (rt::StorageObjects::budgets).
+  Scheduler(Engine& engine, Cluster& cluster, ScheduleOptions options);
 
   /// Places `queue` in kube-scheduler's PrioritySort order (priority, then
   /// creationTimestamp, then input order), in rounds; the outcomes in the
@@ -116,7 +117,7 @@ class Scheduler {
   void Bind(const Outcome& o);
   void AssumeVolumes(const k8s::Pod& pod, const std::string& node);
   void AssumeClaims(const k8s::Pod& pod, const std::string& node);
-  void ReleaseClaims(const k8s::Pod& pod);
+  void ReleaseClaims(std::string_view namespace_name, std::string_view name, std::string_view uid);
   // The rows a cycle decides among under sampling; empty for all.
   std::vector<rt::RowId> Sample(const rt::Decision& full);
   // The plan `pod` decides with: its template's, or `own` when it has none.
@@ -133,7 +134,6 @@ class Scheduler {
 
   Engine& engine_;
   Cluster& cluster_;
-  std::unordered_map<std::string, k8s::Pod> bound_;
   std::map<int32_t, size_t> bound_priorities_;  // how many bound pods of each priority
   ScheduleOptions options_;
   std::optional<std::mt19937_64> random_;

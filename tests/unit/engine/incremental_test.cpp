@@ -116,7 +116,6 @@ std::vector<std::string> Schedule(uint64_t seed, bool incremental, engine::Backe
   int nodes = s.Pick(8, 40) + (s.Chance(25) ? 100 : 0);  // past 100 nodes, sampling applies
   for (int i = 0; i < nodes; ++i) cluster->AddNode(s.Node(i));
   // Pods already bound, some carrying affinity terms (kube's existing-pod rules).
-  std::unordered_map<std::string, k8s::Pod> bound;
   int templates = s.Pick(2, 7);
   std::vector<k8s::Pod> shapes;
   for (int t = 0; t < templates; ++t) shapes.push_back(s.Template(t));
@@ -127,7 +126,6 @@ std::vector<std::string> Schedule(uint64_t seed, bool incremental, engine::Backe
     p.node_name = fmt::format("n{:03}", s.Pick(0, nodes - 1));
     p.phase = k8s::PodPhase::kRunning;
     cluster->BindPod(p);
-    bound.emplace("default/" + p.name, p);
   }
   engine::EngineOptions options;
   options.backend = backend;
@@ -139,7 +137,7 @@ std::vector<std::string> Schedule(uint64_t seed, bool incremental, engine::Backe
   schedule.incremental = incremental;
   if (s.Chance(30)) schedule.random_seed = seed;
   if (s.Chance(30)) schedule.percentage_of_nodes_to_score = s.Pick(0, 60);
-  engine::Scheduler scheduler(*engine, *cluster, std::move(bound), schedule);
+  engine::Scheduler scheduler(*engine, *cluster, schedule);
   std::vector<k8s::Pod> queue;
   for (int i = 0, n = s.Pick(10, 60); i < n; ++i) {
     // Zipf-like: the first templates are the big ones.
@@ -200,7 +198,7 @@ TEST_CASE("pods of one template after the first take the incremental path and ev
   DiagnosticSink diags;
   auto engine = engine::Engine::Create(rt::DefaultProfile(), {}, {}, diags);
   REQUIRE(engine);
-  engine::Scheduler scheduler(*engine, *cluster, {}, {});
+  engine::Scheduler scheduler(*engine, *cluster, {});
   k8s::Pod shape;
   shape.labels = {{"app", "web"}};
   k8s::Container c;
@@ -244,7 +242,7 @@ TEST_CASE("kept decisions past the memory bound are dropped and decided in full 
     engine::ScheduleOptions options;
     options.incremental = incremental;
     options.kept_bytes_limit = limit;
-    engine::Scheduler scheduler(*engine, *cluster, {}, options);
+    engine::Scheduler scheduler(*engine, *cluster, options);
     std::vector<k8s::Pod> queue;
     for (int i = 0; i < 60; ++i) {  // three templates, taking turns
       k8s::Pod p;

@@ -46,7 +46,7 @@ std::unique_ptr<engine::Engine> DefaultEngine() {
 TEST_CASE("each bind counts for the next pod and the queue runs by priority") {
   auto cluster = Nodes(1, 2);
   auto engine = DefaultEngine();
-  engine::Scheduler scheduler(*engine, *cluster, {}, {});
+  engine::Scheduler scheduler(*engine, *cluster, {});
   std::vector<const engine::Outcome*> out = scheduler.Run({Pod("low", 1, 1), Pod("high", 1, 10), Pod("late", 1, 5)});
   REQUIRE(out.size() == 3);
   CHECK(out[0]->pod.name == "high");
@@ -64,7 +64,7 @@ TEST_CASE("percentageOfNodesToScore samples from where the last cycle stopped") 
   auto engine = DefaultEngine();
   engine::ScheduleOptions sampled;
   sampled.percentage_of_nodes_to_score = 50;  // 100 of 200 nodes
-  engine::Scheduler scheduler(*engine, *cluster, {}, sampled);
+  engine::Scheduler scheduler(*engine, *cluster, sampled);
   const engine::Outcome& first = scheduler.Place(Pod("a", 1));
   CHECK(first.feasible == 100);
   CHECK(first.node == std::optional<std::string>("n0"));
@@ -73,7 +73,7 @@ TEST_CASE("percentageOfNodesToScore samples from where the last cycle stopped") 
   CHECK(second.node == std::optional<std::string>("n100"));
   // Without sampling the second pod would take n1 (n0 now scores lower).
   auto all = Nodes(200, 4);
-  engine::Scheduler every(*engine, *all, {}, {});
+  engine::Scheduler every(*engine, *all, {});
   every.Place(Pod("a", 1));
   CHECK(every.Place(Pod("b", 1)).node == std::optional<std::string>("n1"));
 }
@@ -84,8 +84,7 @@ TEST_CASE("preemption evicts the lower-priority pod and binds in its place") {
   victim.node_name = "n0";
   cluster->BindPod(victim);
   auto engine = DefaultEngine();
-  std::unordered_map<std::string, k8s::Pod> bound = {{"default/victim", victim}};
-  engine::Scheduler scheduler(*engine, *cluster, bound, {});
+  engine::Scheduler scheduler(*engine, *cluster, {});
   const engine::Outcome& o = scheduler.Place(Pod("urgent", 1, 100));
   CHECK(o.node == std::optional<std::string>("n0"));
   CHECK(o.preempted == std::vector<std::string>{"default/victim"});
@@ -95,6 +94,6 @@ TEST_CASE("preemption evicts the lower-priority pod and binds in its place") {
   again->BindPod(victim);
   engine::ScheduleOptions off;
   off.preemption = false;
-  engine::Scheduler none(*engine, *again, bound, off);
+  engine::Scheduler none(*engine, *again, off);
   CHECK_FALSE(none.Place(Pod("urgent", 1, 100)).node);
 }

@@ -52,7 +52,7 @@ Run Schedule(engine::Cluster& cluster, std::vector<k8s::Pod> queue, engine::Sche
   engine::EngineOptions engine_options;
   engine_options.verify_incremental = verify;
   auto engine = DefaultEngine(engine_options);
-  engine::Scheduler scheduler(*engine, cluster, {}, options);
+  engine::Scheduler scheduler(*engine, cluster, options);
   Run run;
   run.nodes.resize(queue.size());
   for (const engine::Outcome* o : scheduler.Run(std::move(queue))) run.nodes[o->order] = o->node;
@@ -164,7 +164,7 @@ TEST_CASE("a Pending pod's words cost the rows that changed and details only whe
   options.retry = false;
   options.groups = true;
   auto engine = DefaultEngine();
-  engine::Scheduler scheduler(*engine, *fresh, {}, options);
+  engine::Scheduler scheduler(*engine, *fresh, options);
   rt::Work().Reset();
   std::vector<const engine::Outcome*> outcomes = scheduler.Run(queue);
   uint64_t rendered = rt::Work().details_rendered;
