@@ -426,14 +426,15 @@ class CheckRun {
     }
     server::ApiClient api(std::move(*config));
     std::map<size_t, std::string> versions;
-    std::vector<std::string> not_served;
-    if (!server::ListApi(api, snapshot_sources_, versions, not_served, &error)) {
+    std::vector<std::string> not_served, forbidden;
+    if (!server::ListApi(api, snapshot_sources_, versions, not_served, forbidden, &error)) {
       fmt::print(stderr, "policyc check: {}\n", error);
       return false;
     }
     for (const std::string& kind : not_served) {
       fmt::print(stderr, "policyc check: the API does not serve {}; read without them\n", kind);
     }
+    for (const std::string& why : forbidden) fmt::print(stderr, "policyc check: read without {}\n", why);
     where_ = fmt::format("the cluster at {} ({})", api.config().server, api.config().origin);
     cluster_ = engine::Cluster::Load(snapshot_sources_, diags_);
     return true;

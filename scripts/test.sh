@@ -35,6 +35,8 @@ run "fmt keeps every policy the same program, idempotently" python3 tests/cli/fm
 run "stdlib, policies and examples are formatted" build/policyc fmt --check stdlib policies examples
 run "the snapshot cache changes no answer, and is not trusted when it should not be" python3 tests/cli/cache_same_answers.py \
   --policyc build/policyc
+run "every doc example runs and prints what it shows; no link leaves the repository" python3 tests/docs/examples_run.py \
+  --policyc build/policyc
 run "layers: no file includes, no library links, a layer above its own" python3 scripts/check_layers.py
 run "diagnostics reference is current" python3 scripts/gen_diagnostics_doc.py --check
 run "language reference tables are current" python3 scripts/gen_language_tables.py --check

@@ -81,11 +81,25 @@ std::string Why(const ApiClient::Response& r) {
   od::parser parser;
   ApiHeader h;
   std::string message = ReadHeader(parser, r.body, h) && !h.message.empty() ? h.message : "";
-  std::string hint = r.status == 401 ? " (the token or certificate was not accepted)"
-                     : r.status == 403 ? " (give the account get, list and watch on it: examples/extender/rbac.yaml)"
-                                       : "";
+  std::string hint = r.status == 401 ? " (the token or certificate was not accepted)" : "";
   return fmt::format("HTTP {}{}{}", r.status, message.empty() ? "" : ": " + Printable(message), hint);
 }
+
+// The ClusterRole rule that grants listing and watching `kind`, as
+// examples/extender/rbac.yaml writes it.
+std::string RuleFor(const ApiWatch::Kind& kind) {
+  std::string_view path = kind.path;
+  std::string group;
+  if (path.starts_with("/apis/")) {
+    path.remove_prefix(6);
+    group = std::string(path.substr(0, path.find('/')));
+  }
+  return fmt::format("{{apiGroups: [\"{}\"], resources: [{}], verbs: [get, list, watch]}}", group, kind.name);
+}
+
+// Kinds a cluster may go without: Dynamic Resource Allocation's (a cluster
+// before 1.34 serves none; an account not granted them reads on without).
+bool Optional(const ApiWatch::Kind& kind) { return std::string_view(kind.path).starts_with("/apis/resource.k8s.io/"); }
 
 }  // namespace
 
@@ -126,7 +140,8 @@ ApiWatch::~ApiWatch() { Stop(); }
 constexpr size_t kMaxPages = 20000;
 
 bool ListApi(const ApiClient& api, std::vector<std::shared_ptr<const Source>>& pages,
-             std::map<size_t, std::string>& versions, std::vector<std::string>& not_served, std::string* error) {
+             std::map<size_t, std::string>& versions, std::vector<std::string>& not_served,
+             std::vector<std::string>& forbidden, std::string* error) {
   const std::vector<ApiWatch::Kind>& kinds = ApiWatch::Kinds();
   od::parser parser;
   for (size_t k = 0; k < kinds.size(); ++k) {
@@ -146,8 +161,19 @@ bool ListApi(const ApiClient& api, std::vector<std::shared_ptr<const Source>>& p
         not_served.push_back(kinds[k].name);
         break;
       }
+      if (r.status == 403 && next.empty() && Optional(kinds[k])) {
+        forbidden.push_back(fmt::format("{}: {}; the account lacks the ClusterRole rule {} (examples/extender/rbac.yaml "
+                                        "has it): pods with resource claims are decided without their devices",
+                                        kinds[k].name, Why(r), RuleFor(kinds[k])));
+        break;
+      }
       if (r.status != 200) {
-        *error = fmt::format("listing {} from {} ({}): {}", kinds[k].name, api.config().server, api.config().origin, Why(r));
+        std::string rule = r.status == 403 ? fmt::format("; the account lacks the ClusterRole rule {} (examples/extender/"
+                                                         "rbac.yaml has every rule policyc needs)",
+                                                         RuleFor(kinds[k]))
+                                           : "";
+        *error = fmt::format("listing {} from {} ({}): {}{}", kinds[k].name, api.config().server, api.config().origin,
+                             Why(r), rule);
         return false;
       }
       ApiHeader h;
@@ -166,10 +192,13 @@ bool ListApi(const ApiClient& api, std::vector<std::shared_ptr<const Source>>& p
 bool ApiWatch::List(std::string* error) {
   std::vector<std::shared_ptr<const Source>> pages;
   std::map<size_t, std::string> versions;
-  std::vector<std::string> not_served;
-  if (!ListApi(api_, pages, versions, not_served, error)) return false;
+  std::vector<std::string> not_served, forbidden;
+  if (!ListApi(api_, pages, versions, not_served, forbidden, error)) return false;
   for (const std::string& kind : not_served) {
     Log("warn", "the API does not serve this kind; it is left out", {{"kind", std::string_view(kind)}});
+  }
+  for (const std::string& why : forbidden) {
+    Log("warn", "the account may not list this kind; it is left out", {{"detail", std::string_view(why)}});
   }
   DiagnosticSink diags;
   if (!state_.Load(pages, diags)) {

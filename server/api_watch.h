@@ -36,10 +36,14 @@ bool ReadApiHeader(std::string_view text, ApiHeader& out);
 /// Lists every kind ApiWatch::Kinds() names from `api`, in pages of 500:
 /// the pages as sources, as a snapshot loads them, and each kind's list
 /// resourceVersion (by index into Kinds()); a kind the API does not serve
-/// (404) is left out and named in `not_served`. False with the reason. What
+/// (404) is left out and named in `not_served`; an optional kind (Dynamic
+/// Resource Allocation's) the account may not list (403) is left out too,
+/// with a message naming the ClusterRole rule it lacks in `forbidden`.
+/// False with the reason (a 403 on any other kind names its rule). What
 /// `serve` starts from and `check` without --cluster reads.
 bool ListApi(const ApiClient& api, std::vector<std::shared_ptr<const Source>>& pages,
-             std::map<size_t, std::string>& versions, std::vector<std::string>& not_served, std::string* error);
+             std::map<size_t, std::string>& versions, std::vector<std::string>& not_served,
+             std::vector<std::string>& forbidden, std::string* error);
 
 class ApiWatch {
  public:

@@ -226,6 +226,22 @@ std::unique_ptr<NodeTable> LoadCluster(std::span<const Source* const> sources, s
   return table;
 }
 
+namespace {
+
+// Each of `paths` mapped (Source::FromFile); empty when one cannot be read.
+std::vector<std::shared_ptr<const Source>> MapFiles(const std::vector<std::string>& paths) {
+  std::vector<std::shared_ptr<const Source>> mapped;
+  for (const std::string& path : paths) {
+    std::string error;
+    std::unique_ptr<Source> source = Source::FromFile(path, &error);
+    if (!source) return {};
+    mapped.emplace_back(std::move(source));
+  }
+  return mapped;
+}
+
+}  // namespace
+
 std::unique_ptr<NodeTable> LoadClusterFiles(const std::vector<SnapshotFile>& files, const CacheOptions& cache,
                                             DiagnosticSink& diags, LoadReport* report,
                                             std::vector<std::shared_ptr<const Source>>& read) {
@@ -245,7 +261,33 @@ std::unique_ptr<NodeTable> LoadClusterFiles(const std::vector<SnapshotFile>& fil
   }
   cacheable = cacheable && bytes >= cache.min_bytes;
   if (cacheable) {
-    if (std::unique_ptr<NodeTable> table = ReadCache(cache, paths, r)) return table;
+    std::vector<CachedWarning> warnings;
+    if (std::unique_ptr<NodeTable> table = ReadCache(cache, paths, r, warnings)) {
+      if (warnings.empty()) return table;
+      // The load's warnings, said again into the files as they are (mapped:
+      // a line is read only to show it).
+      std::vector<std::shared_ptr<const Source>> mapped = MapFiles(paths);
+      bool whole = !mapped.empty();
+      for (CachedWarning& w : warnings) {
+        Diagnostic& d = w.diagnostic;
+        std::vector<Label*> labels = {&d.primary};
+        for (Label& l : d.secondary) labels.push_back(&l);
+        whole = whole && labels.size() == w.files.size();
+        for (size_t i = 0; whole && i < labels.size(); ++i) {
+          if (w.files[i] < 0) continue;
+          auto file = static_cast<size_t>(w.files[i]);
+          whole = file < mapped.size() && labels[i]->span.end <= mapped[file]->Size();
+          if (whole) labels[i]->span.source = mapped[file].get();
+        }
+      }
+      if (whole) {
+        read.insert(read.end(), mapped.begin(), mapped.end());
+        for (CachedWarning& w : warnings) diags.Report(std::move(w.diagnostic));
+        return table;
+      }
+      // Not the files the cache was written from after all: parse them.
+      r = LoadReport{};
+    }
   }
 
   auto table = std::make_unique<NodeTable>();
@@ -269,8 +311,14 @@ std::unique_ptr<NodeTable> LoadClusterFiles(const std::vector<SnapshotFile>& fil
   }
   builder.Finish();
   if (diags.HasErrors()) return nullptr;
-  // Only a load that said nothing is cached: a cached load then says the same.
-  if (cacheable && diags.All().size() == before) WriteCache(cache, paths, *table, r);
+  // A load with warnings only is cached with them: a cached load then says
+  // the same (WriteCache refuses one pointing outside the files).
+  if (cacheable) {
+    std::vector<Diagnostic> warnings(diags.All().begin() + static_cast<std::ptrdiff_t>(before), diags.All().end());
+    std::vector<const Source*> sources;
+    for (size_t i = read.size() - files.size(); i < read.size(); ++i) sources.push_back(read[i].get());
+    WriteCache(cache, paths, *table, r, warnings, sources);
+  }
   return table;
 }
 

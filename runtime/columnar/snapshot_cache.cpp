@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <ctime>
 #include <cstdio>
 #include <cstdlib>
@@ -33,7 +34,7 @@ namespace {
 
 constexpr char kMagic[8] = {'P', 'L', 'C', 'Y', 'S', 'N', 'A', 'P'};
 // Bump when the payload's layout or what the decoders make of a file changes.
-constexpr uint32_t kFormat = 8;  // 7: node facts hashed by line; 8: files keyed as git's index keys them
+constexpr uint32_t kFormat = 9;  // 7: node facts hashed by line; 8: files keyed as git's index keys them; 9: warnings
 constexpr size_t kEdge = 64 * 1024;  // the head and the tail hashed
 
 // 64-bit hash, eight bytes at a time (a damaged cache, not an adversary).
@@ -182,6 +183,76 @@ void Counts(R& r, F f) {
   }
 }
 
+// A label as the cache holds it: its file's index + 1 (0: no span), its
+// offsets and its message.
+bool PutLabel(k8s::ArchiveWriter& out, const Label& label, const std::vector<const Source*>& sources) {
+  uint64_t file = 0;
+  if (label.span.source != nullptr) {
+    auto at = std::find(sources.begin(), sources.end(), label.span.source);
+    if (at == sources.end()) return false;
+    file = static_cast<uint64_t>(at - sources.begin()) + 1;
+  }
+  out.U64(file);
+  out.U64(label.span.begin);
+  out.U64(label.span.end);
+  out.Str(label.message);
+  return true;
+}
+
+bool GetLabel(k8s::ArchiveReader& in, Label& label, std::vector<int64_t>& files) {
+  uint64_t file = in.U64(), begin = in.U64(), end = in.U64();
+  label.message = in.Str();
+  if (begin > end || end > UINT32_MAX || file > (uint64_t{1} << 20)) return false;
+  label.span = {nullptr, static_cast<uint32_t>(begin), static_cast<uint32_t>(end)};
+  files.push_back(static_cast<int64_t>(file) - 1);
+  return in.Ok();
+}
+
+bool PutWarnings(k8s::ArchiveWriter& out, const std::vector<Diagnostic>& warnings,
+                 const std::vector<const Source*>& sources) {
+  out.U64(warnings.size());
+  for (const Diagnostic& d : warnings) {
+    out.U64(static_cast<uint64_t>(d.code));
+    out.U64(static_cast<uint64_t>(d.severity));
+    out.Str(d.message);
+    out.Str(d.help);
+    out.U64(d.notes.size());
+    for (const std::string& note : d.notes) out.Str(note);
+    if (!PutLabel(out, d.primary, sources)) return false;
+    out.U64(d.secondary.size());
+    for (const Label& label : d.secondary) {
+      if (!PutLabel(out, label, sources)) return false;
+    }
+  }
+  return true;
+}
+
+bool GetWarnings(k8s::ArchiveReader& in, std::vector<CachedWarning>& warnings) {
+  size_t codes = AllCodes().size();
+  for (uint64_t n = in.U64(); in.Ok() && n > 0; --n) {
+    if (n > in.Remaining()) return false;
+    CachedWarning w;
+    Diagnostic& d = w.diagnostic;
+    uint64_t code = in.U64(), severity = in.U64();
+    if (code >= codes || severity != static_cast<uint64_t>(Severity::kWarning)) return false;
+    d.code = static_cast<DiagCode>(code);
+    d.severity = Severity::kWarning;
+    d.message = in.Str();
+    d.help = in.Str();
+    for (uint64_t notes = in.U64(); in.Ok() && notes > 0; --notes) {
+      if (notes > in.Remaining()) return false;
+      d.notes.push_back(in.Str());
+    }
+    if (!GetLabel(in, d.primary, w.files)) return false;
+    for (uint64_t labels = in.U64(); in.Ok() && labels > 0; --labels) {
+      if (labels > in.Remaining()) return false;
+      if (!GetLabel(in, d.secondary.emplace_back(), w.files)) return false;
+    }
+    warnings.push_back(std::move(w));
+  }
+  return in.Ok();
+}
+
 }  // namespace
 
 std::string DefaultCacheDir() {
@@ -204,7 +275,7 @@ std::string CachePath(const std::string& dir, const std::vector<std::string>& pa
 }
 
 std::unique_ptr<NodeTable> ReadCache(const CacheOptions& options, const std::vector<std::string>& paths,
-                                     LoadReport& report) {
+                                     LoadReport& report, std::vector<CachedWarning>& warnings) {
   std::optional<std::vector<Key>> now = KeysOf(paths);
   if (!now || paths.empty() || options.dir.empty()) return nullptr;
   Mapped file(CachePath(options.dir, paths));
@@ -231,10 +302,11 @@ std::unique_ptr<NodeTable> ReadCache(const CacheOptions& options, const std::vec
   if (!header.Ok() || rest.size() - header.Position() != length) return nullptr;
   std::string_view payload = rest.substr(header.Position());
   if (Hash(payload) != checksum) return nullptr;
-  return ReadPayload(payload, report);
+  return ReadPayload(payload, report, warnings);
 }
 
-std::unique_ptr<NodeTable> ReadPayload(std::string_view payload, LoadReport& report) {
+std::unique_ptr<NodeTable> ReadPayload(std::string_view payload, LoadReport& report,
+                                       std::vector<CachedWarning>& warnings) {
   k8s::ArchiveReader in(payload);
   std::unique_ptr<NodeTable> table = NodeTable::ReadImage(in);
   if (!table) return nullptr;
@@ -250,13 +322,16 @@ std::unique_ptr<NodeTable> ReadPayload(std::string_view payload, LoadReport& rep
     if (!in.Get(pod)) return nullptr;
     r.pending.push_back(std::move(pod));
   }
-  if (!in.Ok() || !in.AtEnd() || r.pending.size() != r.pods_not_bound) return nullptr;
+  std::vector<CachedWarning> said;
+  if (!in.Ok() || r.pending.size() != r.pods_not_bound || !GetWarnings(in, said) || !in.AtEnd()) return nullptr;
   report = std::move(r);
+  warnings = std::move(said);
   return table;
 }
 
 bool WriteCache(const CacheOptions& options, const std::vector<std::string>& paths, const NodeTable& table,
-                const LoadReport& report) {
+                const LoadReport& report, const std::vector<Diagnostic>& warnings,
+                const std::vector<const Source*>& sources) {
   std::optional<std::vector<Key>> keys = KeysOf(paths);
   if (!keys || paths.empty() || options.dir.empty()) return false;
   for (size_t i = 0; i < keys->size(); ++i) {
@@ -273,6 +348,7 @@ bool WriteCache(const CacheOptions& options, const std::vector<std::string>& pat
   Counts(report, [&](size_t n) { payload.U64(n); });
   payload.U64(report.pending.size());
   for (const k8s::Pod& pod : report.pending) payload.Put(pod);
+  if (!PutWarnings(payload, warnings, sources)) return false;
 
   k8s::ArchiveWriter header;
   header.U64(keys->size());

@@ -13,8 +13,9 @@
 /// all match; the payload carries its length and a checksum. Anything else
 /// — a different or damaged cache, an older format, an image that does not
 /// read back whole — is a miss, and the files are parsed and the cache
-/// written again. Loads with any diagnostic (a warning too) are not cached,
-/// so a cached load says exactly what a parse says. The cache is written to
+/// written again. A load's warnings are kept in its cache and said again
+/// on every hit, pointing into the files as a parse points (the files are
+/// then mapped, not parsed); a load with an error is not cached. The cache is written to
 /// a temporary file and renamed into place; a folder that cannot be made or
 /// written to just gets no cache. Nothing is written beside the snapshot.
 
@@ -25,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "support/diagnostic.h"
 #include "runtime/columnar/node_table.h"
 
 namespace policy::rt {
@@ -50,20 +52,32 @@ std::string DefaultCacheDir();
 /// hash of their absolute paths (what they hold is checked inside).
 std::string CachePath(const std::string& dir, const std::vector<std::string>& paths);
 
+/// A warning of the load a cache was written from. Its labels' spans have
+/// no source: `files` holds, per label (the primary, then each secondary),
+/// the index of the snapshot file it points into, or -1 for none.
+struct CachedWarning {
+  Diagnostic diagnostic;
+  std::vector<int64_t> files;
+};
+
 /// The table of the cache of snapshot files `paths` in `options.dir`, with
-/// `report` as the load that wrote it filled it; null when there is no
-/// cache of those files as they are now.
+/// `report` and `warnings` as the load that wrote it filled them; null when
+/// there is no cache of those files as they are now.
 std::unique_ptr<NodeTable> ReadCache(const CacheOptions& options, const std::vector<std::string>& paths,
-                                     LoadReport& report);
+                                     LoadReport& report, std::vector<CachedWarning>& warnings);
 
 /// The payload part of ReadCache (after the key, length and checksum
 /// checks): what the fuzzer feeds damaged bytes to.
-std::unique_ptr<NodeTable> ReadPayload(std::string_view payload, LoadReport& report);
+std::unique_ptr<NodeTable> ReadPayload(std::string_view payload, LoadReport& report,
+                                       std::vector<CachedWarning>& warnings);
 
-/// Writes `table` and `report`, what a load of `paths` made, as their
-/// cache in `options.dir` (made when missing); false when it could not (no
-/// cache then).
+/// Writes `table`, `report` and `warnings`, what a load of `paths` made, as
+/// their cache in `options.dir` (made when missing); `sources` are the
+/// files as read, in the order of `paths` (what the warnings' spans point
+/// into). False when it could not (no cache then), or when a warning points
+/// elsewhere.
 bool WriteCache(const CacheOptions& options, const std::vector<std::string>& paths, const NodeTable& table,
-                const LoadReport& report);
+                const LoadReport& report, const std::vector<Diagnostic>& warnings,
+                const std::vector<const Source*>& sources);
 
 }  // namespace policy::rt

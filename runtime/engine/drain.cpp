@@ -107,7 +107,11 @@ DrainPlan PlanDrain(Engine& engine, Cluster& cluster, const std::unordered_map<s
       again.node_name.clear();
       const Outcome& o = scheduler.Place(std::move(again), false);
       if (!o.node) {
-        pinned = PinnedNode{name, Key(*p), o.Summary(), movable.size()};
+        // No preemption here: the postscript is DynamicResources' PostFilter
+        // alone, said only for a pod with claims (kube says `no new claims to
+        // deallocate` for any pod; here it would only puzzle).
+        std::string summary = p->resource_claims.empty() ? o.placement().summary : o.Summary();
+        pinned = PinnedNode{name, Key(*p), std::move(summary), movable.size()};
         break;
       }
       k8s::Pod moved = *p;

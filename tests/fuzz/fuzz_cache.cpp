@@ -8,14 +8,16 @@
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
+#include <vector>
 
 #include "runtime/columnar/cluster_loader.h"
 #include "runtime/columnar/snapshot_cache.h"
 
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
   policy::rt::LoadReport report;
+  std::vector<policy::rt::CachedWarning> warnings;
   std::unique_ptr<policy::rt::NodeTable> table =
-      policy::rt::ReadPayload(std::string_view(reinterpret_cast<const char*>(data), size), report);
+      policy::rt::ReadPayload(std::string_view(reinterpret_cast<const char*>(data), size), report, warnings);
   if (!table) return 0;
   // Touch what the image indexes: every row's columns, taints and pods.
   int64_t sum = 0;
@@ -28,6 +30,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
     for (uint32_t g = 0; g < table->TermGroups().size(); ++g) sum += table->TermGroupInDomain(g, row);
   }
   for (const policy::k8s::Pod& pod : report.pending) sum += static_cast<int64_t>(pod.name.size());
+  for (const policy::rt::CachedWarning& w : warnings) sum += static_cast<int64_t>(w.diagnostic.message.size() + w.files.size());
   // Unbinding every pod (the image's lists and indexes taken apart again).
   std::vector<std::string> keys;
   for (policy::rt::RowId row : table->LiveRows()) {

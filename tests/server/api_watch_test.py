@@ -39,7 +39,7 @@ import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from extender_test import Serve  # noqa: E402
-from fake_apiserver import FakeApi  # noqa: E402
+from fake_apiserver import FakeApi, cluster_role_rules  # noqa: E402
 
 GPU_NODE = {"apiVersion": "v1", "kind": "Node", "metadata": {"name": "ip-10-0-2-99.ec2.internal", "labels": {
     "kubernetes.io/hostname": "ip-10-0-2-99", "topology.kubernetes.io/zone": "us-east-1b",
@@ -325,6 +325,58 @@ def main():
                 passed += 1
         finally:
             serve.stop()
+        api.close()
+
+        # RBAC. The ClusterRole of examples/extender/rbac.yaml grants exactly
+        # what serve reads: the kinds of server/api_watch.cpp's list (get,
+        # list, watch) and create on pods/binding; the fake API above
+        # enforced it for every request of this test.
+        import re
+        with open(os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../server/api_watch.cpp")) as f:
+            code = f.read()
+        listed = re.findall(r'\{"(/apis?/[^"]+)", "([a-z]+)"\}', code)
+        wanted = set()
+        for path, resource in listed:
+            parts = path.strip("/").split("/")
+            group = "" if parts[0] == "api" else parts[1]
+            wanted |= {(group, resource, verb) for verb in ("get", "list", "watch")}
+        wanted.add(("", "pods/binding", "create"))
+        granted = cluster_role_rules()
+        if len(listed) < 16 or granted != wanted:
+            problems.append(f"rbac.yaml and server/api_watch.cpp differ: the role lacks {sorted(wanted - granted)}, "
+                            f"grants beyond them {sorted(granted - wanted)}")
+        else:
+            passed += 1
+        # Without the resource.k8s.io rule (DRA's optional kinds): serve starts, and says which rule it lacks.
+        no_dra = {r for r in granted if r[0] != "resource.k8s.io"}
+        api = FakeApi(objects, "s3cret", cert, key, rules=no_dra)
+        kubeconfig(config, api.port, cert, "s3cret")
+        try:
+            serve = Serve(policyc, ["--kubeconfig", config])
+            try:
+                ready = wait_for(lambda: serve.call("GET", "/readyz")[0] == 200)
+                lacking = [line for line in serve.log if "may not list" in line and
+                           '{apiGroups: [\\"resource.k8s.io\\"], resources: [resourceslices]' in line]
+                if not ready or not lacking:
+                    problems.append(f"without the DRA rule: ready {ready}, the lacking rule logged: {lacking or serve.log[-4:]}")
+                else:
+                    passed += 1
+            finally:
+                serve.stop()
+        except RuntimeError as e:
+            problems.append(f"without the DRA rule serve did not start: {e}")
+        api.close()
+        # Without nodes: serve stops at once (exit 1, as for an API that does not answer), naming the rule.
+        no_nodes = {r for r in granted if r[1] != "nodes"}
+        api = FakeApi(objects, "s3cret", cert, key, rules=no_nodes)
+        kubeconfig(config, api.port, cert, "s3cret")
+        p = subprocess.run([policyc, "serve", "--listen", "127.0.0.1:0", "--kubeconfig", config], capture_output=True,
+                           text=True, timeout=30)
+        rule = '{apiGroups: [""], resources: [nodes], verbs: [get, list, watch]}'
+        if p.returncode != 1 or "HTTP 403" not in p.stderr or rule not in p.stderr:
+            problems.append(f"without the nodes rule: exit {p.returncode}, {p.stderr.strip()[-400:]!r}")
+        else:
+            passed += 1
         api.close()
     for p in problems:
         print(f"FAIL {p}")

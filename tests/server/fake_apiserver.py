@@ -8,9 +8,16 @@ events with only a resourceVersion, `ERROR` with a `410` Status when the
 version asked for is too old), and pods/binding. A test changes the objects
 (each change is an event to the watchers of its kind), breaks the streams,
 or expires the versions, and reads what the client asked for.
+
+It authorizes as the API server's RBAC does for the caller it stands for:
+every request is checked against a ClusterRole (by default the one of
+examples/extender/rbac.yaml, what policyc serve is deployed with); one the
+role does not grant gets 403 Forbidden with the API server's message, before
+anything else (a kind not served included).
 """
 
 import json
+import os
 import re
 import ssl
 import threading
@@ -23,11 +30,36 @@ PLURALS = {"Node": "nodes", "Pod": "pods", "Namespace": "namespaces", "Service":
            "PersistentVolume": "persistentvolumes", "StorageClass": "storageclasses",
            "PriorityClass": "priorityclasses", "PodDisruptionBudget": "poddisruptionbudgets"}  # csinodes: not served (404), as on an API without them
 KINDS = {v: k for k, v in PLURALS.items()}
+RBAC = os.path.join(os.path.dirname(os.path.abspath(__file__)), "../../examples/extender/rbac.yaml")
+USER = "system:serviceaccount:kube-system:policyc"
+
+
+def cluster_role_rules(path=RBAC, name="policyc-extender"):
+    """The set of (apiGroup, resource, verb) the ClusterRole `name` of the YAML file `path` grants."""
+    import yaml
+    granted = set()
+    with open(path) as f:
+        for doc in yaml.safe_load_all(f):
+            if not doc or doc.get("kind") != "ClusterRole" or doc["metadata"]["name"] != name:
+                continue
+            for rule in doc.get("rules", []):
+                for group in rule.get("apiGroups", []):
+                    for resource in rule.get("resources", []):
+                        for verb in rule.get("verbs", []):
+                            granted.add((group, resource, verb))
+    return granted
+
+
+def group_of(path):
+    """The API group of a request path: "" for /api/v1/..., G for /apis/G/V/..."""
+    parts = path.strip("/").split("/")
+    return "" if parts[0] == "api" else parts[1] if len(parts) > 1 else ""
 
 
 class FakeApi:
-    def __init__(self, objects, token, certfile, keyfile, page=4):
+    def __init__(self, objects, token, certfile, keyfile, page=4, rules=None):
         self.token = token
+        self.rules = cluster_role_rules() if rules is None else rules  # what RBAC grants the caller
         self.page = page  # items per list page, whatever limit asks (the API may return fewer)
         self.lock = threading.Condition()
         self.rv = 100
@@ -138,6 +170,15 @@ class FakeApi:
             return False
         return True
 
+    def _authorized(self, h, group, resource, verb):
+        if (group, resource, verb) in self.rules or ("*", "*", "*") in self.rules:
+            return True
+        where = f'in API group "{group}" at the cluster scope'
+        self._json(h, 403, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "reason": "Forbidden", "code": 403,
+                            "message": f'{resource} is forbidden: User "{USER}" cannot {verb} resource '
+                                       f'"{resource}" {where}'})
+        return False
+
     def _json(self, h, code, body):
         data = json.dumps(body).encode()
         h.send_response(code)
@@ -154,6 +195,8 @@ class FakeApi:
         if not self._auth(h):
             return
         plural = url.path.rsplit("/", 1)[-1]
+        if not self._authorized(h, group_of(url.path), plural, "watch" if query.get("watch") == "1" else "list"):
+            return
         if plural not in KINDS:
             self._json(h, 404, {"kind": "Status", "apiVersion": "v1", "status": "Failure", "message": "the server could "
                                 "not find the requested resource", "reason": "NotFound", "code": 404})
@@ -216,6 +259,8 @@ class FakeApi:
         if not self._auth(h):
             return
         m = re.fullmatch(r"/api/v1/namespaces/([^/]+)/pods/([^/]+)/binding", url.path)
+        if m and not self._authorized(h, "", "pods/binding", "create"):
+            return
         if not m:
             self._json(h, 404, {"kind": "Status", "code": 404, "message": "not found"})
             return
