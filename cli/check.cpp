@@ -31,6 +31,7 @@
 #include "runtime/engine/engine.h"
 #include "runtime/engine/pod_template.h"
 #include "runtime/engine/suggest.h"
+#include "runtime/engine/template_claims.h"
 #include "runtime/sched/profile.h"
 
 namespace policy::cli {
@@ -156,6 +157,10 @@ class CheckRun {
     bool fits = false;
     std::optional<std::vector<engine::Suggestion>> suggestions;  // when asked or when it fits nowhere
     std::optional<std::vector<rt::ReasonGroup>> groups;            // --all-pending's JSON and YAML
+    // A pod from a file with template claims: the answer once applied, and
+    // the claims made for it (kube's answer, this one's owner, is transient).
+    std::shared_ptr<Answer> applied;
+    std::vector<std::string> made;
   };
 
   // One pod through the engine: plan, decide, explain, and what would make
@@ -163,8 +168,30 @@ class CheckRun {
   // `details` false: reasons only (a summary line shows no more).
   // `grouped`: the reasons grouped too, with a detail for each group's first node.
   Answer Check(k8s::Pod pod, bool suggest_by_default, bool details = true, bool grouped = false) {
+    // A pod from a file whose claims come from ResourceClaimTemplates gets
+    // kube-scheduler's answer (`ResourceClaim not created yet`: transient),
+    // then the answer for the pod as it will be once applied, its claims
+    // made as the resourceclaim controller makes them (Answer::applied).
+    bool templated = pod_source_ != nullptr &&
+                     std::any_of(pod.resource_claims.begin(), pod.resource_claims.end(),
+                                 [](const k8s::PodResourceClaim& c) { return !c.template_name.empty(); });
     k8s::Pod as_read = pod;
     Answer a = Explained(*engine_->Plan(std::move(pod), *cluster_), details, grouped);
+    if (templated) {
+      k8s::Pod applied = as_read;
+      std::vector<std::string> made = engine::MakeTemplateClaims(applied, *cluster_);
+      if (!made.empty()) {
+        a.notes.notes.push_back(fmt::format(
+            "this answer is transient: the resourceclaim controller makes the pod's claim{} {} from {} template{} "
+            "once the pod exists, and kube-scheduler tries again; below, the answer then",
+            made.size() == 1 ? "" : "s", fmt::join(made, ", "), made.size() == 1 ? "its" : "their",
+            made.size() == 1 ? "" : "s"));
+        a.notes.node_hint = false;  // the answer below has the nodes' words
+        a.applied = std::make_shared<Answer>(Check(std::move(applied), suggest_by_default, details, grouped));
+        a.applied->made = std::move(made);
+        return a;
+      }
+    }
     bool suggest = args_.Has("suggest") || (suggest_by_default && !a.fits && !args_.Has("no-suggest"));
     if (suggest && !a.notes.gated && !a.placement.nodes.empty()) {
       a.suggestions = engine::Suggest(*engine_, *cluster_, as_read, a.placement);
@@ -193,15 +220,39 @@ class CheckRun {
   std::string Render(const Answer& a) const { return Render(a, a.pod); }
   std::string Render(const Answer& a, const std::string& pod) const {
     if (format_ == tooling::OutputFormat::kText) {
-      return PlacementText(pod, a.placement, args_.GetAll("node"), args_.Has("all-nodes"), a.notes,
-                           a.suggestions ? SuggestionsText(*a.suggestions, a.fits) : std::string());
+      std::string text = PlacementText(pod, a.placement, args_.GetAll("node"), args_.Has("all-nodes"), a.notes,
+                                       a.suggestions ? SuggestionsText(*a.suggestions, a.fits) : std::string());
+      if (a.applied) {
+        text += fmt::format("\nonce applied (the claim{} {} made from the pod's template{}):\n",
+                            a.applied->made.size() == 1 ? "" : "s", fmt::join(a.applied->made, ", "),
+                            a.applied->made.size() == 1 ? "" : "s");
+        text += Render(*a.applied, pod);
+      }
+      return text;
     }
     return tooling::Structured(format_, JsonOf(a, pod));
   }
 
+  // check's document; with `applied`, the answer once applied nested in it
+  // as `applied` (with the claims made, `claims_made`).
   static std::string JsonOf(const Answer& a, const std::string& pod) {
-    if (!a.suggestions) return PlacementJson(pod, a.placement, a.notes);
-    return PlacementJson(pod, a.placement, a.notes, [&](JsonWriter& w) { SuggestionsJson(*a.suggestions, w); });
+    std::string doc = !a.suggestions ? PlacementJson(pod, a.placement, a.notes)
+                                     : PlacementJson(pod, a.placement, a.notes,
+                                                     [&](JsonWriter& w) { SuggestionsJson(*a.suggestions, w); });
+    if (!a.applied) return doc;
+    std::string nested = JsonOf(*a.applied, pod);
+    while (!nested.empty() && nested.back() == '\n') nested.pop_back();
+    JsonWriter made(JsonWriter::Style::kLine);
+    made.BeginArray();
+    for (const std::string& name : a.applied->made) made.String(name);
+    made.EndArray();
+    std::string made_text = made.Take();
+    while (!made_text.empty() && made_text.back() == '\n') made_text.pop_back();
+    std::string head = doc.substr(0, doc.rfind('}'));
+    while (!head.empty() && std::isspace(static_cast<unsigned char>(head.back()))) head.pop_back();
+    std::string indented;
+    for (char c : nested) indented += c == '\n' ? std::string("\n  ") : std::string(1, c);
+    return head + ",\n  \"claims_made\": " + made_text + ",\n  \"applied\": " + indented + "\n}\n";
   }
 
   // --all-pending's document (../shared/spec/policyc-check.md, "Many pods

@@ -18,6 +18,8 @@
 #include "cli/commands.h"
 #include "runtime/tooling/input.h"
 #include "runtime/tooling/manifest_lints.h"
+#include "runtime/tooling/snapshot_objects.h"
+#include "k8s/pod_reader.h"
 #include "runtime/tooling/structured_output.h"
 #include "support/json_writer.h"
 #include "runtime/engine/cluster.h"
@@ -173,6 +175,13 @@ int Lint(const Args& args) {
     if (!source) continue;
     manifests.push_back(source);
     for (k8s::Pod& p : tooling::LintManifest(*source, cluster.get(), diags)) pods.push_back(std::move(p));
+    // The CEL selectors of the DRA objects beside the pods (a
+    // ResourceClaimTemplate's), checked as the dump's are (a file that does
+    // not read was reported above).
+    DiagnosticSink read;
+    if (std::optional<k8s::Manifest> m = k8s::ReadManifest(*source, read, k8s::FieldValidation::kIgnore)) {
+      tooling::CheckManifestSelectors(*m, *source, diags);
+    }
   }
   std::vector<std::shared_ptr<const Source>> policies;
   for (const std::string& path : policy_paths) {
