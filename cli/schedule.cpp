@@ -279,7 +279,7 @@ class ScheduleRun {
 
   // --output-cluster: the snapshot as the run left it.
   bool WriteCluster(const std::string& path) const {
-    tooling::RunResult result = tooling::ResultOf(finished_, fills_, fill_ ? fill_->name : "", *scheduler_);
+    tooling::RunResult result = tooling::ResultOf(finished_, fills_, fill_ ? fill_->name : "", *scheduler_, *cluster_);
     DiagnosticSink diags;
     std::vector<std::shared_ptr<const Source>> snapshot;
     for (const rt::SnapshotFile& file : snapshot_) {

@@ -75,6 +75,72 @@ void WriteObject(JsonWriter& w, NodeRef object, std::string_view kind, std::vect
   WriteEdited(w, object, edits);
 }
 
+// status.resourceClaimStatuses of a pod whose claims were made.
+void WriteClaimStatuses(JsonWriter& w, const ScheduledPod& pod) {
+  w.BeginArray();
+  for (const auto& [entry, claim] : pod.claim_statuses) {
+    w.BeginObject().Key("name").String(entry).Key("resourceClaimName").String(claim).EndObject();
+  }
+  w.EndArray();
+}
+
+std::vector<Edit> PodEdits(NodeRef object, const ScheduledPod& p) {
+  std::vector<Edit> edits;
+  if (p.node) edits.push_back(Set({"spec", "nodeName"}, *p.node));
+  if (!p.claim_statuses.empty()) {
+    if (!object.Get("metadata").Get("uid").Valid() && !p.uid.empty()) edits.push_back(Set({"metadata", "uid"}, p.uid));
+    edits.push_back({{"status", "resourceClaimStatuses"}, [&p](JsonWriter& w) { WriteClaimStatuses(w, p); }});
+  }
+  return edits;
+}
+
+void WriteRequirements(JsonWriter& w, const std::vector<k8s::SelectorRequirement>& requirements) {
+  w.BeginArray();
+  for (const k8s::SelectorRequirement& r : requirements) {
+    w.BeginObject().Key("key").String(r.key).Key("operator").String(k8s::ToString(r.op));
+    w.Key("values").BeginArray();
+    for (const std::string& v : r.values) w.String(v);
+    w.EndArray().EndObject();
+  }
+  w.EndArray();
+}
+
+// A ResourceClaim's status as the API writes it: the allocation (devices,
+// where they are) and the pods it is reserved for.
+void WriteClaimStatus(JsonWriter& w, const k8s::ResourceClaim& c) {
+  w.BeginObject();
+  if (c.allocation) {
+    w.Key("allocation").BeginObject().Key("devices").BeginObject().Key("results").BeginArray();
+    for (const k8s::DeviceResult& d : c.allocation->devices) {
+      w.BeginObject().Key("request").String(d.request).Key("driver").String(d.driver);
+      w.Key("pool").String(d.pool).Key("device").String(d.device);
+      if (d.admin_access) w.Key("adminAccess").Bool(true);
+      w.EndObject();
+    }
+    w.EndArray().EndObject();
+    if (c.allocation->node_selector) {
+      w.Key("nodeSelector").BeginObject().Key("nodeSelectorTerms").BeginArray();
+      for (const k8s::NodeSelectorTerm& t : *c.allocation->node_selector) {
+        w.BeginObject();
+        if (!t.match_expressions.empty()) WriteRequirements(w.Key("matchExpressions"), t.match_expressions);
+        if (!t.match_fields.empty()) WriteRequirements(w.Key("matchFields"), t.match_fields);
+        w.EndObject();
+      }
+      w.EndArray().EndObject();
+    }
+    w.EndObject();
+  }
+  if (!c.reserved_for.empty()) {
+    w.Key("reservedFor").BeginArray();
+    for (const k8s::ClaimConsumer& r : c.reserved_for) {
+      w.BeginObject().Key("resource").String(r.resource.empty() ? "pods" : r.resource).Key("name").String(r.name);
+      w.Key("uid").String(r.uid).EndObject();
+    }
+    w.EndArray();
+  }
+  w.EndObject();
+}
+
 // A workload's pod template as a Pod of that name.
 void WriteTemplatePod(JsonWriter& w, NodeRef workload, std::string_view kind, const ScheduledPod& pod) {
   NodeRef spec = workload.Get("spec");
@@ -86,6 +152,7 @@ void WriteTemplatePod(JsonWriter& w, NodeRef workload, std::string_view kind, co
   w.Key("metadata").BeginObject();
   w.Key("name").String(pod.name);
   w.Key("namespace").String(pod.namespace_name);
+  if (!pod.claim_statuses.empty() && !pod.uid.empty()) w.Key("uid").String(pod.uid);
   for (const char* field : {"labels", "annotations"}) {
     if (metadata.Get(field).IsMapping()) k8s::WriteJson(w.Key(field), metadata.Get(field));
   }
@@ -96,12 +163,50 @@ void WriteTemplatePod(JsonWriter& w, NodeRef workload, std::string_view kind, co
   } else {
     k8s::WriteJson(w, pod_template.Get("spec"));
   }
+  if (!pod.claim_statuses.empty()) {
+    w.Key("status").BeginObject().Key("resourceClaimStatuses");
+    WriteClaimStatuses(w, pod);
+    w.EndObject();
+  }
+  w.EndObject();
+}
+
+// The run's ResourceClaims, across the files: each written with its
+// status where a file has it; then those no file has (made from templates)
+// written whole.
+struct Claims {
+  std::unordered_map<std::string, const k8s::ResourceClaim*> by_key;
+  std::unordered_set<std::string> written;
+  struct Made {
+    const ScheduledPod* pod;
+    std::string entry;
+    const k8s::ResourceClaim* claim;
+  };
+  std::unordered_map<std::string, std::vector<Made>> made;  // by template, namespace/name
+};
+
+// A claim the run made from a template, as the resourceclaim controller
+// makes it: the template's spec, the pod as controller, its status.
+void WriteMadeClaim(JsonWriter& w, const Claims::Made& m, NodeRef spec) {
+  const k8s::ResourceClaim& c = *m.claim;
+  w.BeginObject().Key("apiVersion").String("resource.k8s.io/v1").Key("kind").String("ResourceClaim");
+  w.Key("metadata").BeginObject().Key("name").String(c.name).Key("namespace").String(c.namespace_name);
+  w.Key("uid").String(c.uid);
+  w.Key("annotations").BeginObject().Key("resource.kubernetes.io/pod-claim-name").String(m.entry).EndObject();
+  w.Key("ownerReferences").BeginArray().BeginObject().Key("apiVersion").String("v1").Key("kind").String("Pod");
+  w.Key("name").String(m.pod->name).Key("uid").String(m.pod->uid).Key("controller").Bool(true);
+  w.Key("blockOwnerDeletion").Bool(true).EndObject().EndArray();
+  w.EndObject();
+  w.Key("spec");
+  k8s::WriteJson(w, spec);
+  w.Key("status");
+  WriteClaimStatus(w, c);
   w.EndObject();
 }
 
 class Writer final : public k8s::ObjectVisitor {
  public:
-  Writer(JsonWriter& w, const RunResult& result, bool input) : w_(w), input_(input) {
+  Writer(JsonWriter& w, const RunResult& result, bool input, Claims& dra) : w_(w), input_(input), dra_(dra) {
     for (const std::string& key : result.evicted) evicted_.insert(key);
     for (const BoundClaim& c : result.claims) {
       claims_[Key(c.namespace_name, c.claim)] = &c;
@@ -131,10 +236,27 @@ class Writer final : public k8s::ObjectVisitor {
         return;
       }
       for (const ScheduledPod* p : found->second) {  // --fill copies share the source's key
-        std::vector<Edit> edits;
+        std::vector<Edit> edits = PodEdits(object, *p);
         if (p->name != name) edits.push_back(Set({"metadata", "name"}, p->name));
-        if (p->node) edits.push_back(Set({"spec", "nodeName"}, *p->node));
         WriteObject(w_, object, kind, std::move(edits));
+      }
+      return;
+    }
+    if (kind == "ResourceClaim") {
+      std::string key = Key(namespace_name, name);
+      auto found = dra_.by_key.find(key);
+      if (found != dra_.by_key.end() && dra_.written.insert(key).second) {
+        const k8s::ResourceClaim* claim = found->second;
+        return WriteObject(w_, object, kind, {{{"status"}, [claim](JsonWriter& w) { WriteClaimStatus(w, *claim); }}});
+      }
+    }
+    if (kind == "ResourceClaimTemplate") {  // then the claims the run made from it
+      WriteObject(w_, object, kind);
+      NodeRef spec = object.Get("spec").IsMapping() ? object.Get("spec").Get("spec") : NodeRef();
+      auto made = dra_.made.find(Key(namespace_name, name));
+      if (made == dra_.made.end()) return;
+      for (const Claims::Made& m : made->second) {
+        if (dra_.written.insert(Key(m.claim->namespace_name, m.claim->name)).second) WriteMadeClaim(w_, m, spec);
       }
       return;
     }
@@ -173,6 +295,7 @@ class Writer final : public k8s::ObjectVisitor {
 
   JsonWriter& w_;
   bool input_;
+  Claims& dra_;
   std::unordered_set<std::string> evicted_;
   std::unordered_map<std::string, std::vector<const ScheduledPod*>> by_key_, by_template_;
   std::unordered_map<std::string, const BoundClaim*> claims_, volumes_;
@@ -213,9 +336,21 @@ std::string ClusterAfter(const std::vector<std::shared_ptr<const Source>>& snaps
   JsonWriter w;
   w.BeginObject().Key("apiVersion").String("v1").Key("kind").String("List").Key("items").BeginArray();
   DiagnosticSink diags;  // every file was read once already, without errors
-  Writer snapshot_writer(w, from_snapshot, false);
+  Claims dra;
+  for (const k8s::ResourceClaim& c : result.resource_claims) dra.by_key[Key(c.namespace_name, c.name)] = &c;
+  for (const ScheduledPod& p : result.pods) {
+    for (const auto& [entry, claim_name] : p.claim_statuses) {
+      auto claim = dra.by_key.find(Key(p.namespace_name, claim_name));
+      for (const auto& [e, template_name] : p.claim_templates) {
+        if (e == entry && claim != dra.by_key.end()) {
+          dra.made[Key(p.namespace_name, template_name)].push_back({&p, entry, claim->second});
+        }
+      }
+    }
+  }
+  Writer snapshot_writer(w, from_snapshot, false, dra);
   for (const auto& s : snapshot) k8s::ReadObjects(*s, snapshot_writer, diags);
-  Writer input_writer(w, from_inputs, true);
+  Writer input_writer(w, from_inputs, true, dra);
   for (const auto& s : inputs) k8s::ReadObjects(*s, input_writer, diags);
   w.EndArray().Key("metadata").BeginObject().Key("resourceVersion").String("").EndObject().EndObject();
   std::string json = w.Take();

@@ -1,8 +1,12 @@
 #include "runtime/tooling/schedule_run.h"
 
+#include <algorithm>
+#include <tuple>
+
 #include <fmt/format.h>
 
 #include "runtime/columnar/node_table.h"
+#include "runtime/engine/cluster.h"
 #include "runtime/engine/scheduler.h"
 #include "runtime/host/placement_json.h"
 #include "runtime/sched/resolve_volumes.h"
@@ -114,17 +118,29 @@ std::string OutcomeRecord(const engine::Outcome& e) {
 
 RunResult ResultOf(const std::vector<const engine::Outcome*>& finished,
                    const std::unordered_set<const engine::Outcome*>& fills, const std::string& fill_source,
-                   const engine::Scheduler& scheduler) {
+                   const engine::Scheduler& scheduler, const engine::Cluster& cluster) {
   RunResult result;
   for (const engine::Outcome* e : finished) {
     bool fill = fills.contains(e);
     if (fill && !e->node) continue;  // the copy that did not fit
-    result.pods.push_back({e->pod.namespace_name, e->pod.name, fill ? fill_source : "", e->pod.template_of, e->node});
+    ScheduledPod pod{e->pod.namespace_name, e->pod.name, fill ? fill_source : "", e->pod.template_of, e->node,
+                     e->pod.uid, {}, {}};
+    for (const k8s::PodResourceClaimStatus& st : e->pod.resource_claim_statuses) {
+      pod.claim_statuses.emplace_back(st.name, st.claim_name);
+    }
+    for (const k8s::PodResourceClaim& c : e->pod.resource_claims) {
+      if (!c.template_name.empty()) pod.claim_templates.emplace_back(c.name, c.template_name);
+    }
+    result.pods.push_back(std::move(pod));
     for (const std::string& victim : e->preempted) result.evicted.push_back(victim);
   }
   for (const engine::AssumedClaim& c : scheduler.AssumedClaims()) {
     result.claims.push_back({c.namespace_name, c.claim, c.volume, c.selected_node});
   }
+  for (const auto& [key, claim] : cluster.Table().Storage().resource_claims) result.resource_claims.push_back(claim);
+  std::sort(result.resource_claims.begin(), result.resource_claims.end(), [](const auto& a, const auto& b) {
+    return std::tie(a.namespace_name, a.name) < std::tie(b.namespace_name, b.name);
+  });
   return result;
 }
 

@@ -19,6 +19,7 @@ class NodeTable;
 namespace policy::engine {
 struct Outcome;
 class Scheduler;
+class Cluster;
 }  // namespace policy::engine
 
 namespace policy::tooling {
@@ -49,9 +50,10 @@ std::string OutcomeRecord(const engine::Outcome& outcome);
 
 /// What --output-cluster writes for a run: every outcome in `finished` but
 /// the --fill copy that did not fit (`fills`, copies of `fill_source`), the
-/// victims, and the claims the scheduler assumed bound.
+/// victims, the claims the scheduler assumed bound, and every ResourceClaim
+/// of `cluster` (the run's) as it is now.
 RunResult ResultOf(const std::vector<const engine::Outcome*>& finished,
                    const std::unordered_set<const engine::Outcome*>& fills, const std::string& fill_source,
-                   const engine::Scheduler& scheduler);
+                   const engine::Scheduler& scheduler, const engine::Cluster& cluster);
 
 }  // namespace policy::tooling

@@ -6,7 +6,8 @@ chose, has no victim, keeps every other object, has every claim of a placed
 pod bound (spec.volumeName, the volume's claimRef naming it) or marked for
 provisioning on the pod's node (the selected-node annotation), and a second
 `schedule` of it finds the same pods Pending for the same reasons and places
-nothing new.
+nothing new; and runs chained through --output-cluster place as many pods
+as one run of the same queue.
 
   python3 tests/cli/output_cluster_roundtrip.py --policyc build/policyc
 """
@@ -27,6 +28,16 @@ RUNS = [
     ["--cluster", "tests/data/pending-snapshot.yaml"],  # the snapshot's own Pending pods
     ["--cluster", "tests/data/bom-cluster.json", "--pending", "examples/pods/web.yaml"],  # JSON in, JSON out
     ["--cluster", "tests/data/local-pv-pending.yaml"],  # a claim bound to a local volume by the bind
+    # DRA: claims made from templates, allocated and reserved for the pods placed
+    ["--cluster", "tests/data/dra-cluster.yaml", "--pending", "tests/data/dra-workers-a.yaml", "--pending",
+     "tests/data/dra-workers-b.yaml"],
+]
+
+# Runs chained through --output-cluster place what one run of the same
+# queue places: the second run sees the first one's claims made and devices
+# held (before, it saw the devices free and booked them twice).
+CHAINS = [
+    ("tests/data/dra-cluster.yaml", ["tests/data/dra-workers-a.yaml", "tests/data/dra-workers-b.yaml"]),
 ]
 
 
@@ -133,7 +144,24 @@ def main():
                     print(f"  {p}")
             else:
                 print(f"ok   {label}")
-    print(f"{len(RUNS) - failures} passed, {failures} failed")
+        for cluster, pendings in CHAINS:
+            one = schedule(args.policyc, ["--cluster", cluster] + [a for p in pendings for a in ("--pending", p)])
+            at = cluster
+            chained = []
+            for n, pending in enumerate(pendings):
+                out = os.path.join(tmp, f"chain{n}.yaml")
+                chained += schedule(args.policyc, ["--cluster", at, "--pending", pending, "--output-cluster", out])
+                at = out
+            placed_one = sum(r["node"] is not None for r in one)
+            placed_chained = sum(r["node"] is not None for r in chained)
+            label = f"chained {cluster} " + " then ".join(pendings)
+            if placed_one != placed_chained or len(one) != len(chained):
+                failures += 1
+                print(f"FAIL {label}: one run placed {placed_one} of {len(one)}, the chained runs {placed_chained} of "
+                      f"{len(chained)}")
+            else:
+                print(f"ok   {label}: {placed_one} of {len(one)} placed either way")
+    print(f"{len(RUNS) + len(CHAINS) - failures} passed, {failures} failed")
     return 1 if failures else 0
 
 
