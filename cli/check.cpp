@@ -496,6 +496,12 @@ class CheckRun {
   // cluster without it (set aside from its node) with a note saying so: where
   // it would go now, its own node among the candidates.
   bool SnapshotPod(const std::string& name) {
+    if (size_t slash = name.find('/'); slash != std::string::npos && args_.Has("namespace") &&
+                                       name.substr(0, slash) != args_.Get("namespace")) {
+      fmt::print(stderr, "policyc check: `--pod {}` names namespace `{}`, and `--namespace` says `{}`: give one\n", name,
+                 name.substr(0, slash), args_.Get("namespace"));
+      return false;
+    }
     std::string key = name.find('/') != std::string::npos ? name : args_.Get("namespace", "default") + "/" + name;
     for (const k8s::Pod& p : cluster_->Report().pending) {
       if (p.namespace_name + "/" + p.name == key) {

@@ -7,8 +7,18 @@
 
 #include <fmt/format.h>
 
+#include "support/suggest.h"
+
 namespace policy::cli {
 namespace {
+
+// `unknown command `chek`; did you mean `check`?`
+std::string UnknownCommand(std::string_view name) {
+  std::vector<std::string_view> names;
+  for (const Command& c : Commands()) names.push_back(c.name);
+  std::string_view close = Closest(name, names);
+  return fmt::format("unknown command `{}`{}", name, close.empty() ? "" : fmt::format("; did you mean `{}`?", close));
+}
 
 std::string GlobalHelp() {
   std::string help =
@@ -34,7 +44,7 @@ int RunHelp(const Args& args) {
   const Command* command = FindCommand(args.Positional().front());
   if (command == nullptr || args.Positional().size() > 1) {
     fmt::print(stderr, "policyc help: {}\n\n{}",
-               command == nullptr ? fmt::format("unknown command `{}`", args.Positional().front())
+               command == nullptr ? UnknownCommand(args.Positional().front())
                                   : std::string("give one command"),
                GlobalHelp());
     return kExitBadInput;
@@ -205,7 +215,7 @@ int RunCommand(const Command& command, const std::vector<std::string>& argv) {
 int RunCommand(std::string_view name, const std::vector<std::string>& argv) {
   const Command* command = FindCommand(name);
   if (command == nullptr) {
-    fmt::print(stderr, "policyc: unknown command `{}`\n\n{}", name, GlobalHelp());
+    fmt::print(stderr, "policyc: {}\n\n{}", UnknownCommand(name), GlobalHelp());
     return kExitBadInput;
   }
   return RunCommand(*command, argv);
