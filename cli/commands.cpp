@@ -70,7 +70,9 @@ Prints a script that completes policyc's commands and flags in the shell:
   bash   source <(policyc completion bash)          (e.g. in ~/.bashrc)
   zsh    source <(policyc completion zsh)           (e.g. in ~/.zshrc)
   fish   policyc completion fish | source           (e.g. in ~/.config/fish/config.fish)
-Both `policyc` and `kubectl-policyc` (`kubectl policyc`, as a kubectl plugin)
+Both `policyc` and `kubectl-policyc` (`kubectl policyc`, as a kubectl plugin;
+kubectl itself completes it through `kubectl_complete-policyc`, a link to
+policyc that setup.sh makes)
 are completed. Arguments that are not flags complete as file names.
 )";
 
@@ -219,6 +221,24 @@ int RunCommand(std::string_view name, const std::vector<std::string>& argv) {
     return kExitBadInput;
   }
   return RunCommand(*command, argv);
+}
+
+int KubectlComplete(const std::vector<std::string>& words) {
+  std::string partial = words.empty() ? "" : words.back();
+  std::vector<std::string> candidates;
+  bool files = false;
+  if (words.size() <= 1) {
+    for (const Command& c : Commands()) candidates.emplace_back(c.name);
+  } else if (const Command* c = FindCommand(words.front()); c != nullptr && partial.starts_with("-")) {
+    candidates = FlagWords(*c);
+  } else {
+    files = true;
+  }
+  for (const std::string& word : candidates) {
+    if (word.starts_with(partial)) fmt::print("{}\n", word);
+  }
+  fmt::print(":{}\n", files ? 0 : 4);
+  return kExitOk;
 }
 
 int Main(std::vector<std::string> args) {

@@ -34,4 +34,11 @@ int RunCommand(std::string_view name, const std::vector<std::string>& argv);
 /// The process: `policyc ARGS...`.
 int Main(std::vector<std::string> args);
 
+/// kubectl's plugin completion (`kubectl policyc <TAB>`, kubectl 1.26+):
+/// run as `kubectl_complete-policyc WORDS...` (the words after `kubectl
+/// policyc`, the last the one being completed), prints the candidates one a
+/// line, then cobra's directive: `:4` (no file names) for commands and
+/// flags, `:0` (file names) for anything else.
+int KubectlComplete(const std::vector<std::string>& words);
+
 }  // namespace policy::cli

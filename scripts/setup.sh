@@ -34,13 +34,15 @@ fi
 cmake --build build
 
 # On the PATH as `policyc` and as `kubectl-policyc` (kubectl's plugin
-# convention: `kubectl policyc check ...`), as links to this build; a
-# non-root user gets them in ~/.local/bin. POLICYC_NO_LINKS=1 leaves them out.
+# convention: `kubectl policyc check ...`), and as `kubectl_complete-policyc`
+# (kubectl's plugin completion: `kubectl policyc <TAB>`), as links to this
+# build; a non-root user gets them in ~/.local/bin. POLICYC_NO_LINKS=1 leaves
+# them out.
 if [ "${POLICYC_NO_LINKS:-0}" != 1 ]; then
   bindir=/usr/local/bin
   [ -w "$bindir" ] || { bindir="$HOME/.local/bin"; mkdir -p "$bindir"; }
-  for name in policyc kubectl-policyc; do ln -sf "$PWD/build/policyc" "$bindir/$name"; done
-  echo "setup: linked $bindir/policyc and $bindir/kubectl-policyc to build/policyc" \
+  for name in policyc kubectl-policyc kubectl_complete-policyc; do ln -sf "$PWD/build/policyc" "$bindir/$name"; done
+  echo "setup: linked $bindir/policyc, kubectl-policyc and kubectl_complete-policyc to build/policyc" \
        "(shell completion: source <(policyc completion bash))"
 fi
 

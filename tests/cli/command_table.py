@@ -81,6 +81,22 @@ def main():
         out = run([plugin, "help"])
         if out.returncode != 0 or out.stdout != help_text:
             failures.append("`kubectl-policyc help` is not `policyc help`")
+        # kubectl's plugin completion: `kubectl policyc <TAB>` runs
+        # kubectl_complete-policyc with the words typed; candidates, then cobra's directive.
+        completer = os.path.join(tmp, "kubectl_complete-policyc")
+        os.symlink(os.path.abspath(policyc), completer)
+        for words, want in [(["ch"], ["check", ":4"]), (["check", "--clu"], ["--cluster", ":4"]),
+                            (["schedule", "--all-n"], ["--all-nodes", ":4"]), (["check", "--cluster", "ex"], [":0"]),
+                            (["drain", "-"], None)]:
+            checks += 1
+            out = run([completer] + words)
+            lines = out.stdout.splitlines()
+            if want is None:  # every flag of drain, from the table
+                ok = out.returncode == 0 and lines[-1] == ":4" and "--cluster" in lines and "--help" in lines
+            else:
+                ok = out.returncode == 0 and lines == want
+            if not ok:
+                failures.append(f"kubectl_complete-policyc {' '.join(words)} printed {lines}, not {want}")
 
     for f in failures:
         print(f"FAIL: {f}")
