@@ -428,7 +428,11 @@ class Linter final : public k8s::ObjectVisitor {
                                                  value.Text(), value.Text(), value.Text()),
                                      "a plain number");
       d.notes.push_back(fmt::format("the nodes report GPU memory in MiB, as `nvidia.com/gpu.memory: {}`", *reported));
-      d.help = fmt::format("write `{}Gi` or `{}Mi`", value.Text(), value.Text());
+      // The unit its size reads in beside the nodes' MiB: a count of MiB as
+      // large as theirs (`15360`), else of GiB (`16`).
+      int64_t number = *Integer(value.Text());
+      d.help = number >= 1024 ? fmt::format("write `{}Mi` (MiB, as the nodes count it)", value.Text())
+                              : fmt::format("write `{}Gi` (`{}Mi` in the nodes' unit)", value.Text(), number * 1024);
     }
   }
 
