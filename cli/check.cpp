@@ -220,8 +220,10 @@ class CheckRun {
   std::string Render(const Answer& a) const { return Render(a, a.pod); }
   std::string Render(const Answer& a, const std::string& pod) const {
     if (format_ == tooling::OutputFormat::kText) {
+      std::map<std::string, int64_t> weights;
+      for (const engine::PluginSpec& p : engine_->Plugins()) weights[p.name] = p.weight;
       std::string text = PlacementText(pod, a.placement, args_.GetAll("node"), args_.Has("all-nodes"), a.notes,
-                                       a.suggestions ? SuggestionsText(*a.suggestions, a.fits) : std::string());
+                                       a.suggestions ? SuggestionsText(*a.suggestions, a.fits) : std::string(), weights);
       if (a.applied) {
         text += fmt::format("\nonce applied (the claim{} {} made from the pod's template{}):\n",
                             a.applied->made.size() == 1 ? "" : "s", fmt::join(a.applied->made, ", "),

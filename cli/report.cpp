@@ -28,10 +28,21 @@ std::string NodeList(const std::vector<std::string>& names) {
   return NodeList(std::vector<std::string>(names.begin(), names.begin() + kShown), names.size());
 }
 
-void NodeDetail(const rt::NodeResult& node, std::string& out) {
+// A plugin's part of a node's total: `score × weight` when its weight is known.
+std::string Part(const std::string& plugin, int64_t score, const std::map<std::string, int64_t>& weights) {
+  auto w = weights.find(plugin);
+  return w == weights.end() ? fmt::format("{}", score) : fmt::format("{}×{}", score, w->second);
+}
+
+void NodeDetail(const rt::NodeResult& node, std::string& out, const std::map<std::string, int64_t>& weights) {
   if (node.feasible) {
-    out += fmt::format("\n{}: feasible, score {}\n", node.name, node.score);
-    for (const auto& [plugin, score] : node.scores) out += fmt::format("  {:<34} {:>3}\n", plugin, score);
+    out += fmt::format("\n{}: feasible, score {}{}\n", node.name, node.score,
+                       weights.empty() ? "" : " (each plugin's score × its weight)");
+    for (const auto& [plugin, score] : node.scores) {
+      auto w = weights.find(plugin);
+      out += w == weights.end() ? fmt::format("  {:<34} {:>3}\n", plugin, score)
+                                : fmt::format("  {:<34} {:>3} × {} = {}\n", plugin, score, w->second, score * w->second);
+    }
     return;
   }
   out += fmt::format("\n{}: not feasible\n", node.name);
@@ -44,7 +55,8 @@ void NodeDetail(const rt::NodeResult& node, std::string& out) {
 }  // namespace
 
 std::string PlacementText(const std::string& pod, const rt::Placement& p, const std::vector<std::string>& nodes,
-                          bool all_nodes, const PodNotes& notes, const std::string& suggestions) {
+                          bool all_nodes, const PodNotes& notes, const std::string& suggestions,
+                          const std::map<std::string, int64_t>& weights) {
   std::string out = fmt::format("pod {}: {}\n", pod, p.summary);
   if (p.error) {
     size_t passed = 0;
@@ -69,17 +81,19 @@ std::string PlacementText(const std::string& pod, const rt::Placement& p, const 
       if (n.feasible) ranked.push_back(&n);
     }
     std::stable_sort(ranked.begin(), ranked.end(), [](auto* a, auto* b) { return a->score > b->score; });
-    out += "feasible nodes by score:\n";
+    out += weights.empty() ? "feasible nodes by score:\n" : "feasible nodes by score (each plugin's score×weight):\n";
     for (size_t i = 0; i < ranked.size() && i < 10; ++i) {
       std::vector<std::string> parts;
-      for (const auto& [plugin, score] : ranked[i]->scores) parts.push_back(fmt::format("{} {}", plugin, score));
+      for (const auto& [plugin, score] : ranked[i]->scores) {
+        parts.push_back(fmt::format("{} {}", plugin, Part(plugin, score, weights)));
+      }
       out += fmt::format("  {:<40} {:>5}  ({})\n", ranked[i]->name, ranked[i]->score, fmt::join(parts, ", "));
     }
     if (ranked.size() > 10) out += fmt::format("  ... and {} more\n", ranked.size() - 10);
   }
   out += suggestions;
   for (const rt::NodeResult& node : p.nodes) {
-    if (all_nodes || std::find(nodes.begin(), nodes.end(), node.name) != nodes.end()) NodeDetail(node, out);
+    if (all_nodes || std::find(nodes.begin(), nodes.end(), node.name) != nodes.end()) NodeDetail(node, out, weights);
   }
   if (notes.node_hint && !all_nodes && nodes.empty() && p.feasible == 0 && !p.nodes.empty()) {
     out += "\n(--node NAME or --all-nodes shows what was compared on each node)\n";
