@@ -10,17 +10,20 @@
 #include "cli/commands.h"
 #include "cli/engine_setup.h"
 #include "runtime/tooling/input.h"
+#include "runtime/tooling/node_view.h"
+#include "runtime/tooling/snapshot_objects.h"
 #include "runtime/tooling/structured_output.h"
 #include "cli/summary.h"
 #include "k8s/pod_reader.h"
 #include "k8s/pod_resources.h"
+#include "k8s/quantity.h"
 #include "support/json_writer.h"
 #include "runtime/engine/cluster.h"
 
 namespace policy::cli {
 namespace {
 
-constexpr const char* kUsage = R"(usage: policyc inspect --cluster FILE [--output|-o text|json|yaml] [--all-labels] [--no-cache]
+constexpr const char* kUsage = R"(usage: policyc inspect --cluster FILE [--output|-o text|json|yaml] [--all-labels] [--no-cache] [--node NAME ...]
        policyc inspect --pod FILE [--output|-o text|json|yaml] [--validate strict|warn|ignore]
 
 Loads a cluster snapshot (`kubectl get nodes,pods,namespaces,services,replicasets,
@@ -31,8 +34,90 @@ a NodeList, a multi-document YAML stream; --cluster may be given several
 times, and a directory stands for its .yaml, .yml and .json files) or a pod
 (a Pod or a workload with a pod template) and prints what policyc reads from
 it; `-` reads standard input. Bad input is reported with
-file:line:col and exit status 2.
+file:line:col and exit status 2. A cluster's summary ends with the devices
+Dynamic Resource Allocation drivers publish (ResourceSlices), per node;
+--node NAME shows that node instead: its labels, taints, resources, the pods
+bound to it, and each device with its attributes and capacity, and whether
+an allocated claim holds it.
 )";
+
+std::string NodeText(const tooling::NodeView& v) {
+  std::string out = fmt::format("node         {}{}\n", v.name, v.unschedulable ? " (unschedulable)" : "");
+  for (const auto& [k, value] : v.labels) out += fmt::format("label        {}={}\n", k, value);
+  for (const std::string& t : v.taints) out += fmt::format("taint        {}\n", t);
+  for (const tooling::NodeView::Resource& r : v.resources) {
+    out += fmt::format("resource     {:<28} allocatable {:>12}  requested {:>12}  free {:>12}\n", r.name,
+                       ReadableAmount(r.name, r.allocatable), ReadableAmount(r.name, r.requested),
+                       ReadableAmount(r.name, r.allocatable - r.requested));
+  }
+  out += fmt::format("pods         {}{}\n", v.pods.size(), v.pods.empty() ? "" : fmt::format(": {}", fmt::join(v.pods, ", ")));
+  for (const tooling::NodeDevice& d : v.devices) {
+    std::vector<std::string> parts;
+    for (const auto& [k, value] : d.attributes) parts.push_back(fmt::format("{}={}", k, value));
+    for (const auto& [k, value] : d.capacity) parts.push_back(fmt::format("{}: {}", k, value));
+    out += fmt::format("device       {} (driver {}, pool {}{}){}{}\n", d.name, d.driver, d.pool,
+                       d.shared ? ", a shared slice" : "", d.in_use ? " in use" : " free",
+                       parts.empty() ? "" : fmt::format("; {}", fmt::join(parts, ", ")));
+  }
+  return out;
+}
+
+void NodeJson(JsonWriter& w, const tooling::NodeView& v) {
+  w.BeginObject();
+  w.Key("name").String(v.name);
+  w.Key("unschedulable").Bool(v.unschedulable);
+  w.Key("labels").BeginObject();
+  for (const auto& [k, value] : v.labels) w.Key(k).String(value);
+  w.EndObject();
+  w.Key("taints").BeginArray();
+  for (const std::string& t : v.taints) w.String(t);
+  w.EndArray();
+  w.Key("resources").BeginObject();
+  for (const tooling::NodeView::Resource& r : v.resources) {
+    w.Key(r.name).BeginObject();
+    w.Key("allocatable").String(k8s::WrittenAmount(r.name, r.allocatable));
+    w.Key("requested").String(k8s::WrittenAmount(r.name, r.requested));
+    w.EndObject();
+  }
+  w.EndObject();
+  w.Key("pods").BeginArray();
+  for (const std::string& p : v.pods) w.String(p);
+  w.EndArray();
+  w.Key("devices").BeginArray();
+  for (const tooling::NodeDevice& d : v.devices) {
+    w.BeginObject().Key("name").String(d.name).Key("driver").String(d.driver).Key("pool").String(d.pool);
+    w.Key("inUse").Bool(d.in_use).Key("shared").Bool(d.shared);
+    w.Key("attributes").BeginObject();
+    for (const auto& [k, value] : d.attributes) w.Key(k).String(value);
+    w.EndObject();
+    w.Key("capacity").BeginObject();
+    for (const auto& [k, value] : d.capacity) w.Key(k).String(value);
+    w.EndObject();
+    w.EndObject();
+  }
+  w.EndArray();
+  w.EndObject();
+}
+
+// The devices section of a cluster's summary: per node, how many devices of
+// which drivers, how many in use.
+std::string DevicesText(const rt::NodeTable& table) {
+  auto by_node = tooling::DevicesByNode(table);
+  if (by_node.empty()) return "";
+  std::string out = fmt::format("\ndevices (Dynamic Resource Allocation, on {} node{}; --node NAME lists them)\n",
+                                by_node.size(), by_node.size() == 1 ? "" : "s");
+  for (const auto& [node, devices] : by_node) {
+    std::vector<std::string> drivers;
+    size_t in_use = 0;
+    for (const tooling::NodeDevice& d : devices) {
+      if (std::find(drivers.begin(), drivers.end(), d.driver) == drivers.end()) drivers.push_back(d.driver);
+      in_use += d.in_use ? 1 : 0;
+    }
+    out += fmt::format("  {:<40} {:>3} device{} ({}), {} in use\n", node, devices.size(), devices.size() == 1 ? "" : "s",
+                       fmt::join(drivers, ", "), in_use);
+  }
+  return out;
+}
 
 std::string Requests(const k8s::ResourceList& list) {
   std::vector<std::string> parts;
@@ -160,8 +245,25 @@ int Run(const Args& parsed_args) {
     fmt::print(stderr, "policyc inspect: {}\n", *why);
     return kExitBadInput;
   }
+  if (args->Has("node")) {
+    if (std::optional<std::string> unknown = tooling::UnknownNode(cluster->Table(), args->GetAll("node"), paths)) {
+      fmt::print(stderr, "policyc inspect: {}\n", *unknown);
+      return kExitBadInput;
+    }
+    JsonWriter w;
+    w.BeginArray();
+    std::string out;
+    for (const std::string& name : args->GetAll("node")) {
+      tooling::NodeView view = *tooling::ViewNode(cluster->Table(), name);
+      out += (out.empty() ? "" : "\n") + NodeText(view);
+      NodeJson(w, view);
+    }
+    w.EndArray();
+    fmt::print("{}", text ? out : tooling::Structured(*format, w.Take()));
+    return kExitOk;
+  }
   ClusterSummary summary = Summarize(file, cluster->Table(), cluster->Report());
-  fmt::print("{}", text ? RenderText(summary, args->Has("all-labels") ? SIZE_MAX : 15)
+  fmt::print("{}", text ? RenderText(summary, args->Has("all-labels") ? SIZE_MAX : 15) + DevicesText(cluster->Table())
                         : tooling::Structured(*format, RenderJson(summary)));
   return kExitOk;
 }
@@ -170,7 +272,7 @@ int Run(const Args& parsed_args) {
 
 Command InspectCommand() {
   return {"inspect", "load a cluster snapshot or a pod and summarise what policyc reads", kUsage,
-          {{"cluster", true, true}, {"pod"}, {"output", true, false, 'o'}, {"all-labels", false}, {"no-cache", false}, {"validate"}},
+          {{"cluster", true, true}, {"pod"}, {"output", true, false, 'o'}, {"all-labels", false}, {"no-cache", false}, {"validate"}, {"node", true, true}},
           &Run};
 }
 

@@ -9,12 +9,11 @@
 #include "support/json_writer.h"
 
 namespace policy::cli {
-namespace {
 
 // An amount as a person reads it in a table (JSON and YAML keep the
 // canonical quantity): cpu in cores (to the hundredth), bytes with the binary
 // suffix that leaves 1 to 1023 (`533.9Gi`), anything else as it is.
-std::string Readable(std::string_view name, int64_t units) {
+std::string ReadableAmount(std::string_view name, int64_t units) {
   if (name == "cpu") {
     std::string cores = fmt::format("{:.2f}", static_cast<double>(units) / 1000);
     while (cores.back() == '0') cores.pop_back();
@@ -33,6 +32,9 @@ std::string Readable(std::string_view name, int64_t units) {
   if (value == static_cast<double>(static_cast<int64_t>(value))) return fmt::format("{}{}", static_cast<int64_t>(value), kSuffixes[at]);
   return fmt::format("{:.1f}{}", value, kSuffixes[at]);
 }
+
+namespace {
+
 
 
 constexpr const char* kTopologyKeys[] = {
@@ -150,8 +152,8 @@ std::string RenderText(const ClusterSummary& s, size_t max_label_keys) {
   if (!s.resources.empty()) {
     out += fmt::format("\n{:<34} {:>12} {:>12} {:>12} {:>6}\n", "resources", "allocatable", "requested", "free", "nodes");
     for (const auto& res : s.resources) {
-      out += fmt::format("  {:<32} {:>12} {:>12} {:>12} {:>6}\n", res.name, Readable(res.name, res.allocatable),
-                         Readable(res.name, res.requested), Readable(res.name, res.allocatable - res.requested),
+      out += fmt::format("  {:<32} {:>12} {:>12} {:>12} {:>6}\n", res.name, ReadableAmount(res.name, res.allocatable),
+                         ReadableAmount(res.name, res.requested), ReadableAmount(res.name, res.allocatable - res.requested),
                          res.nodes);
     }
   }
