@@ -11,6 +11,7 @@
 
 #include "cli/args.h"
 #include "cli/commands.h"
+#include "cli/summary.h"
 #include "cli/engine_setup.h"
 #include "runtime/tooling/input.h"
 #include "runtime/tooling/snapshot_objects.h"
@@ -49,9 +50,9 @@ Exit status: 0 some node can be drained, 1 none can, 2 bad input or usage.
 std::string Text(const engine::DrainPlan& plan) {
   std::string out;
   if (plan.drained.empty() && plan.pinned.empty()) {
-    out += "no node was tried (--max-drained 0, or none asked for)\n";
+    out += "no node was tried (--max-drained 0, or none asked for).\n";
   } else if (plan.drained.empty()) {
-    out += "no node can be drained: each runs a pod that fits nowhere else\n";
+    out += "no node can be drained: each runs a pod that fits nowhere else.\n";
   } else {
     out += plan.drained.size() == 1 ? std::string("1 node can be drained (its pods placed elsewhere):\n")
                                     : fmt::format("{} nodes can be drained together (each one's pods placed elsewhere, "
@@ -60,11 +61,18 @@ std::string Text(const engine::DrainPlan& plan) {
       std::map<std::string, int> to;
       for (const engine::PodMove& m : d.moves) ++to[m.node];
       std::vector<std::string> where;
-      for (const auto& [node, n] : to) where.push_back(fmt::format("{} ({})", node, n));
-      out += fmt::format("  {}: {} pod{} moved{}{}\n", d.node, d.moves.size(), d.moves.size() == 1 ? "" : "s",
-                         where.empty() ? "" : " to ", fmt::join(where, ", "));
+      for (const auto& [node, n] : to) where.push_back(to.size() == 1 ? node : fmt::format("{} ({})", node, n));
+      if (d.moves.empty()) {
+        out += fmt::format("  {}: no pod to move.\n", d.node);
+      } else {
+        std::string places = where.size() == 1 ? where.front()
+                                               : fmt::format("{} and {}", fmt::join(where.begin(), where.end() - 1, ", "),
+                                                             where.back());
+        out += fmt::format("  {}: its {} pod{} to {}.\n", d.node, d.moves.size(),
+                           d.moves.size() == 1 ? " moves" : "s move", places);
+      }
       if (!d.go_along.empty()) {
-        out += fmt::format("    {} DaemonSet or mirror pod{} with it\n", d.go_along.size(),
+        out += fmt::format("    {} DaemonSet or mirror pod{} with it.\n", d.go_along.size(),
                            d.go_along.size() == 1 ? " goes" : "s go");
       }
     }
@@ -74,12 +82,12 @@ std::string Text(const engine::DrainPlan& plan) {
                        plan.pinned.size() == 1 ? "" : "s");
     for (const engine::PinnedNode& p : plan.pinned) out += fmt::format("  {}: {}: {}\n", p.node, p.pod, p.summary);
   }
-  for (const std::string& s : plan.skipped) out += fmt::format("\nno node named `{}`: skipped\n", s);
+  for (const std::string& s : plan.skipped) out += fmt::format("\nno node named `{}`: skipped.\n", s);
   out += "\nheadroom (allocatable and free, before -> after):\n";
   for (const engine::Headroom& h : plan.headroom) {
-    out += fmt::format("  {:<20} allocatable {} -> {}, free {} -> {}\n", h.resource, k8s::WrittenAmount(h.resource, h.allocatable_before),
-                       k8s::WrittenAmount(h.resource, h.allocatable_after), k8s::WrittenAmount(h.resource, h.free_before),
-                       k8s::WrittenAmount(h.resource, h.free_after));
+    out += fmt::format("  {:<20} allocatable {} -> {}, free {} -> {}\n", h.resource,
+                       ReadableAmount(h.resource, h.allocatable_before), ReadableAmount(h.resource, h.allocatable_after),
+                       ReadableAmount(h.resource, h.free_before), ReadableAmount(h.resource, h.free_after));
   }
   return out;
 }
