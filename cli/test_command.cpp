@@ -27,7 +27,7 @@
 namespace policy::cli {
 namespace {
 
-constexpr const char* kUsage = R"(usage: policyc test PATH ... [--policies DIR ...] [--kubernetes-version 1.34|1.31] [--coverage] [--verbose] [--output|-o text|json|yaml]
+constexpr const char* kUsage = R"(usage: policyc test PATH ... [--policies DIR ...] [--kubernetes-version 1.34|1.31] [--coverage] [--verbose] [--output|-o text|json|yaml] [--no-cache]
 
 Runs policy tests: each PATH is a test file, or a directory whose .yaml and
 .yml files (and its subdirectories') are run in name order; YAML files that
@@ -44,7 +44,9 @@ the public corpus's cases/ state 1.31's).
 pass one, and which scores were computed on a feasible node. --verbose:
 a line for every case. --output json (or yaml): one document with every
 case (file, name, passed, differences), the counts, and with --coverage the
-rules.
+rules. A test's `snapshot:` files (without inline objects) load through the
+snapshot cache, as check loads them (docs/cache.md); --no-cache reads the
+files alone.
 
 Exit status: 0 every case passed, 1 some case failed, 2 bad usage or a
 file that is not a readable test.
@@ -109,6 +111,7 @@ int Run(const Args& args) {
   options.kube_minor = *minor;
   options.policy_dirs = args.GetAll("policies");
   options.coverage = args.Has("coverage");
+  options.cache = !args.Has("no-cache");
   std::map<std::string, tooling::RuleCoverage> coverage;
   std::optional<tooling::OutputFormat> format = tooling::ParseOutputFormat("test", args.Get("output", "text"));
   if (!format) return kExitBadInput;
@@ -188,7 +191,7 @@ int Run(const Args& args) {
 
 Command TestCommand() {
   return {"test", "run policy tests (cases of pods and what must come of them)", kUsage,
-          {{"policies", true, true}, {"kubernetes-version", true}, {"coverage", false}, {"verbose", false, false, 'v'}, {"output", true, false, 'o'}},
+          {{"policies", true, true}, {"kubernetes-version", true}, {"coverage", false}, {"verbose", false, false, 'v'}, {"output", true, false, 'o'}, {"no-cache", false}},
           &Run};
 }
 

@@ -229,11 +229,27 @@ class Runner final : public k8s::ObjectVisitor {
     Inputs in;
     // The cluster: snapshot files, then inline objects (or their text).
     std::vector<std::shared_ptr<const Source>> files;
+    std::vector<k8s::NodeRef> objects;
+    k8s::NodeRef cluster = Field(file, c, "cluster");
+    if (!cluster.Valid() || cluster.IsNull()) {  // snapshot files alone: from their cache, as check loads them
+      std::vector<rt::SnapshotFile> snapshot;
+      for (const std::string& p : Strings(Field(file, c, "snapshot"))) {
+        std::error_code ec;
+        if (!fs::is_regular_file(Resolve(p), ec)) {
+          diags.Error(DiagCode::kIoError, Field(file, c, "snapshot").GetSpan(), fmt::format("`{}` is not a file", Resolve(p)),
+                      "named here");
+          continue;
+        }
+        snapshot.push_back({Resolve(p), nullptr});
+      }
+      if (diags.HasErrors()) return in;
+      in.cluster = engine::Cluster::LoadFiles(snapshot, CacheFromFlags(!options_.cache), diags);
+      if (!in.cluster) return in;
+      return ReadPod(file, c, std::move(in), diags);
+    }
     for (const std::string& p : Strings(Field(file, c, "snapshot"))) {
       if (std::shared_ptr<Source> s = ReadNamed(Resolve(p), Field(file, c, "snapshot"), diags)) files.push_back(s);
     }
-    std::vector<k8s::NodeRef> objects;
-    k8s::NodeRef cluster = Field(file, c, "cluster");
     if (cluster.IsSequence()) {
       for (uint32_t i = 0; i < cluster.Size(); ++i) objects.push_back(cluster.At(i));
     } else if (cluster.IsScalar() && !cluster.IsNull()) {
@@ -243,7 +259,12 @@ class Runner final : public k8s::ObjectVisitor {
     in.cluster = engine::Cluster::Load(files, objects, diags);
     in.sources = files;
     if (!in.cluster) return in;
-    // The pod: an object, its text, or a file.
+    return ReadPod(file, c, std::move(in), diags);
+  }
+
+  // The case's pod (an object, its text, or a file) into `in`, whose
+  // cluster is loaded; then the engine for it.
+  Inputs ReadPod(k8s::NodeRef file, k8s::NodeRef c, Inputs in, DiagnosticSink& diags) {
     k8s::NodeRef pod = c.Get("pod");
     std::shared_ptr<Source> pod_text;
     if (pod.IsMapping()) {

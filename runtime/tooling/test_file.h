@@ -30,6 +30,9 @@ struct TestOptions {
   bool coverage = false;
   /// Whose semantics the cases follow (1.MINOR; `--kubernetes-version`).
   int kube_minor = 34;
+  /// Snapshot files (a test's `snapshot:` without inline objects) load
+  /// through the snapshot cache, as check loads them (`--no-cache`: off).
+  bool cache = true;
 };
 
 struct CaseResult {

@@ -135,6 +135,16 @@ def main():
             inspect = ["inspect", "--cluster", copy]
             expect(run(policyc, inspect, cache=False) == run(policyc, inspect), f"{cluster}: inspect from the cache differs")
 
+        # `policyc test` loads a test's snapshot files through the cache too.
+        test_args = ["test", "tests/policy/gpu-memory-fit-gfd.yaml", "--policies", "policies"]
+        clear_cache()
+        fresh = run(policyc, test_args, cache=False)
+        expect(cache_file() is None, "policyc test --no-cache wrote a cache")
+        miss = run(policyc, test_args)
+        expect(cache_file() is not None, "policyc test wrote no cache of its snapshot")
+        hit = run(policyc, test_args)
+        expect(fresh == miss == hit and fresh[0] == 0, f"policyc test from the cache differs: {fresh} {hit}")
+
         # When not to trust it. The example snapshot, cached:
         copy = os.path.join(tmp, "cluster.yaml")
         shutil.copy("examples/cluster.yaml", copy)
