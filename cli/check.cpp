@@ -434,6 +434,7 @@ class CheckRun {
       if (!snapshot) return Refuse();
       cluster_ = engine::Cluster::LoadFiles(*snapshot, tooling::CacheFromFlags(args_.Has("no-cache")), diags_);
       if (!cluster_) return Refuse();
+      snapshot_files_ = std::move(*snapshot);
       if (std::optional<std::string> why = tooling::NotACluster(cluster_->Report(), where_)) {
         fmt::print(stderr, "policyc check: {}\n", *why);
         return false;
@@ -511,17 +512,23 @@ class CheckRun {
         return true;
       }
     }
-    std::vector<std::shared_ptr<const Source>> snapshot =
-        args_.Has("cluster") ? tooling::ReadSnapshot(args_.GetAll("cluster"), diags_) : snapshot_sources_;
+    // A bound pod, whole: from the objects cache as the table came from
+    // its cache (docs/cache.md), else the files (a live cluster's pages).
+    if (!args_.Has("cluster")) {
+      for (const std::shared_ptr<const Source>& page : snapshot_sources_) snapshot_files_.push_back({page->Name(), page});
+    }
     tooling::SnapshotObjects objects;
-    if (snapshot.empty() || !tooling::ReadSnapshotObjects(snapshot, objects, diags_)) return Refuse();
+    std::vector<std::shared_ptr<const Source>> read;
+    if (!tooling::LoadSnapshotObjects(snapshot_files_, tooling::CacheFromFlags(args_.Has("no-cache")), objects, diags_, read)) {
+      return Refuse();
+    }
     if (auto it = objects.bound.find(key); it != objects.bound.end()) {
       k8s::Pod pod = it->second;
       bound_note_ = fmt::format("{} is bound to {}: answered as if it were Pending now, with it taken off {}", key,
                                 pod.node_name, pod.node_name);
       cluster_->UnbindPod(pod.namespace_name, pod.name);
       pod.node_name.clear();
-      snapshot_sources_ = std::move(snapshot);  // the pod's spans point into them
+      snapshot_sources_.insert(snapshot_sources_.end(), read.begin(), read.end());  // the pod's spans point into them
       pods_.push_back(std::move(pod));
       return true;
     }
@@ -570,6 +577,7 @@ class CheckRun {
   std::string bound_note_;  // --pod named a bound pod
   std::string where_;       // the snapshot's files, or the live cluster, for messages
   std::vector<std::shared_ptr<const Source>> snapshot_sources_;  // the live cluster's pages; a bound pod's files
+  std::vector<rt::SnapshotFile> snapshot_files_;                 // --cluster's files
   std::unique_ptr<engine::Cluster> cluster_;
   std::shared_ptr<Source> pod_source_;  // the pod's spans point into it
   std::vector<k8s::Pod> pods_;          // the pod, a manifest's pods, or every Pending pod (--all-pending)

@@ -29,7 +29,7 @@ namespace {
 constexpr const char* kUsage = R"(usage: policyc drain --cluster CLUSTER [--node NAME ...] [--max-drained N]
                      [--plugins P1,P2,...] [--profile PROFILE.yaml] [--kubernetes-version 1.34|1.31] [--policy FILE.policy ...]
                      [--output|-o text|json|yaml] [--engine interp|jit|auto|tiered] [--jit-opt 0..3]
-                     [--disable-pass NAME|all ...] [--verify-jit]
+                     [--disable-pass NAME|all ...] [--verify-jit] [--no-cache]
 
 Which nodes of CLUSTER (a snapshot, as for `check`) could be drained with
 every pod they run placed elsewhere, and what the cluster would lose in
@@ -43,6 +43,9 @@ and that pod is named as what pins it, with kube-scheduler's reason.
 DaemonSet and mirror pods go with their node and are not placed. It reads
 the snapshot only: nothing is evicted or changed. --max-drained N stops
 after N nodes drained (0: none tried, the cluster's headroom as it is).
+CLUSTER is read from its snapshot cache when it has one, as check reads it,
+and its bound pods and nodes from their objects cache beside it
+(docs/cache.md); --no-cache reads the files alone.
 
 Exit status: 0 some node can be drained, 1 none can, 2 bad input or usage.
 )";
@@ -140,9 +143,10 @@ int Drain(const Args& args) {
     std::fputs(RenderAll(diags).c_str(), stderr);
     return kExitBadInput;
   };
-  std::vector<std::shared_ptr<const Source>> snapshot = tooling::ReadSnapshot(args.GetAll("cluster"), diags);
-  if (snapshot.empty()) return refuse();
-  std::unique_ptr<engine::Cluster> cluster = engine::Cluster::Load(snapshot, diags);
+  std::optional<std::vector<rt::SnapshotFile>> snapshot = tooling::SnapshotFiles(args.GetAll("cluster"), diags);
+  if (!snapshot) return refuse();
+  rt::CacheOptions cache = tooling::CacheFromFlags(args.Has("no-cache"));
+  std::unique_ptr<engine::Cluster> cluster = engine::Cluster::LoadFiles(*snapshot, cache, diags);
   if (!cluster) return refuse();
   if (std::optional<std::string> why =
           tooling::NotACluster(cluster->Report(), fmt::format("{}", fmt::join(args.GetAll("cluster"), ", ")))) {
@@ -156,7 +160,8 @@ int Drain(const Args& args) {
     return kExitBadInput;
   }
   tooling::SnapshotObjects objects;
-  if (!tooling::ReadSnapshotObjects(snapshot, objects, diags, true)) return refuse();
+  std::vector<std::shared_ptr<const Source>> read;  // what the objects' spans point into
+  if (!tooling::LoadSnapshotObjects(*snapshot, cache, objects, diags, read)) return refuse();
   tooling::ResolveBoundPriorities(objects, cluster->Table());
   std::optional<rt::Profile> profile = ProfileFromFlags("drain", args, "default-scheduler", diags);
   if (!profile) return diags.HasErrors() ? refuse() : kExitBadInput;
@@ -194,7 +199,7 @@ int Run(const Args& args) {
 
 Command DrainCommand() {
   return {"drain", "which nodes could go, their pods placed elsewhere (cluster compression)", kUsage,
-          {{"cluster", true, true}, {"node", true, true}, {"max-drained"}, {"profile"}, {"kubernetes-version"}, {"policy", true, true}, {"plugins"}, {"output", true, false, 'o'}, {"disable-pass", true, true}, {"engine"}, {"jit-opt"}, {"verify-jit", false}},
+          {{"cluster", true, true}, {"node", true, true}, {"max-drained"}, {"profile"}, {"kubernetes-version"}, {"policy", true, true}, {"plugins"}, {"output", true, false, 'o'}, {"disable-pass", true, true}, {"engine"}, {"jit-opt"}, {"verify-jit", false}, {"no-cache", false}},
           &Run};
 }
 

@@ -28,7 +28,7 @@ constexpr const char* kUsage = R"(usage: policyc serve (--cluster SNAPSHOT [--cl
                      [--engine interp|jit|tiered] [--jit-opt 0..3] [--disable-pass NAME|all ...] [--verify-jit]
                      [--max-body-bytes N] [--read-timeout S] [--threads N] [--max-connections N] [--log-requests] [--all-reasons]
                      [--tls-cert CERT.pem --tls-key KEY.pem [--client-ca CA.pem] | --insecure-http]
-                     [--token-file FILE] [--probe-listen HOST:PORT] [--idle-timeout S] [--max-queue N]
+                     [--token-file FILE] [--probe-listen HOST:PORT] [--idle-timeout S] [--max-queue N] [--no-cache]
 
 A kube-scheduler extender (the extender/v1 protocol): POST PREFIX/filter,
 PREFIX/prioritize, PREFIX/preempt and PREFIX/bind, with `nodeCacheCapable:
@@ -78,6 +78,8 @@ cluster state is either
                          I/O of its own: it answers whatever the main listener's load
   --insecure-http        plain HTTP on an address other than loopback (for tests: the
                          calls carry pods and node names in the clear)
+  --no-cache             read the --cluster files alone; by default from their snapshot
+                         cache and the node objects from its objects cache (docs/cache.md)
 
 examples/extender/ has a KubeSchedulerConfiguration that uses it. SIGTERM or
 SIGINT stops it: no new connection is taken, the requests already read are
@@ -211,8 +213,8 @@ int Run(const Args& args) {
   state.KeepNodeObjects();  // sent node objects stand in for one call only, then the state's come back
   std::optional<server::ApiClient> api;
   if (args.Has("cluster")) {
-    std::vector<std::shared_ptr<const Source>> snapshot = tooling::ReadSnapshot(args.GetAll("cluster"), diags);
-    if (snapshot.empty() || !state.Load(snapshot, diags)) {
+    std::optional<std::vector<rt::SnapshotFile>> snapshot = tooling::SnapshotFiles(args.GetAll("cluster"), diags);
+    if (!snapshot || !state.LoadFiles(*snapshot, tooling::CacheFromFlags(args.Has("no-cache")), diags)) {
       fmt::print(stderr, "{}", RenderAll(diags));
       return kExitBadInput;
     }
@@ -269,7 +271,7 @@ int Run(const Args& args) {
 
 Command ServeCommand() {
   return {"serve", "answer kube-scheduler as an extender (filter, prioritize, preempt)", kUsage,
-          {{"cluster", true, true}, {"listen"}, {"prefix"}, {"profile"}, {"kubernetes-version"}, {"plugins"}, {"policy", true, true}, {"mode"}, {"events"}, {"engine"}, {"jit-opt"}, {"disable-pass", true, true}, {"verify-jit", false}, {"max-body-bytes"}, {"read-timeout"}, {"threads"}, {"tls-cert"}, {"tls-key"}, {"client-ca"}, {"insecure-http", false}, {"kubeconfig"}, {"in-cluster", false}, {"log-requests", false}, {"max-connections"}, {"all-reasons", false}, {"token-file"}, {"probe-listen"}, {"idle-timeout"}, {"max-queue"}},
+          {{"cluster", true, true}, {"listen"}, {"prefix"}, {"profile"}, {"kubernetes-version"}, {"plugins"}, {"policy", true, true}, {"mode"}, {"events"}, {"engine"}, {"jit-opt"}, {"disable-pass", true, true}, {"verify-jit", false}, {"max-body-bytes"}, {"read-timeout"}, {"threads"}, {"tls-cert"}, {"tls-key"}, {"client-ca"}, {"insecure-http", false}, {"kubeconfig"}, {"in-cluster", false}, {"log-requests", false}, {"max-connections"}, {"all-reasons", false}, {"token-file"}, {"probe-listen"}, {"idle-timeout"}, {"max-queue"}, {"no-cache", false}},
           &Run};
 }
 

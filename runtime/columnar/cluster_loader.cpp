@@ -6,6 +6,8 @@
 #include <fmt/format.h>
 
 #include "compiler/cel/compile.h"
+#include "k8s/decode.h"
+#include "k8s/object_reader.h"
 
 namespace policy::rt {
 namespace {
@@ -240,26 +242,91 @@ std::vector<std::shared_ptr<const Source>> MapFiles(const std::vector<std::strin
   return mapped;
 }
 
+// The file as given (standard input), else read; null (said) when it cannot be.
+std::shared_ptr<const Source> SourceOf(const SnapshotFile& file, DiagnosticSink& diags) {
+  if (file.source) return file.source;
+  std::string error;
+  std::unique_ptr<Source> made = Source::FromFile(file.path, &error);
+  if (!made) {
+    diags.Report({DiagCode::kIoError, Severity::kError, fmt::format("cannot read `{}`: {}", file.path, error), {}, {}, {}, {}});
+    return nullptr;
+  }
+  return std::shared_ptr<const Source>(std::move(made));
+}
+
+// The paths of `files` when they may be cached together: files read by the
+// loader itself (not standard input), of `cache.min_bytes` or more in all;
+// empty otherwise.
+std::vector<std::string> CacheablePaths(const std::vector<SnapshotFile>& files, const CacheOptions& cache) {
+  std::vector<std::string> paths;
+  uint64_t bytes = 0;
+  if (!cache.enabled) return {};
+  for (const SnapshotFile& file : files) {
+    std::error_code ec;
+    if (file.source) return {};
+    bytes += std::filesystem::file_size(file.path, ec);
+    if (ec) return {};
+    paths.push_back(file.path);
+  }
+  return bytes >= cache.min_bytes ? paths : std::vector<std::string>{};
+}
+
+// Collects the Node objects and bound, unfinished pods of a snapshot.
+class ObjectCollector final : public k8s::ObjectVisitor {
+ public:
+  ObjectCollector(SnapshotObjectList& out, DiagnosticSink& diags) : out_(out), diags_(diags) {}
+  void Visit(k8s::NodeRef object, std::string_view default_kind) override {
+    if (!object.IsMapping()) return;
+    std::string_view kind = k8s::KindOf(object, default_kind);
+    if (kind == "Pod" && !object.Get("spec").Get("nodeName").Text().empty()) {
+      std::optional<k8s::Pod> pod = k8s::DecodePod(object, diags_);
+      if (!pod || pod->phase == k8s::PodPhase::kSucceeded || pod->phase == k8s::PodPhase::kFailed) return;
+      out_.bound.push_back(std::move(*pod));
+    } else if (kind == "Node") {
+      if (std::optional<k8s::Node> node = k8s::DecodeNode(object, diags_)) out_.nodes.push_back(std::move(*node));
+    }
+  }
+
+ private:
+  SnapshotObjectList& out_;
+  DiagnosticSink& diags_;
+};
+
 }  // namespace
+
+bool LoadSnapshotObjects(const std::vector<SnapshotFile>& files, const CacheOptions& cache, SnapshotObjectList& out,
+                         DiagnosticSink& diags, std::vector<std::shared_ptr<const Source>>& read, bool pods_too) {
+  std::vector<std::string> paths = CacheablePaths(files, cache);
+  if (!paths.empty() && ReadObjectCache(cache, paths, out, pods_too)) return true;
+  SnapshotObjectList objects;
+  DiagnosticSink said;  // warnings: the load of the same files says them
+  ObjectCollector collect(objects, said);
+  size_t first = read.size();
+  for (const SnapshotFile& file : files) {
+    std::shared_ptr<const Source> source = SourceOf(file, diags);
+    if (!source) return false;
+    read.push_back(source);
+    k8s::ReadObjects(*source, collect, said);
+  }
+  if (said.HasErrors()) {
+    for (const Diagnostic& d : said.All()) {
+      if (d.severity == Severity::kError) diags.Report(d);
+    }
+    read.resize(first);
+    return false;
+  }
+  if (!paths.empty()) WriteObjectCache(cache, paths, objects);
+  out = std::move(objects);
+  return true;
+}
 
 std::unique_ptr<NodeTable> LoadClusterFiles(const std::vector<SnapshotFile>& files, const CacheOptions& cache,
                                             DiagnosticSink& diags, LoadReport* report,
                                             std::vector<std::shared_ptr<const Source>>& read) {
   LoadReport local;
   LoadReport& r = report != nullptr ? *report : local;
-  // Cached together, in the cache folder: files read by the loader itself
-  // (not standard input), of min_bytes or more in all.
-  std::vector<std::string> paths;
-  bool cacheable = cache.enabled && !files.empty();
-  uint64_t bytes = 0;
-  for (const SnapshotFile& file : files) {
-    std::error_code ec;
-    if (file.source) cacheable = false;
-    if (cacheable) bytes += std::filesystem::file_size(file.path, ec);
-    if (ec) cacheable = false;
-    paths.push_back(file.path);
-  }
-  cacheable = cacheable && bytes >= cache.min_bytes;
+  std::vector<std::string> paths = CacheablePaths(files, cache);
+  bool cacheable = !paths.empty();
   if (cacheable) {
     std::vector<CachedWarning> warnings;
     if (std::unique_ptr<NodeTable> table = ReadCache(cache, paths, r, warnings)) {
@@ -294,16 +361,8 @@ std::unique_ptr<NodeTable> LoadClusterFiles(const std::vector<SnapshotFile>& fil
   TableBuilder builder(*table, diags, r);
   size_t before = diags.All().size();
   for (const SnapshotFile& file : files) {
-    std::shared_ptr<const Source> source = file.source;
-    if (!source) {
-      std::string error;
-      std::unique_ptr<Source> made = Source::FromFile(file.path, &error);
-      if (!made) {
-        diags.Report({DiagCode::kIoError, Severity::kError, fmt::format("cannot read `{}`: {}", file.path, error), {}, {}, {}, {}});
-        return nullptr;
-      }
-      source = std::shared_ptr<const Source>(std::move(made));
-    }
+    std::shared_ptr<const Source> source = SourceOf(file, diags);
+    if (!source) return nullptr;
     read.push_back(source);
     k8s::ClusterReadStats stats;
     if (!k8s::ReadCluster(*source, builder, diags, &stats)) return nullptr;

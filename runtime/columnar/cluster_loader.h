@@ -70,6 +70,15 @@ struct SnapshotFile {
 std::unique_ptr<NodeTable> LoadClusterFiles(const std::vector<SnapshotFile>& files, const CacheOptions& cache,
                                             DiagnosticSink& diags, LoadReport* report,
                                             std::vector<std::shared_ptr<const Source>>& read);
+/// The snapshot's Node objects and bound pods, whole (SnapshotObjectList):
+/// from the objects cache when `cache` allows and has one of the files as
+/// they are now, else read from the files (and that cache written). Only
+/// errors are said (a load of the same files has said its warnings); false
+/// after one. The sources read are appended to `read` (the objects' spans
+/// point into them; objects from the cache have none). Without `pods_too`
+/// a hit reads the nodes alone (a miss reads everything, to cache it).
+bool LoadSnapshotObjects(const std::vector<SnapshotFile>& files, const CacheOptions& cache, SnapshotObjectList& out,
+                         DiagnosticSink& diags, std::vector<std::shared_ptr<const Source>>& read, bool pods_too = true);
 /// Loads `source`; on error returns null with diagnostics in `diags`.
 std::unique_ptr<NodeTable> LoadCluster(const Source& source, DiagnosticSink& diags, LoadReport* report = nullptr,
                                        k8s::InputFormat format = k8s::InputFormat::kAuto);

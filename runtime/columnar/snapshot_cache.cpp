@@ -7,7 +7,13 @@
 //   payload checksum; then the payload:
 //   the table's image (NodeTable::WriteImage), then the load's report — the
 //   read statistics (objects, each skipped kind and count), its counts, and
-//   the Pending pods (objects, as the archive writes them).
+//   the Pending pods (objects, as the archive writes them), then the load's
+//   warnings.
+//
+// The objects cache beside it (`.objects`, for the commands that need whole
+// objects: drain, serve --cluster, check of a bound pod): "PLCYOBJS", its
+// u32 format and the same header, then the payload: the Node objects and
+// the bound pods, each a count and the objects as the archive writes them.
 
 #include "runtime/columnar/snapshot_cache.h"
 
@@ -36,6 +42,9 @@ constexpr char kMagic[8] = {'P', 'L', 'C', 'Y', 'S', 'N', 'A', 'P'};
 // Bump when the payload's layout or what the decoders make of a file changes.
 constexpr uint32_t kFormat = 9;  // 7: node facts hashed by line; 8: files keyed as git's index keys them; 9: warnings
 constexpr size_t kEdge = 64 * 1024;  // the head and the tail hashed
+// The objects cache: the snapshot's Node objects and bound pods, whole.
+constexpr char kObjectsMagic[8] = {'P', 'L', 'C', 'Y', 'O', 'B', 'J', 'S'};
+constexpr uint32_t kObjectsFormat = 1;
 
 // 64-bit hash, eight bytes at a time (a damaged cache, not an adversary).
 uint64_t Hash(std::string_view bytes, uint64_t h = 0x9e3779b97f4a7c15ULL) {
@@ -172,6 +181,85 @@ std::optional<std::vector<Key>> KeysOf(const std::vector<std::string>& paths) {
   return keys;
 }
 
+// The keys a cache of `paths` is written with: as they are now, and the
+// whole content hashed of each file changed too recently to trust its
+// times; nullopt when one cannot be read (no cache then).
+std::optional<std::vector<Key>> KeysFor(const CacheOptions& options, const std::vector<std::string>& paths) {
+  std::optional<std::vector<Key>> keys = KeysOf(paths);
+  if (!keys || paths.empty() || options.dir.empty()) return std::nullopt;
+  for (size_t i = 0; i < keys->size(); ++i) {
+    if (Racy((*keys)[i]) && ((*keys)[i].content = ContentHash(paths[i])) == 0) return std::nullopt;
+  }
+  return keys;
+}
+
+// The payload of a cache file's bytes when it is of `magic` and `format`
+// and of the files `paths` exactly as they are now, whole (its length and
+// checksum); nullopt otherwise.
+std::optional<std::string_view> PayloadOf(std::string_view rest, const char (&magic)[8], uint32_t format_wanted,
+                                          const std::vector<std::string>& paths) {
+  std::optional<std::vector<Key>> now = KeysOf(paths);
+  if (!now) return std::nullopt;
+  if (rest.size() < sizeof magic + 4 || std::memcmp(rest.data(), magic, sizeof magic) != 0) return std::nullopt;
+  uint32_t format;
+  std::memcpy(&format, rest.data() + sizeof magic, 4);
+  if (format != format_wanted) return std::nullopt;
+  rest.remove_prefix(sizeof magic + 4);
+  k8s::ArchiveReader header(rest);
+  if (header.U64() != now->size()) return std::nullopt;
+  for (size_t i = 0; i < now->size(); ++i) {
+    Key was;
+    for (uint64_t* v : {&was.dev, &was.ino, &was.size, &was.mtime, &was.ctime, &was.edges, &was.content, &was.exe_size,
+                        &was.exe_mtime}) {
+      *v = header.U64();
+    }
+    Key key = (*now)[i];
+    key.content = was.content;  // checked below, when there is one
+    if (!(was == key)) return std::nullopt;
+    if (was.content != 0 && ContentHash(paths[i]) != was.content) return std::nullopt;
+  }
+  uint64_t length = header.U64(), checksum = header.U64();
+  if (!header.Ok() || rest.size() - header.Position() != length) return std::nullopt;
+  std::string_view payload = rest.substr(header.Position());
+  if (Hash(payload) != checksum) return std::nullopt;
+  return payload;
+}
+
+// Writes a cache file at `path`: `magic`, `format`, the files' `keys`, the
+// payload's length and checksum, the payload; into a temporary file renamed
+// into place, and only when no file changed while it was read.
+bool WriteKeyed(const CacheOptions& options, const std::string& path, const char (&magic)[8], uint32_t format,
+                const std::vector<std::string>& paths, const std::vector<Key>& keys, std::string_view payload) {
+  k8s::ArchiveWriter header;
+  header.U64(keys.size());
+  for (const Key& key : keys) {
+    for (uint64_t v : {key.dev, key.ino, key.size, key.mtime, key.ctime, key.edges, key.content, key.exe_size, key.exe_mtime}) {
+      header.U64(v);
+    }
+  }
+  header.U64(payload.size());
+  header.U64(Hash(payload));
+  std::error_code ec;
+  bool made = std::filesystem::create_directories(options.dir, ec);
+  if (ec) return false;
+  if (made && options.made_dir) options.made_dir(options.dir);
+  std::string tmp = path + ".tmp" + std::to_string(::getpid());
+  FILE* f = std::fopen(tmp.c_str(), "wb");
+  if (!f) return false;
+  bool ok = std::fwrite(magic, 1, sizeof magic, f) == sizeof magic && std::fwrite(&format, 4, 1, f) == 1 &&
+            std::fwrite(header.Bytes().data(), 1, header.Bytes().size(), f) == header.Bytes().size() &&
+            std::fwrite(payload.data(), 1, payload.size(), f) == payload.size();
+  ok = std::fclose(f) == 0 && ok;
+  // A file may have changed while it was read: then this cache is not of it.
+  std::optional<std::vector<Key>> after = KeysOf(paths);
+  for (size_t i = 0; after && i < after->size(); ++i) (*after)[i].content = keys[i].content;
+  if (!ok || !after || *after != keys || std::rename(tmp.c_str(), path.c_str()) != 0) {
+    std::remove(tmp.c_str());
+    return false;
+  }
+  return true;
+}
+
 // The report's counts, in one place for writing and reading.
 template <class R, class F>
 void Counts(R& r, F f) {
@@ -274,35 +362,46 @@ std::string CachePath(const std::string& dir, const std::vector<std::string>& pa
   return fmt::format("{}/snapshot-{:016x}.cache", dir, h);
 }
 
+std::string ObjectCachePath(const std::string& dir, const std::vector<std::string>& paths) {
+  std::string path = CachePath(dir, paths);
+  return path.substr(0, path.size() - std::string_view(".cache").size()) + ".objects";
+}
+
 std::unique_ptr<NodeTable> ReadCache(const CacheOptions& options, const std::vector<std::string>& paths,
                                      LoadReport& report, std::vector<CachedWarning>& warnings) {
-  std::optional<std::vector<Key>> now = KeysOf(paths);
-  if (!now || paths.empty() || options.dir.empty()) return nullptr;
+  if (paths.empty() || options.dir.empty()) return nullptr;
   Mapped file(CachePath(options.dir, paths));
-  std::string_view rest = file.Bytes();
-  if (rest.size() < sizeof kMagic + 4 || std::memcmp(rest.data(), kMagic, sizeof kMagic) != 0) return nullptr;
-  uint32_t format;
-  std::memcpy(&format, rest.data() + sizeof kMagic, 4);
-  if (format != kFormat) return nullptr;
-  rest.remove_prefix(sizeof kMagic + 4);
-  k8s::ArchiveReader header(rest);
-  if (header.U64() != now->size()) return nullptr;
-  for (size_t i = 0; i < now->size(); ++i) {
-    Key was;
-    for (uint64_t* v : {&was.dev, &was.ino, &was.size, &was.mtime, &was.ctime, &was.edges, &was.content, &was.exe_size,
-                        &was.exe_mtime}) {
-      *v = header.U64();
-    }
-    Key key = (*now)[i];
-    key.content = was.content;  // checked below, when there is one
-    if (!(was == key)) return nullptr;
-    if (was.content != 0 && ContentHash(paths[i]) != was.content) return nullptr;
+  std::optional<std::string_view> payload = PayloadOf(file.Bytes(), kMagic, kFormat, paths);
+  return payload ? ReadPayload(*payload, report, warnings) : nullptr;
+}
+
+bool ReadObjectCache(const CacheOptions& options, const std::vector<std::string>& paths, SnapshotObjectList& out,
+                     bool pods_too) {
+  if (paths.empty() || options.dir.empty()) return false;
+  Mapped file(ObjectCachePath(options.dir, paths));
+  std::optional<std::string_view> payload = PayloadOf(file.Bytes(), kObjectsMagic, kObjectsFormat, paths);
+  if (!payload) return false;
+  k8s::ArchiveReader in(*payload);
+  SnapshotObjectList read;
+  uint64_t nodes = in.U64();
+  if (!in.Ok() || nodes > in.Remaining()) return false;  // each at least a byte
+  read.nodes.resize(nodes);
+  for (k8s::Node& n : read.nodes) {
+    if (!in.Get(n)) return false;
   }
-  uint64_t length = header.U64(), checksum = header.U64();
-  if (!header.Ok() || rest.size() - header.Position() != length) return nullptr;
-  std::string_view payload = rest.substr(header.Position());
-  if (Hash(payload) != checksum) return nullptr;
-  return ReadPayload(payload, report, warnings);
+  uint64_t pods = in.U64();
+  if (!in.Ok() || pods > in.Remaining()) return false;
+  if (!pods_too) {  // the checksum has covered them
+    out = std::move(read);
+    return true;
+  }
+  read.bound.resize(pods);
+  for (k8s::Pod& p : read.bound) {
+    if (!in.Get(p)) return false;
+  }
+  if (!in.Ok() || !in.AtEnd()) return false;
+  out = std::move(read);
+  return true;
 }
 
 std::unique_ptr<NodeTable> ReadPayload(std::string_view payload, LoadReport& report,
@@ -332,11 +431,8 @@ std::unique_ptr<NodeTable> ReadPayload(std::string_view payload, LoadReport& rep
 bool WriteCache(const CacheOptions& options, const std::vector<std::string>& paths, const NodeTable& table,
                 const LoadReport& report, const std::vector<Diagnostic>& warnings,
                 const std::vector<const Source*>& sources) {
-  std::optional<std::vector<Key>> keys = KeysOf(paths);
-  if (!keys || paths.empty() || options.dir.empty()) return false;
-  for (size_t i = 0; i < keys->size(); ++i) {
-    if (Racy((*keys)[i]) && ((*keys)[i].content = ContentHash(paths[i])) == 0) return false;
-  }
+  std::optional<std::vector<Key>> keys = KeysFor(options, paths);
+  if (!keys) return false;
   k8s::ArchiveWriter payload;
   if (!table.WriteImage(payload)) return false;
   payload.U64(report.read.objects);
@@ -350,36 +446,19 @@ bool WriteCache(const CacheOptions& options, const std::vector<std::string>& pat
   for (const k8s::Pod& pod : report.pending) payload.Put(pod);
   if (!PutWarnings(payload, warnings, sources)) return false;
 
-  k8s::ArchiveWriter header;
-  header.U64(keys->size());
-  for (const Key& key : *keys) {
-    for (uint64_t v : {key.dev, key.ino, key.size, key.mtime, key.ctime, key.edges, key.content, key.exe_size, key.exe_mtime}) {
-      header.U64(v);
-    }
-  }
-  header.U64(payload.Bytes().size());
-  header.U64(Hash(payload.Bytes()));
-  std::error_code ec;
-  bool made = std::filesystem::create_directories(options.dir, ec);
-  if (ec) return false;
-  if (made && options.made_dir) options.made_dir(options.dir);
-  std::string path = CachePath(options.dir, paths);
-  std::string tmp = path + ".tmp" + std::to_string(::getpid());
-  FILE* f = std::fopen(tmp.c_str(), "wb");
-  if (!f) return false;
-  uint32_t format = kFormat;
-  bool ok = std::fwrite(kMagic, 1, sizeof kMagic, f) == sizeof kMagic && std::fwrite(&format, 4, 1, f) == 1 &&
-            std::fwrite(header.Bytes().data(), 1, header.Bytes().size(), f) == header.Bytes().size() &&
-            std::fwrite(payload.Bytes().data(), 1, payload.Bytes().size(), f) == payload.Bytes().size();
-  ok = std::fclose(f) == 0 && ok;
-  // A file may have changed while it was read: then this cache is not of it.
-  std::optional<std::vector<Key>> after = KeysOf(paths);
-  for (size_t i = 0; after && i < after->size(); ++i) (*after)[i].content = (*keys)[i].content;
-  if (!ok || !after || *after != *keys || std::rename(tmp.c_str(), path.c_str()) != 0) {
-    std::remove(tmp.c_str());
-    return false;
-  }
-  return true;
+  return WriteKeyed(options, CachePath(options.dir, paths), kMagic, kFormat, paths, *keys, payload.Bytes());
+}
+
+bool WriteObjectCache(const CacheOptions& options, const std::vector<std::string>& paths,
+                      const SnapshotObjectList& objects) {
+  std::optional<std::vector<Key>> keys = KeysFor(options, paths);
+  if (!keys) return false;
+  k8s::ArchiveWriter payload;
+  payload.U64(objects.nodes.size());
+  for (const k8s::Node& n : objects.nodes) payload.Put(n);
+  payload.U64(objects.bound.size());
+  for (const k8s::Pod& p : objects.bound) payload.Put(p);
+  return WriteKeyed(options, ObjectCachePath(options.dir, paths), kObjectsMagic, kObjectsFormat, paths, *keys, payload.Bytes());
 }
 
 }  // namespace policy::rt

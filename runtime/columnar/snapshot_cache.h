@@ -26,6 +26,7 @@
 #include <string_view>
 #include <vector>
 
+#include "k8s/objects.h"
 #include "support/diagnostic.h"
 #include "runtime/columnar/node_table.h"
 
@@ -79,5 +80,27 @@ std::unique_ptr<NodeTable> ReadPayload(std::string_view payload, LoadReport& rep
 bool WriteCache(const CacheOptions& options, const std::vector<std::string>& paths, const NodeTable& table,
                 const LoadReport& report, const std::vector<Diagnostic>& warnings,
                 const std::vector<const Source*>& sources);
+
+/// A snapshot's objects as the commands that move or re-place bound pods
+/// need them whole (the table keeps only what filters and scores read):
+/// every Node, in input order, and every pod bound to a node and not
+/// finished, in input order.
+struct SnapshotObjectList {
+  std::vector<k8s::Node> nodes;
+  std::vector<k8s::Pod> bound;
+};
+
+/// The objects cache of snapshot files `paths` in `dir` (beside their
+/// snapshot cache, named as it is, ending `.objects`).
+std::string ObjectCachePath(const std::string& dir, const std::vector<std::string>& paths);
+/// Reads the objects cache of `paths` into `out`; false (and `out`
+/// unchanged) when there is none of those files as they are now, or it
+/// does not read back whole. Keyed and checked as the snapshot cache is.
+/// Without `pods_too`, the nodes alone (`bound` left empty).
+bool ReadObjectCache(const CacheOptions& options, const std::vector<std::string>& paths, SnapshotObjectList& out,
+                     bool pods_too = true);
+/// Writes `objects`, read from `paths`, as their objects cache.
+bool WriteObjectCache(const CacheOptions& options, const std::vector<std::string>& paths,
+                      const SnapshotObjectList& objects);
 
 }  // namespace policy::rt

@@ -4,6 +4,7 @@
 #include "runtime/engine/drain.h"
 
 #include <algorithm>
+#include <deque>
 #include <map>
 
 #include "runtime/engine/cluster.h"
@@ -61,11 +62,13 @@ DrainPlan PlanDrain(Engine& engine, Cluster& cluster, const std::unordered_map<s
 
   std::map<std::string, const k8s::Node*> node_of;
   for (const k8s::Node& n : nodes) node_of.emplace(n.name, &n);
-  // Each node's pods as they are now (moves update it).
-  std::map<std::string, std::map<std::string, k8s::Pod>> pods_on;
+  // Each node's pods as they are now (moves update it): the snapshot's,
+  // and the copies of those moved, bound where they went.
+  std::map<std::string, std::map<std::string, const k8s::Pod*>> pods_on;
   for (const auto& [key, pod] : bound) {
-    if (table.FindNode(pod.node_name)) pods_on[pod.node_name].emplace(key, pod);
+    if (table.FindNode(pod.node_name)) pods_on[pod.node_name].emplace(key, &pod);
   }
+  std::deque<k8s::Pod> went;  // stable: pods_on points into it
 
   std::vector<std::string> order = options.nodes;
   if (order.empty()) {
@@ -86,14 +89,13 @@ DrainPlan PlanDrain(Engine& engine, Cluster& cluster, const std::unordered_map<s
       plan.skipped.push_back(name);
       continue;
     }
-    std::map<std::string, k8s::Pod>& on_node = pods_on[name];
     std::vector<const k8s::Pod*> movable;
     DrainedNode drained{name, {}, {}};
-    for (const auto& [key, pod] : on_node) {
-      if (GoesWithNode(pod)) {
+    for (const auto& [key, pod] : pods_on[name]) {
+      if (GoesWithNode(*pod)) {
         drained.go_along.push_back(key);
       } else {
-        movable.push_back(&pod);
+        movable.push_back(pod);
       }
     }
     std::sort(movable.begin(), movable.end(), PlacedFirst);
@@ -127,9 +129,8 @@ DrainPlan PlanDrain(Engine& engine, Cluster& cluster, const std::unordered_map<s
       continue;
     }
     for (k8s::Pod& p : placed) {
-      std::string key = Key(p);
-      std::string to = p.node_name;
-      pods_on[to].insert_or_assign(std::move(key), std::move(p));
+      const k8s::Pod& now = went.emplace_back(std::move(p));
+      pods_on[now.node_name].insert_or_assign(Key(now), &now);
     }
     pods_on.erase(name);
     plan.drained.push_back(std::move(drained));

@@ -18,8 +18,6 @@
 namespace policy::engine {
 namespace {
 
-std::string Key(const k8s::Pod& pod) { return pod.namespace_name + "/" + pod.name; }
-
 // volume.CheckNodeAffinity: some term holds for `row` (k8s::TermMatches);
 // no terms: any node.
 bool Admits(const std::vector<k8s::NodeSelectorTerm>& terms, const rt::NodeTable& table, rt::RowId row) {

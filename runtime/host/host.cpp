@@ -9,8 +9,7 @@
 #include <iterator>
 #include <span>
 
-#include "k8s/decode.h"
-#include "k8s/object_reader.h"
+#include "runtime/columnar/cluster_loader.h"
 #include "runtime/engine/pod_template.h"
 #include "runtime/sched/profile.h"
 
@@ -24,23 +23,6 @@ constexpr size_t kKeptPlans = 256;
 // And the template pods they hold, in bytes (k8s::ApproximateBytes): a pod
 // may carry megabytes of labels, and each plan copies what it reads.
 constexpr size_t kKeptPlanPodBytes = size_t{64} << 20;
-
-// The Node objects of snapshot files, by name (KeepNodeObjects).
-class NodeCollector final : public k8s::ObjectVisitor {
- public:
-  explicit NodeCollector(std::unordered_map<std::string, k8s::Node>& out) : out_(out) {}
-  void Visit(k8s::NodeRef object, std::string_view default_kind) override {
-    if (!object.IsMapping() || k8s::KindOf(object, default_kind) != "Node") return;
-    DiagnosticSink ignored;  // the loader has said what is wrong with them
-    if (std::optional<k8s::Node> node = k8s::DecodeNode(object, ignored)) {
-      std::string name = node->name;
-      out_.insert_or_assign(std::move(name), std::move(*node));
-    }
-  }
-
- private:
-  std::unordered_map<std::string, k8s::Node>& out_;
-};
 
 }  // namespace
 
@@ -73,13 +55,24 @@ bool ClusterState::Load(std::shared_ptr<const Source> snapshot, DiagnosticSink& 
 }
 
 bool ClusterState::Load(const std::vector<std::shared_ptr<const Source>>& files, DiagnosticSink& diags) {
-  std::unique_ptr<engine::Cluster> loaded = engine::Cluster::Load(files, diags);
+  std::vector<rt::SnapshotFile> given;
+  for (const std::shared_ptr<const Source>& f : files) given.push_back({f->Name(), f});
+  return LoadFiles(given, rt::CacheOptions{}, diags);
+}
+
+bool ClusterState::LoadFiles(const std::vector<rt::SnapshotFile>& files, const rt::CacheOptions& cache,
+                             DiagnosticSink& diags) {
+  std::unique_ptr<engine::Cluster> loaded = engine::Cluster::LoadFiles(files, cache, diags);
   if (!loaded) return false;
   std::unordered_map<std::string, k8s::Node> nodes;
   if (keep_nodes_) {
-    NodeCollector collect(nodes);
-    DiagnosticSink ignored;
-    for (const std::shared_ptr<const Source>& f : files) k8s::ReadObjects(*f, collect, ignored);
+    rt::SnapshotObjectList objects;
+    std::vector<std::shared_ptr<const Source>> read;
+    if (!rt::LoadSnapshotObjects(files, cache, objects, diags, read, false)) return false;
+    for (k8s::Node& node : objects.nodes) {
+      std::string name = node.name;
+      nodes.insert_or_assign(std::move(name), std::move(node));
+    }
   }
   Write([&] {
     cluster_ = std::move(loaded);

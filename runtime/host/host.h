@@ -47,6 +47,9 @@ class ClusterState {
   bool Load(std::shared_ptr<const Source> snapshot, DiagnosticSink& diags);
   /// The same for a snapshot split over files.
   bool Load(const std::vector<std::shared_ptr<const Source>>& files, DiagnosticSink& diags);
+  /// The same for files named (read here) or given, from the snapshot
+  /// cache and the objects cache when `cache` allows (docs/cache.md).
+  bool LoadFiles(const std::vector<rt::SnapshotFile>& files, const rt::CacheOptions& cache, DiagnosticSink& diags);
   /// Applies one watch event (engine/watch_event.h); nullopt with
   /// diagnostics and the state unchanged when it does not read.
   std::optional<engine::EventOutcome> Apply(const Source& event, DiagnosticSink& diags);

@@ -12,37 +12,17 @@
 #include "support/suggest.h"
 
 namespace policy::tooling {
-namespace {
 
-class Reader final : public k8s::ObjectVisitor {
- public:
-  Reader(SnapshotObjects& out, DiagnosticSink& diags, bool nodes) : out_(out), diags_(diags), nodes_(nodes) {}
-  void Visit(k8s::NodeRef object, std::string_view default_kind) override {
-    if (!object.IsMapping()) return;
-    std::string_view kind = k8s::KindOf(object, default_kind);
-    if (kind == "Pod" && !object.Get("spec").Get("nodeName").Text().empty()) {
-      std::optional<k8s::Pod> pod = k8s::DecodePod(object, diags_);
-      if (!pod || pod->phase == k8s::PodPhase::kSucceeded || pod->phase == k8s::PodPhase::kFailed) return;
-      std::string key = pod->namespace_name + "/" + pod->name;
-      out_.bound.emplace(std::move(key), std::move(*pod));
-    } else if (kind == "Node" && nodes_) {
-      if (auto node = k8s::DecodeNode(object, diags_)) out_.nodes.push_back(std::move(*node));
-    }
+bool LoadSnapshotObjects(const std::vector<rt::SnapshotFile>& files, const rt::CacheOptions& cache,
+                         SnapshotObjects& out, DiagnosticSink& diags, std::vector<std::shared_ptr<const Source>>& read) {
+  rt::SnapshotObjectList list;
+  if (!rt::LoadSnapshotObjects(files, cache, list, diags, read)) return false;
+  for (k8s::Pod& pod : list.bound) {
+    std::string key = pod.namespace_name + "/" + pod.name;
+    out.bound.emplace(std::move(key), std::move(pod));
   }
-
- private:
-  SnapshotObjects& out_;
-  DiagnosticSink& diags_;
-  bool nodes_;
-};
-
-}  // namespace
-
-bool ReadSnapshotObjects(const std::vector<std::shared_ptr<const Source>>& snapshot, SnapshotObjects& out,
-                         DiagnosticSink& diags, bool nodes) {
-  Reader reader(out, diags, nodes);
-  for (const std::shared_ptr<const Source>& s : snapshot) k8s::ReadObjects(*s, reader, diags);
-  return !diags.HasErrors();
+  out.nodes = std::move(list.nodes);
+  return true;
 }
 
 void AddManifestObjects(k8s::Manifest& manifest, engine::Cluster& cluster) {

@@ -1,8 +1,8 @@
 #pragma once
 /// What the snapshot holds beyond the cluster state the engine loads, read
 /// whole for the commands that move pods: every bound pod (to evict,
-/// restore or place again) and, when asked, the
-/// nodes as objects (to cordon and uncordon).
+/// restore or place again) and the nodes as objects (to cordon and
+/// uncordon) — from the objects cache when there is one (docs/cache.md).
 
 #include <memory>
 #include <optional>
@@ -19,18 +19,22 @@ class Cluster;
 }
 namespace policy::rt {
 class NodeTable;
+struct SnapshotFile;
+struct CacheOptions;
 }
 
 namespace policy::tooling {
 
 struct SnapshotObjects {
   std::unordered_map<std::string, k8s::Pod> bound;  ///< pods bound to a node (not finished), by namespace/name
-  std::vector<k8s::Node> nodes;  ///< with `nodes` only, in input order
+  std::vector<k8s::Node> nodes;                     ///< in input order
 };
 
-/// Reads them from every file of the snapshot; false after errors (in `diags`).
-bool ReadSnapshotObjects(const std::vector<std::shared_ptr<const Source>>& snapshot, SnapshotObjects& out,
-                         DiagnosticSink& diags, bool nodes = false);
+/// Reads them (rt::LoadSnapshotObjects: the objects cache when `cache`
+/// allows, else the files, appended to `read`); false after errors (in
+/// `diags`).
+bool LoadSnapshotObjects(const std::vector<rt::SnapshotFile>& files, const rt::CacheOptions& cache,
+                         SnapshotObjects& out, DiagnosticSink& diags, std::vector<std::shared_ptr<const Source>>& read);
 
 /// Adds the objects a manifest brings (Services, Namespaces, claims,
 /// volumes, StorageClasses, PriorityClasses) to the cluster, in place of the

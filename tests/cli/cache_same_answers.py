@@ -3,7 +3,10 @@
 and pod, in a scratch copy of the snapshot: `check` without the cache, then
 with it (a miss that writes the cache: it must exist afterwards), then again
 (a hit): stdout, stderr and the exit status must be the same all three
-times; `inspect` likewise. Then the cache must not be trusted when it should
+times; `inspect` likewise. `drain`, `check` of a bound pod and `serve
+--cluster` read the bound pods and nodes whole from the objects cache
+beside it: the same answers, and (an object renamed inside that cache,
+its checksum made again) proof that a hit reads it and not the file. Then the cache must not be trusted when it should
 not be: the file changed in place (same size), the cache damaged, the cache
 of another format, an image damaged past its checksum (the checksum made
 again) — each must give the answer of a fresh parse. The cache lives in
@@ -19,6 +22,9 @@ import shutil
 import subprocess
 import sys
 import tempfile
+
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "server"))
+from extender_test import Serve  # noqa: E402
 
 CASES = [
     ("examples/cluster.yaml", ["examples/pods/gpu-training.yaml", "examples/pods/web-one-per-node.yaml",
@@ -98,6 +104,35 @@ def cache_file():
     return os.path.join(CACHE_DIR, names[0]) if len(names) == 1 else None
 
 
+def objects_file():
+    """The one objects cache in the scratch cache folder, or None."""
+    names = [n for n in os.listdir(CACHE_DIR) if n.endswith(".objects")] if os.path.isdir(CACHE_DIR) else []
+    return os.path.join(CACHE_DIR, names[0]) if len(names) == 1 else None
+
+
+def serve_answers(policyc, cluster, cache):
+    """A `serve --cluster` through the cache (or not): its filter answers
+    by node names and by node objects (those stand in for the state's own,
+    which come back from the node objects it kept)."""
+    env_before = dict(os.environ)
+    os.environ.update(POLICYC_CACHE_MIN_BYTES="0", XDG_CACHE_HOME=CACHE_HOME)
+    try:
+        serve = Serve(policyc, ["--cluster", cluster] + ([] if cache else ["--no-cache"]))
+    finally:
+        os.environ.clear()
+        os.environ.update(env_before)
+    import yaml
+    with open("examples/pods/web.yaml") as f:
+        pod = yaml.safe_load(f)
+    with open(cluster) as f:
+        nodes = [o for o in yaml.safe_load(f)["items"] if o.get("kind") == "Node"]
+    names = [n["metadata"]["name"] for n in nodes]
+    answers = [serve.call("POST", "/policyc/filter", {"Pod": pod, "NodeNames": names}),
+               serve.call("POST", "/policyc/filter", {"Pod": pod, "NodeNames": None, "Nodes": {"items": nodes}}),
+               serve.call("POST", "/policyc/filter", {"Pod": pod, "NodeNames": names})]
+    return answers, serve.stop()
+
+
 def clear_cache():
     shutil.rmtree(CACHE_DIR, ignore_errors=True)
     os.makedirs(CACHE_DIR)  # made already: no run below says it made it
@@ -134,6 +169,43 @@ def main():
                 expect(fresh == hit, f"{cluster} {pod}: the run from the cache differs from a parse")
             inspect = ["inspect", "--cluster", copy]
             expect(run(policyc, inspect, cache=False) == run(policyc, inspect), f"{cluster}: inspect from the cache differs")
+
+        # drain, check of a bound pod and serve --cluster: the objects cache.
+        copy = os.path.join(tmp, "drain-cluster.yaml")
+        shutil.copy("tests/data/drain-cluster.yaml", copy)
+        for args in (["drain", "--cluster", copy, "-o", "json"], ["drain", "--cluster", copy, "--node", "node-b"],
+                     ["check", "--cluster", copy, "--pod", "shop/db-0", "-o", "json"]):
+            clear_cache()
+            fresh = run(policyc, args, cache=False)
+            expect(objects_file() is None, f"{args[0]} --no-cache wrote an objects cache")
+            miss = run(policyc, args)
+            expect(objects_file() is not None and cache_file() is not None, f"{args}: no caches written")
+            hit = run(policyc, args)
+            expect(fresh == miss == hit and fresh[0] in (0, 1), f"{args} from the caches differs: {fresh} {hit}")
+        # A hit reads the objects cache, not the file: a pod renamed there
+        # (same length, checksum made again) is the pod drain names.
+        args = ["drain", "--cluster", copy, "-o", "json"]
+        objects = objects_file()
+        good = open(objects, "rb").read()
+        payload = payload_of(good)
+        expect(payload.count(b"db-0") == 1, "the objects cache holds the pod shop/db-0 once")
+        open(objects, "wb").write(with_checksum(good, payload.replace(b"db-0", b"dx-0")))
+        renamed = run(policyc, args)
+        expect("shop/dx-0" in renamed[1] and "shop/db-0" not in renamed[1],
+               f"drain did not read its pods from the objects cache: {renamed[1]}")
+        # ... and a damaged one (a byte flipped, checksum not remade) is not trusted.
+        data = bytearray(good)
+        data[len(data) // 2] ^= 0xFF
+        open(objects, "wb").write(bytes(data))
+        expect(run(policyc, args) == run(policyc, args, cache=False), "a damaged objects cache was used")
+        expect(open(objects, "rb").read() == good, "a damaged objects cache was not written again")
+        clear_cache()
+        fresh = serve_answers(policyc, copy, cache=False)
+        miss = serve_answers(policyc, copy, cache=True)
+        expect(objects_file() is not None, "serve --cluster wrote no objects cache")
+        hit = serve_answers(policyc, copy, cache=True)
+        expect(fresh == miss == hit and fresh[1] == 0 and all(a[0] == 200 for a in fresh[0]),
+               f"serve --cluster from the caches answers differently: {fresh} {hit}")
 
         # `policyc test` loads a test's snapshot files through the cache too.
         test_args = ["test", "tests/policy/gpu-memory-fit-gfd.yaml", "--policies", "policies"]
