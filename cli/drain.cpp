@@ -89,8 +89,8 @@ std::string Text(const engine::DrainPlan& plan) {
   out += "\nheadroom (allocatable and free, before -> after):\n";
   for (const engine::Headroom& h : plan.headroom) {
     out += fmt::format("  {:<20} allocatable {} -> {}, free {} -> {}\n", h.resource,
-                       ReadableAmount(h.resource, h.allocatable_before), ReadableAmount(h.resource, h.allocatable_after),
-                       ReadableAmount(h.resource, h.free_before), ReadableAmount(h.resource, h.free_after));
+                       k8s::ReadableAmount(h.resource, h.allocatable_before), k8s::ReadableAmount(h.resource, h.allocatable_after),
+                       k8s::ReadableAmount(h.resource, h.free_before), k8s::ReadableAmount(h.resource, h.free_after));
   }
   return out;
 }

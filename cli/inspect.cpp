@@ -47,8 +47,8 @@ std::string NodeText(const tooling::NodeView& v) {
   for (const std::string& t : v.taints) out += fmt::format("taint        {}\n", t);
   for (const tooling::NodeView::Resource& r : v.resources) {
     out += fmt::format("resource     {:<28} allocatable {:>12}  requested {:>12}  free {:>12}\n", r.name,
-                       ReadableAmount(r.name, r.allocatable), ReadableAmount(r.name, r.requested),
-                       ReadableAmount(r.name, r.allocatable - r.requested));
+                       k8s::ReadableAmount(r.name, r.allocatable), k8s::ReadableAmount(r.name, r.requested),
+                       k8s::ReadableAmount(r.name, r.allocatable - r.requested));
   }
   out += fmt::format("pods         {}{}\n", v.pods.size(), v.pods.empty() ? "" : fmt::format(": {}", fmt::join(v.pods, ", ")));
   for (const tooling::NodeDevice& d : v.devices) {

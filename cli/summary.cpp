@@ -10,29 +10,6 @@
 
 namespace policy::cli {
 
-// An amount as a person reads it in a table (JSON and YAML keep the
-// canonical quantity): cpu in cores (to the hundredth), bytes with the binary
-// suffix that leaves 1 to 1023 (`533.9Gi`), anything else as it is.
-std::string ReadableAmount(std::string_view name, int64_t units) {
-  if (name == "cpu") {
-    std::string cores = fmt::format("{:.2f}", static_cast<double>(units) / 1000);
-    while (cores.back() == '0') cores.pop_back();
-    if (cores.back() == '.') cores.pop_back();
-    return cores;
-  }
-  if (!k8s::BytesResource(name)) return k8s::WrittenAmount(name, units);
-  constexpr const char* kSuffixes[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
-  double value = static_cast<double>(units);
-  size_t at = 0;
-  while ((value >= 1024 || value <= -1024) && at + 1 < std::size(kSuffixes)) {
-    value /= 1024;
-    ++at;
-  }
-  if (at == 0) return fmt::format("{}", units);
-  if (value == static_cast<double>(static_cast<int64_t>(value))) return fmt::format("{}{}", static_cast<int64_t>(value), kSuffixes[at]);
-  return fmt::format("{:.1f}{}", value, kSuffixes[at]);
-}
-
 namespace {
 
 
@@ -152,8 +129,8 @@ std::string RenderText(const ClusterSummary& s, size_t max_label_keys) {
   if (!s.resources.empty()) {
     out += fmt::format("\n{:<34} {:>12} {:>12} {:>12} {:>6}\n", "resources", "allocatable", "requested", "free", "nodes");
     for (const auto& res : s.resources) {
-      out += fmt::format("  {:<32} {:>12} {:>12} {:>12} {:>6}\n", res.name, ReadableAmount(res.name, res.allocatable),
-                         ReadableAmount(res.name, res.requested), ReadableAmount(res.name, res.allocatable - res.requested),
+      out += fmt::format("  {:<32} {:>12} {:>12} {:>12} {:>6}\n", res.name, k8s::ReadableAmount(res.name, res.allocatable),
+                         k8s::ReadableAmount(res.name, res.requested), k8s::ReadableAmount(res.name, res.allocatable - res.requested),
                          res.nodes);
     }
   }

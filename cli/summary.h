@@ -10,12 +10,6 @@
 
 namespace policy::cli {
 
-/// An amount in kube-scheduler's units as a person reads it in a table
-/// (JSON and YAML keep the canonical quantity): cpu in cores (to the
-/// hundredth), bytes with the binary suffix that leaves 1 to 1023
-/// (`533.9Gi`), anything else as it is.
-std::string ReadableAmount(std::string_view name, int64_t units);
-
 struct ClusterSummary {
   struct Resource {
     std::string name;

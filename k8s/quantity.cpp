@@ -285,4 +285,24 @@ std::string WrittenAmount(std::string_view name, int64_t units) {
   return Quantity::FromNanos(static_cast<Quantity::Nanos>(units) * 1000000000, format).ToString();
 }
 
+std::string ReadableAmount(std::string_view name, int64_t units) {
+  if (name == "cpu") {
+    std::string cores = fmt::format("{:.2f}", static_cast<double>(units) / 1000);
+    while (cores.back() == '0') cores.pop_back();
+    if (cores.back() == '.') cores.pop_back();
+    return cores;
+  }
+  if (!BytesResource(name)) return WrittenAmount(name, units);
+  constexpr const char* kSuffixes[] = {"", "Ki", "Mi", "Gi", "Ti", "Pi", "Ei"};
+  double value = static_cast<double>(units);
+  size_t at = 0;
+  while ((value >= 1024 || value <= -1024) && at + 1 < std::size(kSuffixes)) {
+    value /= 1024;
+    ++at;
+  }
+  if (at == 0) return fmt::format("{}", units);
+  if (value == static_cast<double>(static_cast<int64_t>(value))) return fmt::format("{}{}", static_cast<int64_t>(value), kSuffixes[at]);
+  return fmt::format("{:.1f}{}", value, kSuffixes[at]);
+}
+
 }  // namespace policy::k8s

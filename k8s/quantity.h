@@ -68,5 +68,10 @@ bool BytesResource(std::string_view name);
 /// `units` of resource `name` (kube-scheduler's units) as written back:
 /// `1500m`, `30Gi`, `4` (exact; binary suffixes for bytes).
 std::string WrittenAmount(std::string_view name, int64_t units);
+/// The same as a person reads it in a table or a sentence (JSON and YAML
+/// fields keep WrittenAmount's): cpu in cores to the hundredth (`47.91`),
+/// bytes with the binary suffix that leaves 1 to 1023, to a tenth
+/// (`190.6Gi`), anything else as it is. Rounded: never a value to write back.
+std::string ReadableAmount(std::string_view name, int64_t units);
 
 }  // namespace policy::k8s

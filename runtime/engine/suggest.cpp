@@ -970,8 +970,8 @@ class Suggester {
       for (const auto& [r, q] : requests) {
         if (q.IsZero()) continue;
         const k8s::Quantity* a = k8s::Find(node.allocatable, r);
-        has.push_back(fmt::format("{} {}", a ? k8s::WrittenAmount(r, k8s::SchedulerUnits(r, *a)) : "0", r));
-        asks.push_back(fmt::format("{} {}", k8s::WrittenAmount(r, k8s::SchedulerUnits(r, q)), r));
+        has.push_back(fmt::format("{} {}", a ? k8s::ReadableAmount(r, k8s::SchedulerUnits(r, *a)) : "0", r));
+        asks.push_back(fmt::format("{} {}", k8s::WrittenAmount(r, k8s::SchedulerUnits(r, q)), r));  // as the pod writes it
       }
       std::vector<std::string> taints;
       for (const k8s::Taint& t : node.taints) taints.push_back(TaintText(t));

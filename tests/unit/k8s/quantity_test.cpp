@@ -139,6 +139,20 @@ TEST_CASE("to string picks a canonical suffix") {
   CHECK(Quantity().ToString() == "0");
 }
 
+TEST_CASE("amounts as written back are exact, as a person reads them rounded") {
+  CHECK(policy::k8s::WrittenAmount("cpu", 47910) == "47910m");
+  CHECK(policy::k8s::ReadableAmount("cpu", 47910) == "47.91");
+  CHECK(policy::k8s::ReadableAmount("cpu", 12000) == "12");
+  CHECK(policy::k8s::ReadableAmount("cpu", 250) == "0.25");
+  CHECK(policy::k8s::WrittenAmount("memory", int64_t{199826592} * 1024) == "199826592Ki");
+  CHECK(policy::k8s::ReadableAmount("memory", int64_t{199826592} * 1024) == "190.6Gi");
+  CHECK(policy::k8s::ReadableAmount("memory", int64_t{64} << 30) == "64Gi");
+  CHECK(policy::k8s::ReadableAmount("memory", 1000) == "1000");
+  CHECK(policy::k8s::ReadableAmount("memory", -(int64_t{3} << 20)) == "-3Mi");
+  CHECK(policy::k8s::ReadableAmount("nvidia.com/gpu", 4) == "4");
+  CHECK(policy::k8s::ReadableAmount("example.com/foo", 1500) == "1500");
+}
+
 TEST_CASE("addition is exact and clamps") {
   Quantity a = *Quantity::Parse("0.5m");
   a += *Quantity::Parse("0.5m");
