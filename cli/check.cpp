@@ -37,12 +37,11 @@
 namespace policy::cli {
 namespace {
 
-constexpr const char* kUsage = R"(usage: policyc check [--cluster CLUSTER | --kubeconfig FILE [--context NAME] | --in-cluster]
-                     (--pod POD [-n NAMESPACE] | --all-pending) [--plugins P1,P2,...] [--profile PROFILE.yaml]
-                     [--kubernetes-version 1.34|1.31]
-                     [--policy FILE.policy ...] [--output|-o text|json|yaml] [--node NAME ...] [--all-nodes]
-                     [--disable-pass NAME|all ...] [--engine interp|jit|auto|tiered] [--jit-opt 0..3]
-                     [--verify-jit] [--suggest|--no-suggest] [--no-cache] [--validate strict|warn|ignore]
+constexpr const char* kSynopsis = R"(usage: policyc check [--cluster CLUSTER | --kubeconfig FILE [--context NAME] | --in-cluster]
+                     (--pod POD [-n NAMESPACE] | --all-pending) [--output|-o text|json|yaml] [--node NAME ...] [--all-nodes]
+                     [--suggest|--no-suggest] [--no-cache] [--validate strict|warn|ignore]
+                     )";
+constexpr const char* kUsage = R"(
        policyc check POLICY.policy...
 
 Without --cluster, the cluster is the live one kubectl would talk to: the
@@ -80,16 +79,6 @@ dump's of the same name) for the check; the answers come one after another
 (a JSON array). Exit
 status: 0 schedulable (every pod), 1 schedulable nowhere (some pod), 2 bad
 input or usage.
-
---engine: `interp` evaluates every plugin in the reference interpreter; `jit`
-compiles each plugin the LLVM back end supports into native kernels (the rest,
-and every message, stay with the interpreter); `auto` (the default) compiles
-only for clusters of at least 250,000 nodes: compiling a profile takes about
-150 ms, interpreting it about 0.65 us per node, and one `check` places one
-pod; `tiered` interprets while the kernels compile on another thread.
---jit-opt sets LLVM's optimization level (default 2; 0 compiles in a third of
-the time). --verify-jit also runs the interpreter everywhere and
-aborts on any difference (testing).
 
 A snapshot file of 1 MiB or more is kept, once loaded, in a binary cache in
 $XDG_CACHE_HOME/policyc (else ~/.cache/policyc; nothing is written beside
@@ -630,9 +619,10 @@ int Run(const Args& args) {
 }  // namespace
 
 Command CheckCommand() {
-  return {"check", "place a pod on a cluster snapshot and explain, or lint policy files", kUsage,
-          {{"cluster", true, true}, {"pod"}, {"plugins"}, {"profile"}, {"kubernetes-version"}, {"policy", true, true}, {"output", true, false, 'o'}, {"disable-pass", true, true}, {"node", true, true}, {"all-nodes", false}, {"all-pending", false}, {"engine"}, {"jit-opt"}, {"verify-jit", false}, {"suggest", false}, {"no-suggest", false}, {"no-cache", false}, {"validate"},
-           {"namespace", true, false, 'n'}, {"kubeconfig"}, {"context"}, {"in-cluster", false}},
+  return {"check", "place a pod on a cluster snapshot and explain, or lint policy files",
+          std::string(kSynopsis) + EngineSynopsis(21) + kUsage + "\n" + EngineHelp({}),
+          WithEngineFlags({{"cluster", true, true}, {"pod"}, {"output", true, false, 'o'}, {"node", true, true}, {"all-nodes", false}, {"all-pending", false}, {"suggest", false}, {"no-suggest", false}, {"no-cache", false}, {"validate"},
+                           {"namespace", true, false, 'n'}, {"kubeconfig"}, {"context"}, {"in-cluster", false}}),
           &Run};
 }
 

@@ -49,7 +49,7 @@ int RunHelp(const Args& args) {
                GlobalHelp());
     return kExitBadInput;
   }
-  std::fputs(command->usage, stdout);
+  std::fputs(command->usage.c_str(), stdout);
   return kExitOk;
 }
 
@@ -209,7 +209,7 @@ const Command* FindCommand(std::string_view name) {
 }
 
 int RunCommand(const Command& command, const std::vector<std::string>& argv) {
-  std::variant<Args, int> parsed = ParseCommand(command.name, argv, command.flags, command.usage);
+  std::variant<Args, int> parsed = ParseCommand(command.name, argv, command.flags, command.usage.c_str());
   if (const int* status = std::get_if<int>(&parsed)) return *status;
   return command.run(std::get<Args>(parsed));
 }

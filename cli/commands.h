@@ -15,7 +15,7 @@ namespace policy::cli {
 struct Command {
   std::string_view name;
   std::string_view summary;  ///< one line, in the help's list
-  const char* usage;         ///< `policyc NAME --help`
+  std::string usage;         ///< `policyc NAME --help`
   std::vector<FlagSpec> flags;
   /// Runs with the flags parsed; returns the exit status (args.h).
   int (*run)(const Args& args);

@@ -26,10 +26,9 @@
 namespace policy::cli {
 namespace {
 
-constexpr const char* kUsage = R"(usage: policyc drain --cluster CLUSTER [--node NAME ...] [--max-drained N]
-                     [--plugins P1,P2,...] [--profile PROFILE.yaml] [--kubernetes-version 1.34|1.31] [--policy FILE.policy ...]
-                     [--output|-o text|json|yaml] [--engine interp|jit|auto|tiered] [--jit-opt 0..3]
-                     [--disable-pass NAME|all ...] [--verify-jit] [--no-cache]
+constexpr const char* kSynopsis = "usage: policyc drain --cluster CLUSTER [--node NAME ...] [--max-drained N]\n"
+                                  "                     [--output|-o text|json|yaml] [--no-cache]\n                     ";
+constexpr const char* kUsage = R"(
 
 Which nodes of CLUSTER (a snapshot, as for `check`) could be drained with
 every pod they run placed elsewhere, and what the cluster would lose in
@@ -49,6 +48,8 @@ and its bound pods and nodes from their objects cache beside it
 
 Exit status: 0 some node can be drained, 1 none can, 2 bad input or usage.
 )";
+
+std::string Usage() { return std::string(kSynopsis) + EngineSynopsis(21) + kUsage + "\n" + EngineHelp({}); }
 
 std::string Text(const engine::DrainPlan& plan) {
   std::string out;
@@ -198,8 +199,8 @@ int Run(const Args& args) {
 }  // namespace
 
 Command DrainCommand() {
-  return {"drain", "which nodes could go, their pods placed elsewhere (cluster compression)", kUsage,
-          {{"cluster", true, true}, {"node", true, true}, {"max-drained"}, {"profile"}, {"kubernetes-version"}, {"policy", true, true}, {"plugins"}, {"output", true, false, 'o'}, {"disable-pass", true, true}, {"engine"}, {"jit-opt"}, {"verify-jit", false}, {"no-cache", false}},
+  return {"drain", "which nodes could go, their pods placed elsewhere (cluster compression)", Usage(),
+          WithEngineFlags({{"cluster", true, true}, {"node", true, true}, {"max-drained"}, {"output", true, false, 'o'}, {"no-cache", false}}),
           &Run};
 }
 

@@ -6,6 +6,7 @@
 #include <fmt/format.h>
 
 #include "runtime/tooling/input.h"
+#include "runtime/tooling/profile_choice.h"
 #include "runtime/tooling/policy_compile.h"
 #include "support/suggest.h"
 
@@ -14,57 +15,40 @@ namespace policy::cli {
 std::optional<int> KubeMinorFromFlags(std::string_view command, const Args& args) {
   if (!args.Has("kubernetes-version")) return rt::kDefaultKubeMinor;
   std::string v = args.Get("kubernetes-version");
-  for (int m : rt::kKnownKubeMinors) {
-    if (v == fmt::format("1.{}", m) || v == fmt::format("v1.{}", m)) return m;
-  }
-  std::vector<std::string> names;
-  for (int m : rt::kKnownKubeMinors) names.push_back(fmt::format("1.{}", m));
-  fmt::print(stderr, "policyc {}: `--kubernetes-version` must be one of {}, not `{}`\n", command, fmt::join(names, ", "),
-             v);
+  if (std::optional<int> minor = tooling::ParseKubeMinor(v)) return minor;
+  fmt::print(stderr, "policyc {}: `--kubernetes-version` must be one of {}, not `{}`\n", command,
+             tooling::KnownKubeVersions(), v);
   return std::nullopt;
 }
 
 std::optional<rt::Profile> ProfileFromFlags(std::string_view command, const Args& args, const std::string& scheduler_name,
                                             DiagnosticSink& diags) {
-  std::optional<int> known = KubeMinorFromFlags(command, args);
-  if (!known) return std::nullopt;
-  int minor = *known;
-  rt::Profile profile = rt::DefaultProfile(minor);
+  std::optional<int> minor = KubeMinorFromFlags(command, args);
+  if (!minor) return std::nullopt;
+  tooling::ProfileChoice choice;
+  choice.kube_minor = *minor;
+  choice.scheduler_name = scheduler_name;
+  std::shared_ptr<Source> source;
   if (args.Has("profile")) {
-    std::shared_ptr<Source> source = tooling::ReadInput(args.Get("profile"), diags);
+    source = tooling::ReadInput(args.Get("profile"), diags);
     if (!source) return std::nullopt;
-    std::optional<std::vector<rt::Profile>> profiles = rt::ReadProfiles(*source, diags, minor);
-    if (!profiles) return std::nullopt;
-    const rt::Profile* chosen = profiles->size() == 1 ? &profiles->front() : nullptr;
-    for (const rt::Profile& p : *profiles) {
-      if (p.scheduler_name == scheduler_name) chosen = &p;
-    }
-    if (chosen == nullptr) {
-      fmt::print(stderr, "policyc {}: no profile in {} is for schedulerName `{}`\n", command, args.Get("profile"),
-                 scheduler_name);
-      return std::nullopt;
-    }
-    profile = *chosen;
+    choice.profile = source.get();
   }
-  if (!args.Has("plugins")) return profile;
-  std::vector<std::string> only;
   std::string list = args.Get("plugins");
   for (size_t start = 0; start <= list.size();) {
     size_t comma = std::min(list.find(',', start), list.size());
     std::string name = list.substr(start, comma - start);
     start = comma + 1;
-    if (!name.empty()) only.push_back(name);
+    if (!name.empty()) choice.plugins.push_back(name);
   }
-  std::string unknown;
-  std::optional<rt::Profile> restricted = rt::RestrictProfile(std::move(profile), only, &unknown);
-  if (!restricted) {
-    std::vector<std::string_view> names;
-    for (const rt::InTreePlugin& p : rt::InTreePlugins()) names.push_back(p.name);
-    std::string_view close = Closest(unknown, names);
-    fmt::print(stderr, "policyc {}: unknown plugin `{}` in --plugins{}\n", command, unknown,
-               close.empty() ? "" : fmt::format("; did you mean `{}`?", close));
+  std::optional<tooling::ProfileProblem> problem;
+  std::optional<rt::Profile> profile = tooling::ChooseProfile(choice, diags, problem);
+  if (problem) {
+    bool plugins = problem->part == tooling::ProfileProblem::Part::kPlugins;
+    fmt::print(stderr, "policyc {}: {}{}{}\n", command, problem->message, plugins ? " in --plugins" : "",
+               problem->closest.empty() ? "" : fmt::format("; did you mean `{}`?", problem->closest));
   }
-  return restricted;
+  return profile;
 }
 
 std::optional<k8s::FieldValidation> ValidationFromFlags(std::string_view command, const Args& args) {
@@ -76,15 +60,49 @@ std::optional<k8s::FieldValidation> ValidationFromFlags(std::string_view command
   return validation;
 }
 
-std::optional<engine::EngineOptions> EngineOptionsFromFlags(std::string_view command, const Args& args) {
+std::vector<FlagSpec> WithEngineFlags(std::vector<FlagSpec> specs) {
+  for (FlagSpec f : std::initializer_list<FlagSpec>{{"profile"}, {"kubernetes-version"}, {"plugins"}, {"policy", true, true},
+                                                    {"disable-pass", true, true}, {"engine"}, {"jit-opt"},
+                                                    {"verify-jit", false}}) {
+    specs.push_back(std::move(f));
+  }
+  return specs;
+}
+
+std::string EngineSynopsis(size_t indent) {
+  return fmt::format("[--profile PROFILE.yaml] [--kubernetes-version {}] [--plugins P1,P2,...] [--policy FILE.policy ...]\n"
+                     "{:{}}[--engine interp|jit|auto|tiered] [--jit-opt 0..3] [--disable-pass NAME|all ...] [--verify-jit]",
+                     "1.34|1.31", "", indent);
+}
+
+std::string EngineHelp(const EngineDefaults& defaults) {
+  return fmt::format(R"(The profile: kube-scheduler's default plugins as release --kubernetes-version
+(1.34 unless 1.31) has them, or --profile's (a KubeSchedulerConfiguration:
+the profile for the pod's schedulerName, or its only one), only those
+--plugins names (comma-separated), and every --policy (DSL or YAML form).
+--engine: `interp` evaluates every plugin in the reference interpreter; `jit`
+compiles each plugin the LLVM back end supports into native kernels (the rest,
+and every message, stay with the interpreter); `auto` compiles only for
+clusters of at least 250,000 nodes (compiling a profile takes about 150 ms,
+interpreting it about 0.65 us per node); `tiered` interprets while the kernels
+compile on another thread. Here the default is `{}`. --jit-opt sets LLVM's
+optimization level (default {} here; 0 compiles in a third of the time).
+--disable-pass leaves an optimisation pass out (`all`: every one).
+--verify-jit also runs the interpreter everywhere and aborts on any
+difference (testing).
+)",
+                     defaults.engine, defaults.jit_opt);
+}
+
+std::optional<engine::EngineOptions> EngineOptionsFromFlags(std::string_view command, const Args& args,
+                                                            const EngineDefaults& defaults) {
   engine::EngineOptions options;
   for (const std::string& name : args.GetAll("disable-pass")) options.disabled_passes.insert(name);
   if (std::optional<std::string> unknown = tooling::UnknownPass(options.disabled_passes)) {
     fmt::print(stderr, "policyc {}: {}\n", command, *unknown);
     return std::nullopt;
   }
-  // A queue has many pods of few templates: compiling beside deciding pays.
-  std::string backend = args.Get("engine", command == "schedule" ? "tiered" : "auto");
+  std::string backend = args.Get("engine", std::string(defaults.engine));
   if (backend != "interp" && backend != "jit" && backend != "auto" && backend != "tiered") {
     fmt::print(stderr, "policyc {}: `--engine` must be `interp`, `jit`, `auto` or `tiered`, not `{}`\n", command, backend);
     return std::nullopt;
@@ -94,9 +112,7 @@ std::optional<engine::EngineOptions> EngineOptionsFromFlags(std::string_view com
                     : backend == "tiered" ? engine::Backend::kTiered
                                           : engine::Backend::kAuto;
   std::string error;
-  // A queue decides incrementally, on few rows a pod: kernels that arrive
-  // sooner pay more than faster ones (bench_schedule measures O0 against O2).
-  std::optional<int64_t> level = args.GetInt("jit-opt", command == "schedule" ? 0 : 2, 0, 3, &error);
+  std::optional<int64_t> level = args.GetInt("jit-opt", defaults.jit_opt, 0, 3, &error);
   if (!level) {
     fmt::print(stderr, "policyc {}: {}\n", command, error);
     return std::nullopt;

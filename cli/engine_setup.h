@@ -8,6 +8,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "cli/args.h"
 #include "k8s/pod_reader.h"
@@ -28,8 +29,26 @@ std::optional<rt::Profile> ProfileFromFlags(std::string_view command, const Args
 /// --validate (strict, the default, as kubectl's; warn; ignore): what an
 /// unknown field of the pods a person gives is; nullopt after a message.
 std::optional<k8s::FieldValidation> ValidationFromFlags(std::string_view command, const Args& args);
+/// The engine flags' defaults, which differ by command: a queue has many
+/// pods of few templates (compiling beside deciding pays), and decides
+/// incrementally on few rows (kernels that arrive sooner pay more than
+/// faster ones: bench_schedule measures O0 against O2).
+struct EngineDefaults {
+  std::string_view engine = "auto";
+  int jit_opt = 2;
+};
+/// The flags of the profile and the engine, declared once for every command
+/// that decides: `specs` then --profile, --kubernetes-version, --plugins,
+/// --policy, --disable-pass, --engine, --jit-opt, --verify-jit.
+std::vector<FlagSpec> WithEngineFlags(std::vector<FlagSpec> specs);
+/// Their synopsis for a usage text: two lines, the second indented by
+/// `indent` spaces.
+std::string EngineSynopsis(size_t indent);
+/// Their help paragraph, with the command's defaults.
+std::string EngineHelp(const EngineDefaults& defaults);
 /// --disable-pass, --engine, --jit-opt, --verify-jit.
-std::optional<engine::EngineOptions> EngineOptionsFromFlags(std::string_view command, const Args& args);
+std::optional<engine::EngineOptions> EngineOptionsFromFlags(std::string_view command, const Args& args,
+                                                            const EngineDefaults& defaults = {});
 /// The profile's built-ins and every --policy, compiled; null after
 /// diagnostics in `diags` (printed by the caller).
 std::unique_ptr<engine::Engine> EngineFromFlags(const Args& args, const rt::Profile& profile,

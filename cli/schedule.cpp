@@ -41,13 +41,16 @@
 namespace policy::cli {
 namespace {
 
-constexpr const char* kUsage = R"(usage: policyc schedule --cluster CLUSTER [--pending FILE ...] [--fill POD]
-                        [--profile PROFILE.yaml] [--kubernetes-version 1.34|1.31] [--policy FILE ...] [--plugins P1,P2,...]
+constexpr const char* kSynopsis = R"(usage: policyc schedule --cluster CLUSTER [--pending FILE ...] [--fill POD]
                         [--output|-o text|jsonl|json|yaml] [--tie-break first|random] [--seed N]
-                        [--percentage-of-nodes-to-score N] [--no-retry] [--stats]
-                        [--engine interp|jit|auto|tiered] [--jit-opt 0..3] [--no-incremental]
-                        [--disable-pass NAME|all ...] [--verify-jit] [--verify-incremental]
+                        [--percentage-of-nodes-to-score N] [--no-retry] [--stats] [--no-incremental] [--verify-incremental]
                         [--output-cluster FILE] [--validate strict|warn|ignore] [--all-nodes] [--no-cache]
+                        )";
+// A queue has many pods of few templates (compiling beside deciding pays),
+// decided incrementally on few rows a pod (kernels that arrive sooner pay
+// more than faster ones: bench_schedule measures O0 against O2).
+constexpr EngineDefaults kEngineDefaults{"tiered", 0};
+constexpr const char* kUsage = R"(
 
 Places the Pending pods of CLUSTER (those without spec.nodeName) and of each
 --pending file (a Deployment, ReplicaSet or StatefulSet stands for
@@ -80,9 +83,9 @@ nodes a bind changed, and those whose inter-pod or spread counts moved, are
 evaluated again. The outcome is the same as deciding every pod from scratch
 (--no-incremental; --verify-incremental does both and stops on a difference).
 The default engine is `tiered`: a template's first pods are interpreted while
-its kernels compile on another thread, later ones use them; --jit-opt sets
-LLVM's optimization level (default 0 here: kernels three times as soon, and
-an incremental decision runs them on few rows).
+its kernels compile on another thread, later ones use them; --jit-opt is 0 by
+default here: kernels three times as soon, and an incremental decision runs
+them on few rows.
 
 A pod that fits nowhere preempts (DefaultPreemption, unless the profile or
 --plugins leaves it out, or the pod says preemptionPolicy: Never): the
@@ -143,7 +146,7 @@ class ScheduleRun {
     auto loaded = Clock::now();
     std::optional<rt::Profile> profile = ProfileFromFlags("schedule", args_, "default-scheduler", diags_);
     if (!profile) return diags_.HasErrors() ? Refuse() : kExitBadInput;
-    std::optional<engine::EngineOptions> options = EngineOptionsFromFlags("schedule", args_);
+    std::optional<engine::EngineOptions> options = EngineOptionsFromFlags("schedule", args_, kEngineDefaults);
     if (!options) return kExitBadInput;
     engine_ = EngineFromFlags(args_, *profile, *options, diags_);
     if (!engine_) return Refuse();
@@ -408,8 +411,9 @@ int Run(const Args& args) {
 }  // namespace
 
 Command ScheduleCommand() {
-  return {"schedule", "place a queue of pods one after another, as kube-scheduler would", kUsage,
-          {{"cluster", true, true}, {"pending", true, true}, {"fill"}, {"profile"}, {"kubernetes-version"}, {"policy", true, true}, {"plugins"}, {"output", true, false, 'o'}, {"tie-break"}, {"seed"}, {"percentage-of-nodes-to-score"}, {"no-retry", false}, {"output-cluster"}, {"stats", false}, {"disable-pass", true, true}, {"engine"}, {"jit-opt"}, {"verify-jit", false}, {"no-incremental", false}, {"verify-incremental", false}, {"validate"}, {"all-nodes", false}, {"no-cache", false}},
+  return {"schedule", "place a queue of pods one after another, as kube-scheduler would",
+          std::string(kSynopsis) + EngineSynopsis(24) + kUsage + "\n" + EngineHelp(kEngineDefaults),
+          WithEngineFlags({{"cluster", true, true}, {"pending", true, true}, {"fill"}, {"output", true, false, 'o'}, {"tie-break"}, {"seed"}, {"percentage-of-nodes-to-score"}, {"no-retry", false}, {"output-cluster"}, {"stats", false}, {"no-incremental", false}, {"verify-incremental", false}, {"validate"}, {"all-nodes", false}, {"no-cache", false}}),
           &Run};
 }
 

@@ -22,10 +22,10 @@
 namespace policy::cli {
 namespace {
 
-constexpr const char* kUsage = R"(usage: policyc serve (--cluster SNAPSHOT [--cluster MORE ...] [--events FILE|-] | --kubeconfig FILE | --in-cluster)
-                     [--listen HOST:PORT] [--prefix /policyc]
-                     [--profile CONFIG.yaml] [--kubernetes-version 1.34|1.31] [--plugins A,B] [--policy FILE ...] [--mode authoritative|policies|decide]
-                     [--engine interp|jit|tiered] [--jit-opt 0..3] [--disable-pass NAME|all ...] [--verify-jit]
+constexpr const char* kSynopsis = R"(usage: policyc serve (--cluster SNAPSHOT [--cluster MORE ...] [--events FILE|-] | --kubeconfig FILE | --in-cluster)
+                     [--listen HOST:PORT] [--prefix /policyc] [--mode authoritative|policies|decide]
+                     )";
+constexpr const char* kUsage = R"(
                      [--max-body-bytes N] [--read-timeout S] [--threads N] [--max-connections N] [--log-requests] [--all-reasons]
                      [--tls-cert CERT.pem --tls-key KEY.pem [--client-ca CA.pem] | --insecure-http]
                      [--token-file FILE] [--probe-listen HOST:PORT] [--idle-timeout S] [--max-queue N] [--no-cache]
@@ -270,8 +270,9 @@ int Run(const Args& args) {
 }  // namespace
 
 Command ServeCommand() {
-  return {"serve", "answer kube-scheduler as an extender (filter, prioritize, preempt)", kUsage,
-          {{"cluster", true, true}, {"listen"}, {"prefix"}, {"profile"}, {"kubernetes-version"}, {"plugins"}, {"policy", true, true}, {"mode"}, {"events"}, {"engine"}, {"jit-opt"}, {"disable-pass", true, true}, {"verify-jit", false}, {"max-body-bytes"}, {"read-timeout"}, {"threads"}, {"tls-cert"}, {"tls-key"}, {"client-ca"}, {"insecure-http", false}, {"kubeconfig"}, {"in-cluster", false}, {"log-requests", false}, {"max-connections"}, {"all-reasons", false}, {"token-file"}, {"probe-listen"}, {"idle-timeout"}, {"max-queue"}, {"no-cache", false}},
+  return {"serve", "answer kube-scheduler as an extender (filter, prioritize, preempt)",
+          std::string(kSynopsis) + EngineSynopsis(21) + kUsage + "\n" + EngineHelp({}),
+          WithEngineFlags({{"cluster", true, true}, {"listen"}, {"prefix"}, {"mode"}, {"events"}, {"max-body-bytes"}, {"read-timeout"}, {"threads"}, {"tls-cert"}, {"tls-key"}, {"client-ca"}, {"insecure-http", false}, {"kubeconfig"}, {"in-cluster", false}, {"log-requests", false}, {"max-connections"}, {"all-reasons", false}, {"token-file"}, {"probe-listen"}, {"idle-timeout"}, {"max-queue"}, {"no-cache", false}}),
           &Run};
 }
 

@@ -4,6 +4,8 @@
 
 #include "runtime/tooling/test_file.h"
 
+#include "runtime/tooling/profile_choice.h"
+
 #include <algorithm>
 #include <charconv>
 #include <filesystem>
@@ -11,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "runtime/tooling/profile_choice.h"
 #include "runtime/tooling/snapshot_objects.h"
 #include "runtime/tooling/input.h"
 #include "k8s/decode.h"
@@ -174,7 +177,8 @@ class Runner final : public k8s::ObjectVisitor {
         LineCol at = d.primary.span.source->Locate(d.primary.span.begin);
         where = fmt::format("{}:{}:{}: ", d.primary.span.source->Name(), at.line, at.column);
       }
-      return fmt::format("{}[{}] {}", where, CodeString(d.code), d.message);
+      return fmt::format("{}[{}] {}{}", where, CodeString(d.code), d.message,
+                         d.help.empty() ? "" : fmt::format(" ({})", d.help));
     }
     return "an error";
   }
@@ -308,32 +312,25 @@ class Runner final : public k8s::ObjectVisitor {
     auto& engines = Engines();
     if (auto it = engines.find(key); it != engines.end()) return it->second.get();
 
-    rt::Profile profile = rt::DefaultProfile(options_.kube_minor);
+    ProfileChoice choice;
+    choice.kube_minor = options_.kube_minor;
+    choice.scheduler_name = scheduler_name;
+    choice.plugins = plugins;
+    std::shared_ptr<Source> profile_source;
     if (!profile_path.empty()) {
-      std::shared_ptr<Source> source = ReadNamed(profile_path, Field(file, c, "profile"), diags);
-      if (!source) return nullptr;
-      std::optional<std::vector<rt::Profile>> profiles = rt::ReadProfiles(*source, diags, options_.kube_minor);
-      if (!profiles) return nullptr;
-      const rt::Profile* chosen = profiles->size() == 1 ? &profiles->front() : nullptr;
-      for (const rt::Profile& p : *profiles) {
-        if (p.scheduler_name == scheduler_name) chosen = &p;
-      }
-      if (!chosen) {
-        diags.Error(DiagCode::kBadProfile, Field(file, c, "profile").GetSpan(),
-                    fmt::format("no profile in `{}` is for schedulerName `{}`", profile_path, scheduler_name));
-        return nullptr;
-      }
-      profile = *chosen;
+      profile_source = ReadNamed(profile_path, Field(file, c, "profile"), diags);
+      if (!profile_source) return nullptr;
+      choice.profile = profile_source.get();
     }
-    if (!plugins.empty()) {
-      std::string unknown;
-      std::optional<rt::Profile> restricted = rt::RestrictProfile(std::move(profile), plugins, &unknown);
-      if (!restricted) {
-        diags.Error(DiagCode::kBadProfile, Field(file, c, "plugins").GetSpan(), fmt::format("unknown plugin `{}`", unknown));
-        return nullptr;
-      }
-      profile = std::move(*restricted);
+    std::optional<ProfileProblem> problem;
+    std::optional<rt::Profile> profile = ChooseProfile(choice, diags, problem);
+    if (problem) {
+      bool plugins_named = problem->part == ProfileProblem::Part::kPlugins;
+      Diagnostic& d =
+          diags.Error(DiagCode::kBadProfile, Field(file, c, plugins_named ? "plugins" : "profile").GetSpan(), problem->message);
+      if (!problem->closest.empty()) d.help = fmt::format("did you mean `{}`?", problem->closest);
     }
+    if (!profile) return nullptr;
     std::vector<std::shared_ptr<const Source>> sources;
     for (const std::string& p : policies) {
       std::shared_ptr<Source> s = ReadNamed(p, Field(file, c, "policies"), diags);
@@ -342,7 +339,7 @@ class Runner final : public k8s::ObjectVisitor {
     }
     engine::EngineOptions options;
     if (options_.coverage) options.disabled_passes = {"all"};  // every rule as written, where coverage points
-    std::unique_ptr<engine::Engine> made = engine::Engine::Create(std::move(profile), sources, options, diags);
+    std::unique_ptr<engine::Engine> made = engine::Engine::Create(std::move(*profile), sources, options, diags);
     if (!made) return nullptr;
     return engines.emplace(key, std::move(made)).first->second.get();
   }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "runtime/sched/profile.h"
 #include "support/source.h"
 
 namespace policy::tooling {
@@ -29,7 +30,7 @@ struct TestOptions {
   std::vector<std::string> policy_dirs;  ///< where policies not beside the file are looked up
   bool coverage = false;
   /// Whose semantics the cases follow (1.MINOR; `--kubernetes-version`).
-  int kube_minor = 34;
+  int kube_minor = rt::kDefaultKubeMinor;
   /// Snapshot files (a test's `snapshot:` without inline objects) load
   /// through the snapshot cache, as check loads them (`--no-cache`: off).
   bool cache = true;

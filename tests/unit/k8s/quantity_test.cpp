@@ -139,7 +139,7 @@ TEST_CASE("to string picks a canonical suffix") {
   CHECK(Quantity().ToString() == "0");
 }
 
-TEST_CASE("amounts as written back are exact, as a person reads them rounded") {
+TEST_CASE("amounts written back are exact and amounts a person reads are rounded") {
   CHECK(policy::k8s::WrittenAmount("cpu", 47910) == "47910m");
   CHECK(policy::k8s::ReadableAmount("cpu", 47910) == "47.91");
   CHECK(policy::k8s::ReadableAmount("cpu", 12000) == "12");
