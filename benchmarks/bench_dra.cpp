@@ -39,6 +39,8 @@
 #include "compiler/cel/compile.h"
 #include "compiler/codegen/jit.h"
 #include "runtime/columnar/device_table.h"
+#include "runtime/dra/selector_evaluator.h"
+#include "runtime/sched/selector_kernels.h"
 #include "k8s/pod_reader.h"
 #include "runtime/engine/engine.h"
 
@@ -226,17 +228,14 @@ void SelectorOverDevices(benchmark::State& state, bool compile, bool fresh) {
   std::vector<rt::DeviceColumns::Ref> refs;
   for (const rt::DeviceTable::Device& d : table->Devices()) refs.push_back({d.slice->driver, d.device});
   rt::DeviceSelectors selectors;
-  if (compile) {
-    selectors.mode = rt::DeviceSelectors::Mode::kCompile;
-    selectors.jit = std::make_shared<codegen::Jit>();
-  }
+  if (compile) selectors.decider = std::make_shared<rt::KernelSelectorDecider>(std::make_shared<codegen::Jit>(), false);
   auto columns = std::make_unique<rt::DeviceColumns>(refs, 0, selectors);
-  columns->Selector(RichSelector(0));  // builds the columns, compiles the shape
+  columns->Selector(RichSelector(0), dra::Evaluator());  // builds the columns, compiles the shape
   size_t matching = 0;
   int64_t i = 1;
   for (auto _ : state) {
     if (fresh) columns = std::make_unique<rt::DeviceColumns>(refs, 0, selectors);
-    std::shared_ptr<const rt::SelectorVerdicts> v = columns->Selector(RichSelector(i++));
+    std::shared_ptr<const rt::SelectorVerdicts> v = columns->Selector(RichSelector(i++), dra::Evaluator());
     if (v->compiled != compile) return state.SkipWithError("the selector was not decided as asked");
     matching = static_cast<size_t>(std::count(v->match.begin(), v->match.end(), 1));
   }

@@ -5,62 +5,16 @@
 
 #include <fmt/format.h>
 
-#include "compiler/cel/compile.h"
 #include "k8s/decode.h"
 #include "k8s/object_reader.h"
 
 namespace policy::rt {
 namespace {
 
-// Bytes [begin, end) of a selector's expression in its file, when it is
-// written on one line there; else the object.
-Span SelectorSpan(Span object, const k8s::CelSelector& s, uint32_t begin, uint32_t end) {
-  if (!object.Valid() || s.line == 0 || s.expression.find('\n') != std::string::npos) return object;
-  uint32_t at = object.source->LineStart(s.line);
-  std::string_view text = object.source->Text();
-  for (uint32_t column = 1; column < s.column && at < text.size();) {  // columns count characters
-    ++at;
-    if (at >= text.size() || (static_cast<unsigned char>(text[at]) & 0xC0) != 0x80) ++column;
-  }
-  uint32_t from = std::min<uint32_t>(at + begin, static_cast<uint32_t>(text.size()));
-  return Span{object.source, from, std::min<uint32_t>(std::max(at + end, from + 1), static_cast<uint32_t>(text.size()))};
-}
-
-}  // namespace
-
-void CheckCelSelectors(const std::vector<k8s::CelSelector>& selectors, Span where, DiagnosticSink& diags) {
-  for (const k8s::CelSelector& s : selectors) {
-    std::shared_ptr<const cel::Program> program = cel::Compile(s.expression);
-    for (const cel::Problem& p : program->problems) {
-      Span at = SelectorSpan(where, s, p.begin, p.end);
-      Diagnostic& d = diags.Warning(p.syntax ? DiagCode::kCelSyntax : DiagCode::kCelType, at, p.message,
-                                    p.syntax ? "not CEL" : "here");
-      d.help = "kube-scheduler fails allocating any claim that meets this selector (`CEL compile error`)";
-    }
-    if (program->TooComplex()) {
-      Diagnostic& d = diags.Warning(DiagCode::kCelTooComplex,
-                                    SelectorSpan(where, s, 0, static_cast<uint32_t>(s.expression.size())),
-                                    "the API server would refuse this selector: " + cel::TooComplexMessage(program->cost),
-                                    "this selector");
-      d.help = fmt::format("kube validates a selector's worst-case cost when it is written; evaluated here, it is "
-                           "cancelled at cost {} as kube-scheduler's is (`actual cost limit exceeded`)", cel::kCostLimit);
-    }
-  }
-}
-
-void CheckCelSelectors(const k8s::DeviceClaimSpec& spec, Span where, DiagnosticSink& diags) {
-  for (const k8s::DeviceRequest& r : spec.requests) {
-    for (const k8s::DeviceSubRequest& sub : r.alternatives) CheckCelSelectors(sub.selectors, where, diags);
-  }
-}
-
-namespace {
-
-
 class TableBuilder final : public k8s::ClusterVisitor {
  public:
-  TableBuilder(NodeTable& table, DiagnosticSink& diags, LoadReport& report)
-      : table_(table), diags_(diags), report_(report) {}
+  TableBuilder(NodeTable& table, DiagnosticSink& diags, LoadReport& report, SelectorCheck check)
+      : table_(table), diags_(diags), report_(report), check_(check) {}
 
   void OnNode(k8s::Node&& node, Span where) override {
     if (!table_.AddNode(node)) {
@@ -168,9 +122,13 @@ class TableBuilder final : public k8s::ClusterVisitor {
 
  private:
   void CheckSelectors(const std::vector<k8s::CelSelector>& selectors, Span where) {
-    CheckCelSelectors(selectors, where, diags_);
+    if (check_ != nullptr) check_(selectors, where, diags_);
   }
-  void CheckSelectors(const k8s::DeviceClaimSpec& spec, Span where) { CheckCelSelectors(spec, where, diags_); }
+  void CheckSelectors(const k8s::DeviceClaimSpec& spec, Span where) {
+    for (const k8s::DeviceRequest& r : spec.requests) {
+      for (const k8s::DeviceSubRequest& sub : r.alternatives) CheckSelectors(sub.selectors, where);
+    }
+  }
 
   void Duplicate(std::string_view what, const std::string& name, Span where,
                  const std::unordered_map<std::string, Span>& spans, const std::string& span_key = {}) {
@@ -198,6 +156,7 @@ class TableBuilder final : public k8s::ClusterVisitor {
   NodeTable& table_;
   DiagnosticSink& diags_;
   LoadReport& report_;
+  SelectorCheck check_;
   std::unordered_map<std::string, Span> node_spans_;  // name -> where, for duplicate reports
   std::unordered_map<std::string, Span> pod_spans_;
   std::unordered_map<std::string, Span> storage_spans_;  // "KIND name" -> where
@@ -212,11 +171,12 @@ std::unique_ptr<NodeTable> LoadCluster(std::span<const Source* const> sources, D
 }
 
 std::unique_ptr<NodeTable> LoadCluster(std::span<const Source* const> sources, std::span<const k8s::NodeRef> objects,
-                                       DiagnosticSink& diags, LoadReport* report, k8s::InputFormat format) {
+                                       DiagnosticSink& diags, LoadReport* report, k8s::InputFormat format,
+                                       SelectorCheck check) {
   LoadReport local;
   LoadReport& r = report != nullptr ? *report : local;
   auto table = std::make_unique<NodeTable>();
-  TableBuilder builder(*table, diags, r);
+  TableBuilder builder(*table, diags, r, check);
   for (const Source* source : sources) {
     k8s::ClusterReadStats stats;
     if (!k8s::ReadCluster(*source, builder, diags, &stats, format)) return nullptr;
@@ -322,7 +282,7 @@ bool LoadSnapshotObjects(const std::vector<SnapshotFile>& files, const CacheOpti
 
 std::unique_ptr<NodeTable> LoadClusterFiles(const std::vector<SnapshotFile>& files, const CacheOptions& cache,
                                             DiagnosticSink& diags, LoadReport* report,
-                                            std::vector<std::shared_ptr<const Source>>& read) {
+                                            std::vector<std::shared_ptr<const Source>>& read, SelectorCheck check) {
   LoadReport local;
   LoadReport& r = report != nullptr ? *report : local;
   std::vector<std::string> paths = CacheablePaths(files, cache);
@@ -358,7 +318,7 @@ std::unique_ptr<NodeTable> LoadClusterFiles(const std::vector<SnapshotFile>& fil
   }
 
   auto table = std::make_unique<NodeTable>();
-  TableBuilder builder(*table, diags, r);
+  TableBuilder builder(*table, diags, r, check);
   size_t before = diags.All().size();
   for (const SnapshotFile& file : files) {
     std::shared_ptr<const Source> source = SourceOf(file, diags);

@@ -17,14 +17,12 @@
 
 namespace policy::rt {
 
-/// What is wrong with DRA CEL selectors, said where they are written
-/// (`object`: the object's span; a selector's own line and column place the
-/// words): a selector that does not compile, and one the API server would
-/// refuse as too complex (kube's cost estimate). Warnings: the object loads,
-/// and the allocator fails on it as kube's does. The snapshot loader and
-/// `--pod` manifests say them alike.
-void CheckCelSelectors(const std::vector<k8s::CelSelector>& selectors, Span object, DiagnosticSink& diags);
-void CheckCelSelectors(const k8s::DeviceClaimSpec& spec, Span object, DiagnosticSink& diags);
+/// What is wrong with DRA CEL selectors, said as warnings where they are
+/// written (`object`: the object's span): the check a load runs on every
+/// DeviceClass, ResourceClaim and ResourceClaimTemplate it reads, when its
+/// caller gives one (runtime/dra/selector_check.h: the loader itself
+/// compiles no CEL).
+using SelectorCheck = void (*)(const std::vector<k8s::CelSelector>& selectors, Span object, DiagnosticSink& diags);
 
 /// What the load saw, beyond what the table holds.
 struct LoadReport {
@@ -54,7 +52,7 @@ std::unique_ptr<NodeTable> LoadCluster(std::span<const Source* const> sources, D
 /// after the sources.
 std::unique_ptr<NodeTable> LoadCluster(std::span<const Source* const> sources, std::span<const k8s::NodeRef> objects,
                                        DiagnosticSink& diags, LoadReport* report = nullptr,
-                                       k8s::InputFormat format = k8s::InputFormat::kAuto);
+                                       k8s::InputFormat format = k8s::InputFormat::kAuto, SelectorCheck check = nullptr);
 /// One file of a snapshot: its path, and its text when the caller has read
 /// it (standard input); the loader reads the others itself — or replays
 /// their cache (snapshot_cache.h).
@@ -69,7 +67,7 @@ struct SnapshotFile {
 /// appended to `read` (objects' spans point into them: keep them alive).
 std::unique_ptr<NodeTable> LoadClusterFiles(const std::vector<SnapshotFile>& files, const CacheOptions& cache,
                                             DiagnosticSink& diags, LoadReport* report,
-                                            std::vector<std::shared_ptr<const Source>>& read);
+                                            std::vector<std::shared_ptr<const Source>>& read, SelectorCheck check = nullptr);
 /// The snapshot's Node objects and bound pods, whole (SnapshotObjectList):
 /// from the objects cache when `cache` allows and has one of the files as
 /// they are now, else read from the files (and that cache written). Only

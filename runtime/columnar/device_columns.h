@@ -3,15 +3,11 @@
 /// answer over all of them, kept while the ResourceSlices stay as they are
 /// (a claim allocated or freed changes the DeviceTable, not these).
 ///
-/// A selector is answered by the reference evaluator (compiler/cel/eval.h),
-/// device by device, or compiled: lowered to the IR (compiler/lower/
-/// cel_selector.h), bound to a NodeTable whose rows are the devices (the
-/// driver, each attribute under its type's label, each capacity as an
-/// allocatable resource) and run as a native filter kernel over every row.
-/// A selector the back end does not compile, or one that reads a capacity
-/// some device has that milli-units do not hold exactly, is evaluated. With
-/// kVerify both run and a difference aborts, as --verify-jit does for the
-/// policies' kernels.
+/// The columns keep answers; they decide nothing themselves. A
+/// SelectorDecider does, from above: the reference evaluator device by
+/// device (runtime/dra/selector_evaluator.h), or a native kernel over all
+/// of them, checked against the evaluator if asked (runtime/sched/
+/// selector_kernels.h), as the engine's options choose.
 
 #include <cstdint>
 #include <memory>
@@ -23,13 +19,7 @@
 
 #include "k8s/dra.h"
 
-namespace policy::codegen {
-class Jit;
-}
-
 namespace policy::rt {
-
-class NodeTable;
 
 /// One selector's answer per device: 1 matches, 0 does not, -1 failed
 /// (errors[device] says why).
@@ -40,26 +30,41 @@ struct SelectorVerdicts {
   bool compiled = false;      ///< a native kernel decided it
 };
 
-/// How selectors are decided.
-struct DeviceSelectors {
-  enum class Mode : uint8_t { kEvaluate, kCompile, kVerify };
-  Mode mode = Mode::kEvaluate;
-  /// kCompile: tables with fewer devices are evaluated (compiling a new
-  /// selector costs about what evaluating it on this many devices does).
-  size_t compile_from = 0;
-  std::shared_ptr<codegen::Jit> jit;  ///< kCompile, kVerify
+/// A device and its driver, pointing into the storage objects.
+struct DeviceRef {
+  std::string_view driver;
+  const k8s::Device* device = nullptr;
+  bool operator==(const DeviceRef&) const = default;
+};
 
+/// What a SelectorDecider keeps of one set of devices between selectors
+/// (the devices as a table, built at its first selector).
+struct DeciderMemo {
+  virtual ~DeciderMemo() = default;
+};
+
+/// Decides CEL selectors over devices.
+class SelectorDecider {
+ public:
+  virtual ~SelectorDecider() = default;
+  /// `expression` on every one of `devices`, in their order. `memo` is this
+  /// decider's memory of these devices (null at first; what it leaves there
+  /// comes back with the next selector over the same devices). Called with
+  /// no other call on the same memo meanwhile.
+  virtual std::shared_ptr<SelectorVerdicts> Decide(const std::string& expression, const std::vector<DeviceRef>& devices,
+                                                   std::unique_ptr<DeciderMemo>& memo) const = 0;
+};
+
+/// How a table's selectors are decided: by `decider`, or (none) by what the
+/// caller asking falls back to.
+struct DeviceSelectors {
+  std::shared_ptr<const SelectorDecider> decider;
   bool operator==(const DeviceSelectors&) const = default;
 };
 
 class DeviceColumns {
  public:
-  /// A device and its driver, pointing into the storage objects.
-  struct Ref {
-    std::string_view driver;
-    const k8s::Device* device = nullptr;
-    bool operator==(const Ref&) const = default;
-  };
+  using Ref = DeviceRef;
   DeviceColumns(std::vector<Ref> devices, uint64_t slices_version, DeviceSelectors how);
   ~DeviceColumns();
   DeviceColumns(const DeviceColumns&) = delete;
@@ -71,8 +76,9 @@ class DeviceColumns {
     return slices_version == slices_version_ && how == how_ && devices == devices_;
   }
   size_t Size() const { return devices_.size(); }
-  /// `expression` on every device (decided at the first ask, then kept).
-  std::shared_ptr<const SelectorVerdicts> Selector(const std::string& expression) const;
+  /// `expression` on every device: decided at the first ask (by the
+  /// decider these columns were made with, else by `fallback`), then kept.
+  std::shared_ptr<const SelectorVerdicts> Selector(const std::string& expression, const SelectorDecider& fallback) const;
 
   /// Selectors decided so far by a native kernel and by the evaluator.
   struct Counts {
@@ -81,18 +87,14 @@ class DeviceColumns {
   Counts Decided() const;
 
  private:
-  std::shared_ptr<SelectorVerdicts> Evaluate(const std::string& expression) const;
-  std::shared_ptr<SelectorVerdicts> Compile(const std::string& expression) const;
-  void BuildTable() const;
-
   std::vector<Ref> devices_;
   uint64_t slices_version_;
   DeviceSelectors how_;
   mutable std::mutex mu_;
   mutable std::unordered_map<std::string, std::shared_ptr<const SelectorVerdicts>> selectors_;
   mutable Counts counts_;
-  struct Compiled;  // the device NodeTable and what compiling needs, built at the first compiled selector
-  mutable std::unique_ptr<Compiled> compiled_;
+  mutable std::unique_ptr<DeciderMemo> memo_;  // the decider's
+  mutable const SelectorDecider* memo_of_ = nullptr;
 };
 
 }  // namespace policy::rt

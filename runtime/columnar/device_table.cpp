@@ -141,7 +141,8 @@ std::shared_ptr<const std::vector<int64_t>> DeviceTable::Capacity(const std::str
   return kept;
 }
 
-std::shared_ptr<const std::vector<int8_t>> DeviceTable::Combined(const std::vector<std::string>& expressions) const {
+std::shared_ptr<const std::vector<int8_t>> DeviceTable::Combined(const std::vector<std::string>& expressions,
+                                                                 const SelectorDecider& fallback) const {
   std::string key;
   for (const std::string& e : expressions) key += e + '\0';
   {
@@ -150,7 +151,7 @@ std::shared_ptr<const std::vector<int8_t>> DeviceTable::Combined(const std::vect
     if (it != combined_.end()) return it->second;
   }
   std::vector<std::shared_ptr<const Verdicts>> each;
-  for (const std::string& e : expressions) each.push_back(Selector(e));
+  for (const std::string& e : expressions) each.push_back(Selector(e, fallback));
   auto out = std::make_shared<std::vector<int8_t>>(devices_.size(), 1);
   for (uint32_t i = 0; i < devices_.size(); ++i) {
     for (const auto& v : each) {

@@ -55,14 +55,18 @@ class DeviceTable {
   /// Its node-local devices alone, and whether any shared slice exists.
   std::span<const uint32_t> LocalDevices(RowId row) const;
   bool HasShared() const { return !shared_.empty(); }
-  /// `expression` on every device (decided at the first ask, and kept
-  /// while the ResourceSlices stay: by DeviceColumns).
-  std::shared_ptr<const Verdicts> Selector(const std::string& expression) const { return columns_->Selector(expression); }
+  /// `expression` on every device (decided at the first ask, by the
+  /// table's decider else `fallback`, and kept while the ResourceSlices
+  /// stay: by DeviceColumns).
+  std::shared_ptr<const Verdicts> Selector(const std::string& expression, const SelectorDecider& fallback) const {
+    return columns_->Selector(expression, fallback);
+  }
   const std::shared_ptr<const DeviceColumns>& Columns() const { return columns_; }
   /// Every one of `expressions` in order (a class's selectors, then a
   /// request's), per device: 1 all match, 0 one does not (before any
   /// fails), -1 one fails first. Kept like Selector's.
-  std::shared_ptr<const std::vector<int8_t>> Combined(const std::vector<std::string>& expressions) const;
+  std::shared_ptr<const std::vector<int8_t>> Combined(const std::vector<std::string>& expressions,
+                                                      const SelectorDecider& fallback) const;
 
   /// For native kernels (`node.devices` in a policy): every row's devices
   /// as DevicesOf gives them, row r's at ids[begin[r] .. begin[r + 1]);

@@ -13,6 +13,7 @@
 #include "compiler/cel/eval.h"
 #include "compiler/cel/explain.h"
 #include "k8s/node_match.h"
+#include "runtime/dra/selector_evaluator.h"
 
 namespace policy::dra {
 namespace {
@@ -162,15 +163,15 @@ void Allocator::Prepare() {
   for (Request& r : requests_) {
     for (Request::Alternative& alt : r.alternatives) {
       if (alt.klass != nullptr) {
-        for (const k8s::CelSelector& s : alt.klass->selectors) alt.class_verdicts.push_back(devices_->Selector(s.expression));
+        for (const k8s::CelSelector& s : alt.klass->selectors) alt.class_verdicts.push_back(devices_->Selector(s.expression, Evaluator()));
       }
-      for (const k8s::CelSelector& s : alt.sub->selectors) alt.request_verdicts.push_back(devices_->Selector(s.expression));
+      for (const k8s::CelSelector& s : alt.sub->selectors) alt.request_verdicts.push_back(devices_->Selector(s.expression, Evaluator()));
       std::vector<std::string> all;
       if (alt.klass != nullptr) {
         for (const k8s::CelSelector& s : alt.klass->selectors) all.push_back(s.expression);
       }
       for (const k8s::CelSelector& s : alt.sub->selectors) all.push_back(s.expression);
-      alt.combined = devices_->Combined(all);
+      alt.combined = devices_->Combined(all, Evaluator());
     }
   }
 }
@@ -422,7 +423,7 @@ std::string Allocator::WhyNot(uint32_t id, const Request& r, size_t alternative)
   cel::DeviceInput input{d.slice->driver, d.device};
   auto first_false = [&](const std::vector<k8s::CelSelector>& written, std::string_view whose) -> std::string {
     for (size_t i = 0; i < written.size(); ++i) {
-      if (devices_->Selector(written[i].expression)->match[id] != 0) continue;
+      if (devices_->Selector(written[i].expression, Evaluator())->match[id] != 0) continue;
       std::shared_ptr<const cel::Program> p = cel::Compile(written[i].expression);
       if (!p->expr) continue;
       cel::FalseBecause why = cel::ExplainFalse(*p->expr, input);

@@ -2,7 +2,17 @@
 
 #include <mutex>
 
+#include "runtime/dra/selector_check.h"
+
 namespace policy::engine {
+namespace {
+
+// What a load says of DRA CEL selectors (the loader compiles no CEL).
+void CheckSelectors(const std::vector<k8s::CelSelector>& selectors, Span object, DiagnosticSink& diags) {
+  dra::CheckCelSelectors(selectors, object, diags);
+}
+
+}  // namespace
 
 struct Cluster::KeysRead {
   std::mutex mutex;
@@ -55,7 +65,7 @@ std::unique_ptr<Cluster> Cluster::Load(const std::vector<std::shared_ptr<const S
   std::vector<const Source*> sources;
   for (const std::shared_ptr<const Source>& f : files) sources.push_back(f.get());
   rt::LoadReport report;
-  std::unique_ptr<rt::NodeTable> table = rt::LoadCluster(sources, objects, diags, &report);
+  std::unique_ptr<rt::NodeTable> table = rt::LoadCluster(sources, objects, diags, &report, k8s::InputFormat::kAuto, &CheckSelectors);
   if (!table) return nullptr;
   std::unique_ptr<Cluster> cluster(new Cluster(std::move(table)));
   cluster->report_ = report;
@@ -66,7 +76,7 @@ std::unique_ptr<Cluster> Cluster::LoadFiles(const std::vector<rt::SnapshotFile>&
                                             DiagnosticSink& diags) {
   rt::LoadReport report;
   std::vector<std::shared_ptr<const Source>> read;
-  std::unique_ptr<rt::NodeTable> table = rt::LoadClusterFiles(files, cache, diags, &report, read);
+  std::unique_ptr<rt::NodeTable> table = rt::LoadClusterFiles(files, cache, diags, &report, read, &CheckSelectors);
   if (!table) return nullptr;
   std::unique_ptr<Cluster> cluster(new Cluster(std::move(table)));
   cluster->report_ = std::move(report);

@@ -13,7 +13,7 @@
 #include "support/diagnostic.h"
 #include "runtime/columnar/cluster_loader.h"
 #include "runtime/columnar/node_table.h"
-#include "runtime/columnar/table_dictionary.h"
+#include "runtime/sched/table_dictionary.h"
 #include "runtime/engine/pod_template.h"
 
 namespace policy::engine {

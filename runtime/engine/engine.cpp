@@ -13,6 +13,7 @@
 #include "runtime/sched/default_spread.h"
 #include "runtime/sched/resolve_claims.h"
 #include "runtime/sched/resolve_volumes.h"
+#include "runtime/sched/selector_kernels.h"
 #include "stdlib/embedded.h"
 
 namespace policy::engine {
@@ -36,11 +37,10 @@ struct Engine::State {
     // Selectors as the plugins: the evaluator for the interpreter, native
     // kernels for the JIT (checked with verify_kernels), and for the
     // engines that choose, kernels from enough devices to pay for them.
-    using Mode = rt::DeviceSelectors::Mode;
     if (options.backend == Backend::kInterp) return;
-    device_selectors.mode = options.verify_kernels ? Mode::kVerify : Mode::kCompile;
-    if (options.backend != Backend::kJit) device_selectors.compile_from = options.selectors_compile_from;
-    device_selectors.jit = std::make_shared<codegen::Jit>(codegen::JitOptions{.opt_level = options.jit_opt_level});
+    device_selectors.decider = std::make_shared<rt::KernelSelectorDecider>(
+        std::make_shared<codegen::Jit>(codegen::JitOptions{.opt_level = options.jit_opt_level}), options.verify_kernels,
+        options.backend == Backend::kJit ? 0 : options.selectors_compile_from);
   }
 
   /// Compiles stdlib file `path` once; its index, or nullopt after diagnostics.

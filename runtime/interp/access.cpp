@@ -7,6 +7,7 @@
 #include "compiler/ir/scalar.h"
 #include "k8s/quantity.h"
 #include "runtime/columnar/device_table.h"
+#include "runtime/dra/selector_evaluator.h"
 #include "runtime/interp/interpreter.h"
 
 namespace policy::rt {
@@ -335,7 +336,7 @@ bool Interpreter::CelMatches(const Value& device, ir::NodeId text) {
   if (it == cel_.end()) {
     const auto* literal = std::get_if<ir::StringConst>(&program_.nodes[text]);
     if (literal == nullptr) return false;  // lowering makes it a constant; nothing else reaches here
-    it = cel_.emplace(cel_.end(), text, devices->Selector(literal->value));
+    it = cel_.emplace(cel_.end(), text, devices->Selector(literal->value, dra::Evaluator()));
   }
   size_t i = static_cast<size_t>(device.i);
   return i < it->second->match.size() && it->second->match[i] == 1;

@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "runtime/dra/selector_evaluator.h"
+
 namespace policy::rt {
 
 KernelColumns::KernelColumns(const codegen::CompiledFunction& kernels, const NodeTable& table, Interpreter* interp,
@@ -67,7 +69,7 @@ KernelColumns::KernelColumns(const codegen::CompiledFunction& kernels, const Nod
       capacity_columns_.push_back(capacities_.back()->data());
     }
     for (const std::string& text : kernels.device_selectors) {
-      selectors_.push_back(devices_->Selector(text));
+      selectors_.push_back(devices_->Selector(text, dra::Evaluator()));
       const std::vector<int8_t>& match = selectors_.back()->match;
       selector_columns_.push_back(match.empty() ? reinterpret_cast<const int8_t*>(zeros) : match.data());
     }

@@ -8,6 +8,7 @@
 #include "runtime/engine/cluster.h"
 #include "runtime/columnar/cluster_loader.h"
 #include "runtime/columnar/node_table.h"
+#include "runtime/dra/selector_check.h"
 #include "runtime/sched/resolve_volumes.h"
 #include "support/suggest.h"
 
@@ -39,9 +40,9 @@ void AddManifestObjects(k8s::Manifest& manifest, engine::Cluster& cluster) {
 
 void CheckManifestSelectors(const k8s::Manifest& manifest, const Source& source, DiagnosticSink& diags) {
   Span file{&source, 0, 1};  // the objects keep no span of their own; each selector its line and column
-  for (const k8s::DeviceClass& c : manifest.device_classes) rt::CheckCelSelectors(c.selectors, file, diags);
-  for (const k8s::ResourceClaim& c : manifest.resource_claims) rt::CheckCelSelectors(c.spec, file, diags);
-  for (const k8s::ResourceClaimTemplate& t : manifest.claim_templates) rt::CheckCelSelectors(t.spec, file, diags);
+  for (const k8s::DeviceClass& c : manifest.device_classes) dra::CheckCelSelectors(c.selectors, file, diags);
+  for (const k8s::ResourceClaim& c : manifest.resource_claims) dra::CheckCelSelectors(c.spec, file, diags);
+  for (const k8s::ResourceClaimTemplate& t : manifest.claim_templates) dra::CheckCelSelectors(t.spec, file, diags);
 }
 
 std::optional<std::string> UnknownNode(const rt::NodeTable& table, const std::vector<std::string>& names,

@@ -41,7 +41,7 @@ bool LoadSnapshotObjects(const std::vector<rt::SnapshotFile>& files, const rt::C
 /// snapshot's of the same name, as applying the manifest would.
 void AddManifestObjects(k8s::Manifest& manifest, engine::Cluster& cluster);
 /// What is wrong with the CEL selectors of the DRA objects a manifest brings
-/// (rt::CheckCelSelectors), said in `source`, the manifest's file.
+/// (dra::CheckCelSelectors), said in `source`, the manifest's file.
 void CheckManifestSelectors(const k8s::Manifest& manifest, const Source& source, DiagnosticSink& diags);
 
 /// Each bound pod's priority as admission gave it (spec.priority, else its

@@ -1,5 +1,5 @@
 // CEL device selectors compiled to native kernels over the device columns
-// (compiler/lower/cel_selector.h, runtime/columnar/device_columns.h), held
+// (compiler/lower/cel_selector.h, runtime/sched/selector_kernels.h), held
 // to the reference evaluator on every device: the same verdict (match, no
 // match, error) and the same error words, for selectors that lower and for
 // those that stay with the evaluator.
@@ -16,6 +16,8 @@
 #include "compiler/lang/schema.h"
 #include "compiler/lower/cel_selector.h"
 #include "runtime/columnar/device_columns.h"
+#include "runtime/dra/selector_evaluator.h"
+#include "runtime/sched/selector_kernels.h"
 
 using namespace policy;
 
@@ -128,16 +130,14 @@ const char* const kEvaluated[] = {
 
 TEST_CASE("a compiled selector answers as the evaluator on every device") {
   Devices devices;
-  rt::DeviceSelectors compile;
-  compile.mode = rt::DeviceSelectors::Mode::kCompile;
-  compile.jit = std::make_shared<codegen::Jit>();
+  rt::DeviceSelectors compile{std::make_shared<rt::KernelSelectorDecider>(std::make_shared<codegen::Jit>(), false)};
   rt::DeviceColumns compiled(devices.Refs(), 1, compile);
   rt::DeviceColumns evaluated(devices.Refs(), 1, {});
   for (const char* selector : kLowered) {
     std::string text = selector;
     CAPTURE(text);
-    auto a = compiled.Selector(selector);
-    auto b = evaluated.Selector(selector);
+    auto a = compiled.Selector(selector, dra::Evaluator());
+    auto b = evaluated.Selector(selector, dra::Evaluator());
     CHECK(a->compiled);
     CHECK_FALSE(b->compiled);
     CHECK(a->match == b->match);
@@ -146,9 +146,9 @@ TEST_CASE("a compiled selector answers as the evaluator on every device") {
   for (const char* selector : kEvaluated) {
     std::string text = selector;
     CAPTURE(text);
-    auto a = compiled.Selector(selector);
+    auto a = compiled.Selector(selector, dra::Evaluator());
     CHECK_FALSE(a->compiled);
-    CHECK(a->match == evaluated.Selector(selector)->match);
+    CHECK(a->match == evaluated.Selector(selector, dra::Evaluator())->match);
   }
   CHECK(compiled.Decided().compiled == std::size(kLowered));
   CHECK(compiled.Decided().evaluated == std::size(kEvaluated));
@@ -160,7 +160,7 @@ TEST_CASE("the selectors meet matches misses and errors") {
   rt::DeviceColumns evaluated(devices.Refs(), 1, {});
   int seen[3] = {0, 0, 0};
   for (const char* selector : kLowered) {
-    for (int8_t m : evaluated.Selector(selector)->match) ++seen[m + 1];
+    for (int8_t m : evaluated.Selector(selector, dra::Evaluator())->match) ++seen[m + 1];
   }
   CHECK(seen[0] > 20);  // errors
   CHECK(seen[1] > 100);
@@ -169,29 +169,27 @@ TEST_CASE("the selectors meet matches misses and errors") {
 
 TEST_CASE("verifying compiles and evaluates and kernels are shared by shape") {
   Devices devices;
-  rt::DeviceSelectors verify;
-  verify.mode = rt::DeviceSelectors::Mode::kVerify;
-  verify.jit = std::make_shared<codegen::Jit>();
+  auto jit = std::make_shared<codegen::Jit>();
+  rt::DeviceSelectors verify{std::make_shared<rt::KernelSelectorDecider>(jit, true)};
   rt::DeviceColumns columns(devices.Refs(), 1, verify);
-  CHECK(columns.Selector(R"(device.attributes["gpu.example.com"].model == "H100")")->compiled);
+  CHECK(columns.Selector(R"(device.attributes["gpu.example.com"].model == "H100")", dra::Evaluator())->compiled);
   // Another constant, the same shape: the kernel is reused with other parameters.
-  CHECK(columns.Selector(R"(device.attributes["gpu.example.com"].model == "L4")")->compiled);
-  CHECK(verify.jit->CachedShapes() == 1);
+  CHECK(columns.Selector(R"(device.attributes["gpu.example.com"].model == "L4")", dra::Evaluator())->compiled);
+  CHECK(jit->CachedShapes() == 1);
 }
 
 TEST_CASE("a capacity milli-units do not hold exactly is evaluated") {
   Devices devices;
   devices.list[0].capacity.emplace_back("gpu.example.com/tiny", Q("1u"));
-  rt::DeviceSelectors compile;
-  compile.mode = rt::DeviceSelectors::Mode::kCompile;
-  compile.jit = std::make_shared<codegen::Jit>();
+  auto jit = std::make_shared<codegen::Jit>();
+  rt::DeviceSelectors compile{std::make_shared<rt::KernelSelectorDecider>(jit, false)};
   rt::DeviceColumns columns(devices.Refs(), 1, compile);
-  CHECK_FALSE(columns.Selector(R"(device.capacity["gpu.example.com"].tiny.compareTo(quantity("1m")) < 0)")->compiled);
-  CHECK(columns.Selector(R"(device.capacity["gpu.example.com"].memory.compareTo(quantity("1m")) > 0)")->compiled);
+  CHECK_FALSE(columns.Selector(R"(device.capacity["gpu.example.com"].tiny.compareTo(quantity("1m")) < 0)", dra::Evaluator())->compiled);
+  CHECK(columns.Selector(R"(device.capacity["gpu.example.com"].memory.compareTo(quantity("1m")) > 0)", dra::Evaluator())->compiled);
   // Fewer devices than compile_from: evaluated.
-  compile.compile_from = 1000;
-  rt::DeviceColumns few(devices.Refs(), 1, compile);
-  CHECK_FALSE(few.Selector(R"(device.driver == "gpu.example.com")")->compiled);
+  rt::DeviceSelectors from_1000{std::make_shared<rt::KernelSelectorDecider>(jit, false, 1000)};
+  rt::DeviceColumns few(devices.Refs(), 1, from_1000);
+  CHECK_FALSE(few.Selector(R"(device.driver == "gpu.example.com")", dra::Evaluator())->compiled);
 }
 
 TEST_CASE("lowering names what it does not compile") {

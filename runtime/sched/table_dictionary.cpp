@@ -1,4 +1,4 @@
-#include "runtime/columnar/table_dictionary.h"
+#include "runtime/sched/table_dictionary.h"
 
 namespace policy::rt {
 
