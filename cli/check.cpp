@@ -19,6 +19,7 @@
 #include "cli/engine_setup.h"
 #include "cli/commands.h"
 #include "runtime/tooling/input.h"
+#include "runtime/tooling/recorded_answer.h"
 #include "runtime/tooling/snapshot_objects.h"
 #include "cli/report.h"
 #include "runtime/tooling/structured_output.h"
@@ -253,10 +254,10 @@ class CheckRun {
       if (!recorded.empty()) {
         w.Key("recorded").String(recorded);
         w.Key("agrees");
-        switch (Agreement(recorded, a.placement.summary)) {
-          case Agrees::kSame: w.Bool(true); break;
-          case Agrees::kWording: w.String("wording"); break;
-          case Agrees::kDiffers: w.Bool(false); break;
+        switch (tooling::CompareRecorded(recorded, a.placement.summary)) {
+          case tooling::Agreement::kSame: w.Bool(true); break;
+          case tooling::Agreement::kWording: w.String("wording"); break;
+          case tooling::Agreement::kDiffers: w.Bool(false); break;
         }
       }
       if (a.suggestions) SuggestionsJson(*a.suggestions, w);
@@ -341,71 +342,14 @@ class CheckRun {
     return false;
   }
 
-  // A FitError summary with TaintToleration's reasons as 1.34.2 and later
-  // word them: before, each named its taint (`N node(s) had untolerated
-  // taint {k: v}`); their counts are added into one `node(s) had
-  // untolerated taint(s)` and the reasons sorted again as FitError sorts
-  // them (the "COUNT REASON" strings). Anything else comes back as it was.
-  static std::string TaintsUnnamed(std::string_view summary) {
-    constexpr std::string_view kAvailable = " nodes are available: ";
-    constexpr std::string_view kUnnamed = "node(s) had untolerated taint(s)";
-    size_t colon = summary.find(kAvailable);
-    if (colon == std::string_view::npos || !summary.ends_with('.')) return std::string(summary);
-    size_t start = colon + kAvailable.size();
-    std::string_view body = summary.substr(start, summary.size() - start - 1);
-    std::vector<std::string> reasons;
-    int64_t taints = 0;
-    for (size_t at = 0;;) {
-      // A reason ends at ", " before the next one's count.
-      size_t end = at;
-      while ((end = body.find(", ", end)) != std::string_view::npos &&
-             !(end + 2 < body.size() && std::isdigit(static_cast<unsigned char>(body[end + 2])))) {
-        end += 2;
-      }
-      std::string_view reason = body.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
-      size_t space = reason.find(' ');
-      int64_t count = 0;
-      std::string_view text = space == std::string_view::npos ? reason : reason.substr(space + 1);
-      bool counted = space != std::string_view::npos &&
-                     std::from_chars(reason.data(), reason.data() + space, count).ptr == reason.data() + space;
-      if (counted && (text.starts_with("node(s) had untolerated taint {") || text == kUnnamed)) {
-        taints += count;
-      } else {
-        reasons.emplace_back(reason);
-      }
-      if (end == std::string_view::npos) break;
-      at = end + 2;
-    }
-    if (taints > 0) reasons.push_back(fmt::format("{} {}", taints, kUnnamed));
-    std::sort(reasons.begin(), reasons.end());
-    return fmt::format("{}{}.", summary.substr(0, start), fmt::join(reasons, ", "));
-  }
-
   // What kube-scheduler last said about a Pending pod (its PodScheduled
   // condition's message, when the dump has one) beside policyc's summary,
-  // and whether the two agree; kube adds its preemption attempt after the
-  // summary (`... preemption: 0/N nodes are available: ...`, led from 1.34
-  // by DynamicResources' PostFilter: `no new claims to deallocate, `), which
-  // policyc's summary leaves out.
-  enum class Agrees { kSame, kWording, kDiffers };
-  // Whether kube's recorded PodScheduled message (its PostFilter postscript
-  // aside) says what `summary` says.
-  static Agrees Agreement(const std::string& recorded, const std::string& summary) {
-    std::string_view kube = recorded;
-    for (std::string_view postscript : {" preemption: ", " no new claims to deallocate", " still not schedulable",
-                                        " deallocation of ResourceClaim completed", " not eligible due to"}) {
-      if (size_t at = kube.find(postscript); at != std::string_view::npos) kube = kube.substr(0, at);
-    }
-    if (kube == summary) return Agrees::kSame;
-    if (TaintsUnnamed(kube) == TaintsUnnamed(summary)) return Agrees::kWording;
-    return Agrees::kDiffers;
-  }
-
+  // and whether the two agree (tooling/recorded_answer.h).
   static std::string Recorded(const std::string& recorded, const std::string& summary) {
     if (recorded.empty()) return "";
-    Agrees agrees = Agreement(recorded, summary);
-    if (agrees == Agrees::kSame) return "  kube-scheduler's recorded answer (status.conditions PodScheduled) is the same\n";
-    if (agrees == Agrees::kWording) {
+    tooling::Agreement agrees = tooling::CompareRecorded(recorded, summary);
+    if (agrees == tooling::Agreement::kSame) return "  kube-scheduler's recorded answer (status.conditions PodScheduled) is the same\n";
+    if (agrees == tooling::Agreement::kWording) {
       return "  kube-scheduler's recorded answer (status.conditions PodScheduled) is the same but for the taints' "
              "wording: kube-scheduler names each untolerated taint before 1.34.2 (--kubernetes-version 1.31 words it "
              "so)\n";

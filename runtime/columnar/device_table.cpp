@@ -15,11 +15,6 @@ namespace {
 // (they are computed again if asked).
 constexpr size_t kMaxSelectors = 1024;
 
-std::optional<std::string_view> LabelOf(const NodeTable& table, std::string_view key, RowId row) {
-  const LabelColumn* column = table.Label(key);
-  if (column == nullptr || column->domain[row] == 0) return std::nullopt;
-  return table.pool().Get(column->value[column->domain[row]]);
-}
 
 }  // namespace
 
@@ -88,7 +83,7 @@ std::vector<uint32_t> DeviceTable::DevicesOf(RowId row) const {
   for (const auto& [slice, ids] : shared_) {
     bool reaches = slice->all_nodes;
     if (!reaches && slice->node_selector) {
-      auto label = [&](std::string_view key) { return LabelOf(table_, key, row); };
+      auto label = [&](std::string_view key) { return table_.LabelValue(key, row); };
       reaches = std::any_of(slice->node_selector->begin(), slice->node_selector->end(),
                             [&](const k8s::NodeSelectorTerm& t) { return k8s::TermMatches(t, label, table_.NodeName(row)); });
     }

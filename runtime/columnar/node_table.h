@@ -186,6 +186,14 @@ class NodeTable {
   /// a label's per-domain values, where domain 0 is all there is).
   std::span<const int64_t> ZeroColumn() const { return zeros_; }
   const LabelColumn* Label(std::string_view key) const;
+  /// Row `row`'s value of label `key`; nullopt when the node has no such
+  /// label. The one label lookup every C++ predicate on a row uses
+  /// (k8s::TermMatches' `label`).
+  std::optional<std::string_view> LabelValue(std::string_view key, RowId row) const {
+    const LabelColumn* column = Label(key);
+    if (column == nullptr || column->domain[row] == 0) return std::nullopt;
+    return pool().Get(column->value[column->domain[row]]);
+  }
   const std::vector<LabelColumn>& Labels() const { return labels_; }
   const ResourceColumn* Resource(std::string_view name) const;
   const std::vector<ResourceColumn>& Resources() const { return resources_; }

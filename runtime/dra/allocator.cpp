@@ -24,14 +24,9 @@ constexpr size_t kReservedForMax = 256;
 std::string ClaimKey(const k8s::ResourceClaim& c) { return c.namespace_name + "/" + c.name; }
 
 
-std::optional<std::string_view> LabelOf(const rt::NodeTable& table, std::string_view key, rt::RowId row) {
-  const rt::LabelColumn* column = table.Label(key);
-  if (column == nullptr || column->domain[row] == 0) return std::nullopt;
-  return table.pool().Get(column->value[column->domain[row]]);
-}
 
 bool SelectorMatches(const std::vector<k8s::NodeSelectorTerm>& terms, const rt::NodeTable& table, rt::RowId row) {
-  auto label = [&](std::string_view key) { return LabelOf(table, key, row); };
+  auto label = [&](std::string_view key) { return table.LabelValue(key, row); };
   return std::any_of(terms.begin(), terms.end(),
                      [&](const k8s::NodeSelectorTerm& t) { return k8s::TermMatches(t, label, table.NodeName(row)); });
 }

@@ -22,11 +22,7 @@ namespace {
 // no terms: any node.
 bool Admits(const std::vector<k8s::NodeSelectorTerm>& terms, const rt::NodeTable& table, rt::RowId row) {
   if (terms.empty()) return true;
-  auto label = [&](std::string_view key) -> std::optional<std::string_view> {
-    const rt::LabelColumn* column = table.Label(key);
-    if (column == nullptr || column->domain[row] == 0) return std::nullopt;
-    return table.pool().Get(column->value[column->domain[row]]);
-  };
+  auto label = [&](std::string_view key) { return table.LabelValue(key, row); };
   // The node volume.CheckNodeAffinity builds has labels and no name.
   return std::any_of(terms.begin(), terms.end(), [&](const k8s::NodeSelectorTerm& t) { return k8s::TermMatches(t, label, ""); });
 }

@@ -19,21 +19,16 @@ namespace {
 
 constexpr std::string_view kHostname = "kubernetes.io/hostname";
 
-std::optional<std::string_view> LabelOf(const NodeTable& table, std::string_view key, RowId row) {
-  const LabelColumn* column = table.Label(key);
-  if (column == nullptr || column->domain[row] == 0) return std::nullopt;
-  return table.pool().Get(column->value[column->domain[row]]);
-}
 
 // The pod's nodeSelector and required node affinity (nodeaffinity.RequiredNodeAffinity).
 bool MatchesNodeAffinity(const k8s::Pod& pod, const NodeTable& table, RowId row) {
   for (const auto& [key, value] : pod.node_selector) {
-    std::optional<std::string_view> have = LabelOf(table, key, row);
+    std::optional<std::string_view> have = table.LabelValue(key, row);
     if (!have || *have != value) return false;
   }
   const auto& affinity = pod.affinity.node_affinity;
   if (!affinity || !affinity->required) return true;
-  auto label = [&](std::string_view key) { return LabelOf(table, key, row); };
+  auto label = [&](std::string_view key) { return table.LabelValue(key, row); };
   return std::any_of(affinity->required->begin(), affinity->required->end(),
                      [&](const k8s::NodeSelectorTerm& term) { return k8s::TermMatches(term, label, table.NodeName(row)); });
 }
