@@ -30,6 +30,14 @@ bool Tolerates(const Toleration& t, std::string_view key, std::string_view value
   return t.op == TolerationOp::kExists || t.value == value;
 }
 
+bool ToleratedBy(const std::vector<Toleration>& tolerations, std::string_view key, std::string_view value,
+                 TaintEffect effect) {
+  for (const Toleration& t : tolerations) {
+    if (Tolerates(t, key, value, effect)) return true;
+  }
+  return false;
+}
+
 bool IsLabelValue(std::string_view value) {
   if (value.empty()) return true;
   if (value.size() > 63) return false;

@@ -13,6 +13,9 @@
 ///                     against the node's name; an empty term matches nothing
 ///   Tolerates         v1.Toleration.ToleratesTaint: effect (empty: any), key
 ///                     (empty: any), then Exists, or Equal with equal values
+///   Repels            TaintToleration's filter for one taint: NoSchedule or
+///                     NoExecute (PreferNoSchedule only scores), and no
+///                     toleration of the pod tolerates it
 
 #include <optional>
 #include <string_view>
@@ -50,5 +53,19 @@ bool TermMatches(const NodeSelectorTerm& term, Label&& label, std::string_view n
 
 bool Tolerates(const Toleration& t, std::string_view key, std::string_view value, TaintEffect effect);
 inline bool Tolerates(const Toleration& t, const Taint& taint) { return Tolerates(t, taint.key, taint.value, taint.effect); }
+/// Whether one of `tolerations` tolerates the taint.
+bool ToleratedBy(const std::vector<Toleration>& tolerations, std::string_view key, std::string_view value,
+                 TaintEffect effect);
+inline bool ToleratedBy(const std::vector<Toleration>& tolerations, const Taint& taint) {
+  return ToleratedBy(tolerations, taint.key, taint.value, taint.effect);
+}
+/// Whether the taint keeps a pod with `tolerations` off its node at filtering.
+inline bool Repels(const std::vector<Toleration>& tolerations, std::string_view key, std::string_view value,
+                   TaintEffect effect) {
+  return effect != TaintEffect::kPreferNoSchedule && !ToleratedBy(tolerations, key, value, effect);
+}
+inline bool Repels(const std::vector<Toleration>& tolerations, const Taint& taint) {
+  return Repels(tolerations, taint.key, taint.value, taint.effect);
+}
 
 }  // namespace policy::k8s

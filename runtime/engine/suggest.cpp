@@ -41,11 +41,6 @@ constexpr std::string_view kUnschedulableTaint = "node.kubernetes.io/unschedulab
 constexpr size_t kMaxTolerations = 8;
 constexpr std::string_view kHostnameLabel = "kubernetes.io/hostname";
 
-bool Tolerated(const k8s::Pod& pod, const k8s::Taint& taint) {
-  return std::any_of(pod.tolerations.begin(), pod.tolerations.end(),
-                     [&](const k8s::Toleration& t) { return k8s::Tolerates(t, taint); });
-}
-
 std::string TaintText(const k8s::Taint& t) {
   return t.value.empty() ? fmt::format("{}:{}", t.key, k8s::ToString(t.effect))
                          : fmt::format("{}={}:{}", t.key, t.value, k8s::ToString(t.effect));
@@ -211,7 +206,7 @@ class Suggester {
     if (untolerated_.size() <= id) untolerated_.resize(Table().TaintDictionary().size(), -1);
     if (untolerated_[id] < 0) {
       k8s::Taint taint = TaintOf(id);
-      untolerated_[id] = taint.effect != k8s::TaintEffect::kPreferNoSchedule && !Tolerated(pod_, taint);
+      untolerated_[id] = k8s::Repels(pod_.tolerations, taint);
     }
     return untolerated_[id] == 1;
   }

@@ -37,11 +37,7 @@ bool MatchesNodeAffinity(const k8s::Pod& pod, const NodeTable& table, RowId row)
 bool ToleratesTaints(const k8s::Pod& pod, const NodeTable& table, RowId row) {
   for (uint32_t id : table.Taints(row)) {
     const TaintEntry& taint = table.TaintDictionary()[id];
-    if (taint.effect == k8s::TaintEffect::kPreferNoSchedule) continue;
-    std::string_view key = table.pool().Get(taint.key), value = table.pool().Get(taint.value);
-    bool tolerated = std::any_of(pod.tolerations.begin(), pod.tolerations.end(),
-                                 [&](const k8s::Toleration& t) { return k8s::Tolerates(t, key, value, taint.effect); });
-    if (!tolerated) return false;
+    if (k8s::Repels(pod.tolerations, table.pool().Get(taint.key), table.pool().Get(taint.value), taint.effect)) return false;
   }
   return true;
 }

@@ -168,17 +168,10 @@ class Linter final : public k8s::ObjectVisitor {
     if (!MatchesSelectorAndAffinity(pod, n)) return false;
     if (n.unschedulable) {
       k8s::Taint cordon{"node.kubernetes.io/unschedulable", "", k8s::TaintEffect::kNoSchedule};
-      bool tolerated = std::any_of(pod.tolerations.begin(), pod.tolerations.end(),
-                                   [&](const k8s::Toleration& t) { return k8s::Tolerates(t, cordon); });
-      if (!tolerated) return false;
+      if (!k8s::ToleratedBy(pod.tolerations, cordon)) return false;
     }
-    for (const k8s::Taint& taint : n.taints) {
-      if (taint.effect == k8s::TaintEffect::kPreferNoSchedule) continue;
-      bool tolerated = std::any_of(pod.tolerations.begin(), pod.tolerations.end(),
-                                   [&](const k8s::Toleration& t) { return k8s::Tolerates(t, taint); });
-      if (!tolerated) return false;
-    }
-    return true;
+    return std::none_of(n.taints.begin(), n.taints.end(),
+                        [&](const k8s::Taint& taint) { return k8s::Repels(pod.tolerations, taint); });
   }
 
   // Values of label `key` on the nodes, most common first (for help).

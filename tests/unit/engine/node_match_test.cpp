@@ -111,11 +111,10 @@ bool AffinityHolds(const k8s::Pod& pod, const k8s::Node& node) {
                      [&](const k8s::NodeSelectorTerm& t) { return k8s::TermMatches(t, label, node.name); });
 }
 
+// The one "no hard taint goes untolerated" every C++ caller uses (k8s::Repels).
 bool TaintsTolerated(const k8s::Pod& pod, const k8s::Node& node) {
-  return std::all_of(node.taints.begin(), node.taints.end(), [&](const k8s::Taint& taint) {
-    return taint.effect == k8s::TaintEffect::kPreferNoSchedule ||
-           std::any_of(pod.tolerations.begin(), pod.tolerations.end(), [&](const k8s::Toleration& t) { return k8s::Tolerates(t, taint); });
-  });
+  return std::none_of(node.taints.begin(), node.taints.end(),
+                      [&](const k8s::Taint& taint) { return k8s::Repels(pod.tolerations, taint); });
 }
 
 std::unique_ptr<engine::Engine> EngineWith(const std::string& plugin) {
