@@ -193,6 +193,16 @@ def main():
         renamed = run(policyc, args)
         expect("shop/dx-0" in renamed[1] and "shop/db-0" not in renamed[1],
                f"drain did not read its pods from the objects cache: {renamed[1]}")
+        # Damaged past its checksum (remade): refused or read, never a crash.
+        for at in range(0, len(payload), max(1, len(payload) // 25)):
+            damaged = bytearray(payload)
+            damaged[at] ^= 0x5A
+            open(objects, "wb").write(with_checksum(good, bytes(damaged)))
+            answer = run(policyc, args)
+            expect(answer[0] in (0, 1) and "Sanitizer" not in answer[2],
+                   f"an objects cache damaged at byte {at} crashed drain: {answer[2][-300:]}")
+        open(objects, "wb").write(with_checksum(good, payload[: len(payload) // 2]))
+        expect(run(policyc, args) == run(policyc, args, cache=False), "an objects cache cut in half was used")
         # ... and a damaged one (a byte flipped, checksum not remade) is not trusted.
         data = bytearray(good)
         data[len(data) // 2] ^= 0xFF
