@@ -383,11 +383,14 @@ bool ReadObjectCache(const CacheOptions& options, const std::vector<std::string>
   if (!payload) return false;
   k8s::ArchiveReader in(*payload);
   SnapshotObjectList read;
+  // Objects are made as they are read, never ahead of the bytes: a count
+  // damaged past the checksum cannot ask for more memory than the file holds.
+  constexpr uint64_t kReserveAtMost = 4096;
   uint64_t nodes = in.U64();
   if (!in.Ok() || nodes > in.Remaining()) return false;  // each at least a byte
-  read.nodes.resize(nodes);
-  for (k8s::Node& n : read.nodes) {
-    if (!in.Get(n)) return false;
+  read.nodes.reserve(std::min(nodes, kReserveAtMost));
+  for (; nodes > 0; --nodes) {
+    if (!in.Get(read.nodes.emplace_back())) return false;
   }
   uint64_t pods = in.U64();
   if (!in.Ok() || pods > in.Remaining()) return false;
@@ -395,9 +398,9 @@ bool ReadObjectCache(const CacheOptions& options, const std::vector<std::string>
     out = std::move(read);
     return true;
   }
-  read.bound.resize(pods);
-  for (k8s::Pod& p : read.bound) {
-    if (!in.Get(p)) return false;
+  read.bound.reserve(std::min(pods, kReserveAtMost));
+  for (; pods > 0; --pods) {
+    if (!in.Get(read.bound.emplace_back())) return false;
   }
   if (!in.Ok() || !in.AtEnd()) return false;
   out = std::move(read);

@@ -208,7 +208,8 @@ def main():
         data[len(data) // 2] ^= 0xFF
         open(objects, "wb").write(bytes(data))
         expect(run(policyc, args) == run(policyc, args, cache=False), "a damaged objects cache was used")
-        expect(open(objects, "rb").read() == good, "a damaged objects cache was not written again")
+        # (its payload compared: the header's keys may now carry a content hash, the copy being new)
+        expect(payload_of(open(objects, "rb").read()) == payload, "a damaged objects cache was not written again")
         clear_cache()
         fresh = serve_answers(policyc, copy, cache=False)
         miss = serve_answers(policyc, copy, cache=True)
