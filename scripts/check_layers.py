@@ -11,6 +11,11 @@ whose types the engine's API speaks in (CLI_API_HEADERS).
 Every folder with C++ sources must have a layer: a new folder fails the
 check until it is placed in LAYERS.
 
+It also holds the plugin row to being the registry: no in-tree plugin's
+name (the `.name = "..."` of InTreePlugins(), runtime/sched/profile.cpp)
+appears as a string literal in the runtime, the server or the CLI outside
+that table. What C++ knows of a plugin is a field or hook of its row.
+
 usage: scripts/check_layers.py [--list]
 """
 import os
@@ -84,6 +89,31 @@ def source_files():
                 yield os.path.relpath(os.path.join(dirpath, name), ROOT)
 
 
+REGISTRY = "runtime/sched/profile.cpp"
+ROW_NAME = re.compile(r'\.name\s*=\s*"(\w+)"')
+REGISTRY_SCOPE = ("runtime/", "server/", "cli/", "include/")
+
+
+def plugin_names_outside_the_row(files):
+    """Problems: a plugin's name quoted in C++ of REGISTRY_SCOPE outside REGISTRY."""
+    names = set(ROW_NAME.findall(open(os.path.join(ROOT, REGISTRY), encoding="utf-8").read()))
+    if len(names) < 10:
+        return [f"{REGISTRY}: found {len(names)} plugin rows; the check reads `.name = \"...\"`"]
+    quoted = re.compile(r'"(' + "|".join(sorted(names)) + r')"')
+    problems = []
+    for path in files:
+        if path == REGISTRY or not path.startswith(REGISTRY_SCOPE) or not path.endswith((".h", ".cpp", ".c")):
+            continue
+        for line_no, line in enumerate(open(os.path.join(ROOT, path), encoding="utf-8", errors="replace"), 1):
+            code = line.split("//", 1)[0]
+            if code.lstrip().startswith(("*", "/*")):
+                continue  # a block comment's line
+            for m in quoted.finditer(code):
+                problems.append(f"{path}:{line_no}: names the plugin {m.group(1)}: say it with a field or hook "
+                                f"of its row ({REGISTRY})")
+    return problems
+
+
 def main():
     problems = []
     files = list(source_files())
@@ -125,12 +155,14 @@ def main():
             elif own_folder == "cli" and other[1] not in CLI_FOLDERS and included not in CLI_API_HEADERS:
                 problems.append(f"{path}:{line_no}: includes {included}: the CLI goes through the engine's API and "
                                 "the tooling layer (scripts/check_layers.py, CLI_API_HEADERS)")
+    problems += plugin_names_outside_the_row(files)
     if "--list" in sys.argv:
         for rank, folders in enumerate(LAYERS):
             print(f"{rank:2}  {'  '.join(folders)}")
     for p in problems:
         print(p)
-    print(f"{len(files)} files checked, {len(problems)} include{'s' if len(problems) != 1 else ''} or links across layers")
+    print(f"{len(files)} files checked, {len(problems)} include{'s' if len(problems) != 1 else ''} or links across layers "
+          "or plugin names outside their row")
     return 1 if problems else 0
 
 

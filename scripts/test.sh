@@ -48,7 +48,7 @@ suite docs quick "every doc example runs and prints what it shows; no link leave
   python3 tests/docs/examples_run.py --policyc build/policyc
 suite conformance quick "conformance (public corpus)" \
   python3 "$conformance/run.py" --policyc "build/policyc $v131" --policies policies --jobs 2
-suite layers quick "layers: no file includes, no library links, a layer above its own" python3 scripts/check_layers.py
+suite layers quick "layers: no file includes, no library links, a layer above its own; no plugin named outside its row" python3 scripts/check_layers.py
 suite yaml-json full "-o yaml prints what -o json does" python3 tests/cli/yaml_matches_json.py --policyc build/policyc
 suite output-cluster full "schedule --output-cluster reads back as the run left it" \
   python3 tests/cli/output_cluster_roundtrip.py --policyc build/policyc

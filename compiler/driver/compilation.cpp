@@ -27,7 +27,8 @@ bool CheckParams(const CompiledFile& file, const lower::ParamValues& params, Dia
   for (const auto& [policy_name, values] : params) {
     for (size_t p = 0; p < file.module.policies.size(); ++p) {
       const syntax::PolicyDecl& policy = file.module.policies[p];
-      if (policy.name != policy_name) continue;
+      bool every = policy_name == lower::kEveryPolicy;  // only where declared
+      if (policy.name != policy_name && !every) continue;
       for (const auto& [name, value] : values) {
         bool found = false;
         for (const auto& [member, type] : file.checked.policies[p].params) {
@@ -36,12 +37,12 @@ bool CheckParams(const CompiledFile& file, const lower::ParamValues& params, Dia
           found = true;
           if (!Fits(value, type)) {
             diags.Error(DiagCode::kBadProfile, decl.span,
-                        fmt::format("the profile gives `{}` of {} a value that is not a `{}`", name, policy_name,
+                        fmt::format("the profile gives `{}` of {} a value that is not a `{}`", name, policy.name,
                                     lang::ToString(type)));
             ok = false;
           }
         }
-        if (!found) {
+        if (!found && !every) {
           diags.Error(DiagCode::kBadProfile, policy.name_span,
                       fmt::format("the profile sets `{}`, which {} does not declare as a param", name, policy_name));
           ok = false;

@@ -121,8 +121,9 @@ class Lowerer {
   // A param's value: the profile's, when it sets one, else the default.
   ir::NodeId Param(const std::string& policy, const ParamDecl& param, TypeRef type) {
     const ParamValue* value = nullptr;
-    if (params_values_ != nullptr) {
-      if (auto p = params_values_->find(policy); p != params_values_->end()) {
+    for (const std::string& scope : {policy, std::string(kEveryPolicy)}) {
+      if (params_values_ == nullptr || value != nullptr) break;
+      if (auto p = params_values_->find(scope); p != params_values_->end()) {
         if (auto v = p->second.find(param.name); v != p->second.end()) value = &v->second;
       }
     }

@@ -17,8 +17,11 @@ namespace policy::lower {
 
 /// A value a scheduler profile gives a `param` (plugin args).
 using ParamValue = std::variant<int64_t, bool, std::string, std::vector<int64_t>, std::vector<std::string>>;
-/// policy name -> param name -> value.
+/// policy name -> param name -> value. Under kEveryPolicy, values for
+/// every policy that declares a param of that name (the release the
+/// profile follows, `kubernetesMinor`); a policy without it is not told.
 using ParamValues = std::map<std::string, std::map<std::string, ParamValue>>;
+inline constexpr const char* kEveryPolicy = "*";
 
 /// Lowers `checked`; `params` replace the defaults of the `param`s they name
 /// (CompileFile checks them against the declared types first).

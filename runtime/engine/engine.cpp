@@ -49,10 +49,11 @@ struct Engine::State {
     for (const stdlib::EmbeddedPolicy& e : stdlib::Sources()) {
       if (e.path != path) continue;
       auto source = std::make_shared<const Source>(std::string(e.path), std::string(e.text));
-      // The release's wording where it changed (stdlib/taint_toleration.policy),
-      // for the built-ins only: a policy of one's own declares no such param.
+      // The release the profile follows, to every built-in that declares
+      // `param kubernetesMinor` (where kube's wording changed:
+      // stdlib/taint_toleration.policy); not to a policy of one's own.
       lower::ParamValues params = profile.params;
-      params["TaintToleration"]["kubernetesMinor"] = int64_t{profile.kube_minor};
+      params[lower::kEveryPolicy]["kubernetesMinor"] = int64_t{profile.kube_minor};
       const driver::CompiledFile* file = compilation.Add(std::move(source), diags, &params);
       if (file == nullptr) return std::nullopt;
       files.push_back(file);
@@ -204,7 +205,8 @@ std::unique_ptr<PodPlan> Engine::PlanResolved(k8s::Pod pod, const Cluster& clust
   // profile's list) become the pod's own before anything reads it.
   const rt::Profile& profile = state_->profile;
   for (const rt::PluginSetting& p : profile.plugins) {
-    if (p.name != "PodTopologySpread" || !(p.filter || p.score)) continue;
+    const rt::InTreePlugin* row = rt::FindInTreePlugin(p.name);
+    if (row == nullptr || !row->default_spread || !(p.filter || p.score)) continue;
     rt::ApplyDefaultSpread(plan->pod_, cluster.Table(), profile.spread_defaults ? &*profile.spread_defaults : nullptr);
   }
   // Its priority from the snapshot (its volumes are resolved already).

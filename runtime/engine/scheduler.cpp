@@ -34,7 +34,7 @@ bool Admits(const std::vector<k8s::NodeSelectorTerm>& terms, const rt::NodeTable
 // claim's allocation does not reach it, the first such claim that reserves
 // no pod but this one is to be deallocated (kube picks one at random), so
 // that a later attempt may allocate it elsewhere. No message when the
-// profile has no DynamicResources.
+// profile has no DynamicResources (the plugin whose row has this PostFilter).
 struct ClaimsPostFilter {
   std::string message;
   std::optional<k8s::ResourceClaim> deallocated;  ///< the claim as it is once deallocated
@@ -42,17 +42,15 @@ struct ClaimsPostFilter {
 
 ClaimsPostFilter DynamicResourcesPostFilter(const Engine& engine, const Cluster& cluster, const k8s::Pod& pod,
                                             const rt::Placement& placement) {
-  const std::vector<rt::PluginSetting>& plugins = engine.Profile().plugins;
-  bool enabled = std::any_of(plugins.begin(), plugins.end(),
-                             [](const rt::PluginSetting& p) { return p.name == "DynamicResources" && p.filter; });
-  if (!enabled) return {};
+  const rt::InTreePlugin* owner = rt::PostFilterOf(engine.Profile(), rt::PostFilter::kDeallocateClaims);
+  if (owner == nullptr) return {};
   dra::PodClaims claims = dra::ResolvePodClaims(pod, cluster.Table().Storage());
   if (!claims.problem.empty() || claims.Empty()) return {"no new claims to deallocate", std::nullopt};
   // Filter recorded an unavailable claim on a node where DynamicResources
   // rejected first and the allocator says so (not by its message's words).
   std::optional<dra::Allocator> allocator;
   bool unavailable = std::any_of(placement.nodes.begin(), placement.nodes.end(), [&](const rt::NodeResult& n) {
-    if (n.first_failing_reasons == 0 || n.reasons.front().plugin != "DynamicResources") return false;
+    if (n.first_failing_reasons == 0 || n.reasons.front().plugin != owner->name) return false;
     if (!allocator) allocator.emplace(pod, cluster.Table());
     return allocator->FitOf(n.row) == dra::Fit::kNotAvailable;
   });

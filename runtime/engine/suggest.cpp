@@ -110,7 +110,7 @@ bool LowerRequest(k8s::Pod& pod, std::string_view name, int64_t target) {
 struct Edit {
   Change change;
   std::function<bool(k8s::Pod&)> apply;     // false: cannot be applied to this pod
-  std::vector<std::string_view> plugins;    // the built-in plugins it may make pass
+  rt::PodRemedy remedy = rt::PodRemedy::kNone;  // its kind: the built-ins it may make pass are those its rows say
   std::string group;                        // what it edits, for combinations ("lower cpu")
 };
 
@@ -151,7 +151,7 @@ class Suggester {
     for (const Edit& e : edits) {
       if (std::optional<Suggestion> s = Verify({&e})) out.push_back(std::move(*s));
     }
-    if (failing_.contains("DynamicResources")) {
+    if (Remedies().contains(rt::PodRemedy::kClaims)) {
       if (!TemplateClaims(out)) ClaimEdits(pod_, out);
     }
     std::stable_sort(out.begin(), out.end(), [](const Suggestion& a, const Suggestion& b) {
@@ -171,9 +171,7 @@ class Suggester {
 
   std::vector<Edit> PodEdits() {
     std::vector<Edit> edits;
-    // The remedies of the failing plugins, as their rows declare them.
-    std::set<rt::PodRemedy> remedies;
-    for (const std::string& plugin : failing_) remedies.insert(RemedyOf(plugin));
+    std::set<rt::PodRemedy> remedies = Remedies();
     if (remedies.contains(rt::PodRemedy::kTolerate)) TolerationEdits(edits);
     if (remedies.contains(rt::PodRemedy::kLowerRequests)) RequestEdits(edits);
     if (remedies.contains(rt::PodRemedy::kNodeAffinity)) NodeAffinityEdits(edits);
@@ -188,7 +186,7 @@ class Suggester {
         p.node_name.clear();
         return true;
       };
-      e.plugins = {"NodeName"};
+      e.remedy = rt::PodRemedy::kDropNodeName;
       e.group = "nodeName";
       edits.push_back(std::move(e));
     }
@@ -233,8 +231,7 @@ class Suggester {
       p.tolerations.push_back(t);
       return true;
     };
-    e.plugins = {"TaintToleration", "PodTopologySpread"};
-    if (cordon) e.plugins.push_back("NodeUnschedulable");
+    e.remedy = rt::PodRemedy::kTolerate;
     e.group = "tolerate " + TaintText(taint);
     return e;
   }
@@ -269,9 +266,16 @@ class Suggester {
                                              k8s::WrittenAmount(name, Requested(name)), k8s::WrittenAmount(name, target)),
                 {{"resource", name}, {"from", k8s::WrittenAmount(name, Requested(name))}, {"to", k8s::WrittenAmount(name, target)}}};
     e.apply = [name, target](k8s::Pod& p) { return LowerRequest(p, name, target); };
-    e.plugins = {"NodeResourcesFit"};
+    e.remedy = rt::PodRemedy::kLowerRequests;
     e.group = "lower " + name;
     return e;
+  }
+
+  // The remedies of the failing plugins, as their rows declare them.
+  std::set<rt::PodRemedy> Remedies() const {
+    std::set<rt::PodRemedy> remedies;
+    for (const std::string& plugin : failing_) remedies.insert(RemedyOf(plugin));
+    return remedies;
   }
 
   static rt::PodRemedy RemedyOf(std::string_view plugin) {
@@ -318,7 +322,7 @@ class Suggester {
         std::erase_if(p.node_selector, [&](const auto& kv) { return kv.first == k; });
         return true;
       };
-      e.plugins = {"NodeAffinity", "PodTopologySpread"};
+      e.remedy = rt::PodRemedy::kNodeAffinity;
       e.group = "nodeSelector " + key;
       edits.push_back(std::move(e));
     }
@@ -344,7 +348,7 @@ class Suggester {
             l.erase(l.begin() + static_cast<ptrdiff_t>(i));
             return true;
           };
-          e.plugins = {"NodeAffinity", "PodTopologySpread"};
+          e.remedy = rt::PodRemedy::kNodeAffinity;
           e.group = "node affinity " + text;
           edits.push_back(std::move(e));
         }
@@ -360,7 +364,7 @@ class Suggester {
       p.affinity.node_affinity->required.reset();
       return true;
     };
-    e.plugins = {"NodeAffinity", "PodTopologySpread"};
+    e.remedy = rt::PodRemedy::kNodeAffinity;
     e.group = "node affinity";
     edits.push_back(std::move(e));
   }
@@ -378,7 +382,7 @@ class Suggester {
           return true;
         };
       };
-      std::vector<rt::RowId> rows = Rows({"PodTopologySpread"});
+      std::vector<rt::RowId> rows = Rows(rt::RemedySet({rt::PodRemedy::kSpread}));
       int32_t lo = c.max_skew, hi = static_cast<int32_t>(std::min<size_t>(
                                     INT32_MAX, static_cast<size_t>(c.max_skew) + Table().BoundPodCount() + 1));
       if (!rows.empty() && !Try({skew(hi)}, rows).empty()) {
@@ -391,7 +395,7 @@ class Suggester {
                     fmt::format("raise maxSkew of the spread constraint on `{}` from {} to {}", c.topology_key, c.max_skew, hi),
                     {{"constraint", static_cast<int64_t>(i)}, {"topologyKey", c.topology_key}, {"maxSkew", int64_t{hi}}}};
         e.apply = skew(hi);
-        e.plugins = {"PodTopologySpread"};
+        e.remedy = rt::PodRemedy::kSpread;
         e.group = "spread " + std::to_string(i);
         edits.push_back(std::move(e));
         continue;
@@ -404,7 +408,7 @@ class Suggester {
         p.topology_spread[i].when_unsatisfiable = k8s::WhenUnsatisfiable::kScheduleAnyway;
         return true;
       };
-      e.plugins = {"PodTopologySpread"};
+      e.remedy = rt::PodRemedy::kSpread;
       e.group = "spread " + std::to_string(i);
       edits.push_back(std::move(e));
     }
@@ -426,7 +430,7 @@ class Suggester {
           terms.erase(terms.begin() + static_cast<ptrdiff_t>(i));
           return true;
         };
-        e.plugins = {"InterPodAffinity"};
+        e.remedy = rt::PodRemedy::kPodAffinity;
         e.group = fmt::format("pod {}affinity {}", anti ? "anti-" : "", i);
         edits.push_back(std::move(e));
       }
@@ -446,7 +450,7 @@ class Suggester {
           ports.erase(ports.begin() + static_cast<ptrdiff_t>(i));
           return true;
         };
-        e.plugins = {"NodePorts"};
+        e.remedy = rt::PodRemedy::kHostPorts;
         e.group = fmt::format("host port {}/{}", c, i);
         edits.push_back(std::move(e));
       }
@@ -455,13 +459,14 @@ class Suggester {
 
   // --- trying edits ------------------------------------------------------------
 
-  // The rejected rows edits touching `plugins` could open: those no other
-  // built-in plugin rejects.
-  std::vector<rt::RowId> Rows(const std::vector<std::string_view>& plugins) const {
+  // The rejected rows edits of `remedies` could open: those every failing
+  // built-in of which one of them may relieve (a policy may read anything).
+  std::vector<rt::RowId> Rows(rt::PodRemedies remedies) const {
     std::vector<rt::RowId> rows;
     for (const auto& [row, needs] : rejected_) {
       bool open = std::all_of(needs.plugins.begin(), needs.plugins.end(), [&](const std::string& p) {
-        return rt::FindInTreePlugin(p) == nullptr || std::find(plugins.begin(), plugins.end(), p) != plugins.end();
+        const rt::InTreePlugin* plugin = rt::FindInTreePlugin(p);
+        return plugin == nullptr || (plugin->Relief() & remedies) != 0;
       });
       if (open) rows.push_back(row);
     }
@@ -489,13 +494,13 @@ class Suggester {
   // `edits` together: a suggestion when they open a node (tried first on
   // the rows they could open), its nodes from a decision over every node.
   std::optional<Suggestion> Verify(const std::vector<const Edit*>& edits) {
-    std::vector<std::string_view> plugins;
+    rt::PodRemedies remedies = 0;
     std::vector<std::function<bool(k8s::Pod&)>> apply;
     for (const Edit* e : edits) {
-      plugins.insert(plugins.end(), e->plugins.begin(), e->plugins.end());
+      remedies |= rt::RemedySet({e->remedy});
       apply.push_back(e->apply);
     }
-    std::vector<rt::RowId> rows = Rows(plugins);
+    std::vector<rt::RowId> rows = Rows(remedies);
     std::optional<k8s::Pod> variant = Variant(apply);
     if (!variant || rows.empty()) return std::nullopt;
     std::unique_ptr<PodPlan> plan = engine_.Plan(std::move(*variant), cluster_);
@@ -731,7 +736,8 @@ class Suggester {
       std::optional<uint32_t> found;
       for (uint32_t i = 0; i < singles.size() && !found; ++i) {
         const Edit& e = singles[i];
-        bool reads = std::find(e.plugins.begin(), e.plugins.end(), plugin) != e.plugins.end();
+        const rt::InTreePlugin* row_of = rt::FindInTreePlugin(plugin);
+        bool reads = row_of != nullptr && row_of->RelievedBy(e.remedy);
         if (reads && Passes(e, plugin, row)) found = i;
       }
       if (!found) return std::nullopt;
