@@ -15,6 +15,7 @@
 #include "k8s/objects.h"
 #include "runtime/columnar/node_table.h"
 #include "runtime/sched/plugin.h"
+#include "runtime/sched/plugin_rows.h"
 
 namespace policy::rt {
 
@@ -68,8 +69,8 @@ class Decider {
  private:
   Decision d_;
   std::vector<RowId> a_, b_;  // rows still feasible, filter after filter (one is read, the other written)
-  std::vector<uint64_t> failed_;
-  std::vector<int64_t> raw_, total_;
+  std::vector<int64_t> total_;
+  RowBuffers buffers_;
   struct FilterStats {
     double pass = 1;        ///< fraction of the rows it kept
     double ns_per_row = 0;  ///< time per row it read
@@ -77,6 +78,13 @@ class Decider {
   };
   std::unordered_map<std::string, FilterStats> filter_stats_;  ///< by plugin name
 };
+
+/// `d` cleared for a new decision (its buffers kept); plugin_scores sized
+/// for `plugins` plugins when kept. Both deciders start so.
+void ClearDecision(Decision& d, size_t plugins, bool plugin_scores);
+/// The index of the highest of `scores`, the first on ties (kube's
+/// selection without its random tie-break); nullopt when empty.
+std::optional<size_t> Best(std::span<const int64_t> scores);
 
 /// One decision (a Decider used once).
 Decision Decide(const std::vector<Plugin>& plugins, const k8s::Pod& pod, const NodeTable& table,

@@ -10,6 +10,7 @@
 #include "runtime/sched/kernel_columns.h"
 #include "runtime/sched/normalize.h"
 #include "runtime/sched/plugin_context.h"
+#include "runtime/sched/plugin_rows.h"
 
 #include <fmt/format.h>
 
@@ -158,7 +159,8 @@ namespace {
 class Update {
  public:
   Update(const std::vector<Plugin>& plugins, PluginContext& context, const NodeTable& table)
-      : plugins_(plugins), context_(context), table_(table), mark_(table.RowCount(), 0) {}
+      : plugins_(plugins), context_(context), table_(table), rows_(plugins, context, table, buffers_),
+        mark_(table.RowCount(), 0) {}
 
   // The rows in `base` plus those where a site's value changed (the sites
   // computed again and kept); every live row when `all`.
@@ -210,64 +212,29 @@ class Update {
     }
   }
 
-  // Whether each of `rows` passes plugin i's node prefilters and filters.
+  // Whether each of `rows` (sorted) passes plugin i's node prefilters and filters.
   void Filter(size_t i, std::span<const RowId> rows, std::vector<ClusterSite>& sites,
               std::vector<uint8_t>& ok) {
-    const Plugin& plugin = plugins_[i];
     size_t n = rows.size();
-    ok.assign(n, 1);
+    ok.assign(n, 0);
     if (n == 0) return;
-    if (context_.NodePrefilters(i)) {
-      for (size_t j = 0; j < n; ++j) {
-        if (context_.Interp(i).Prefilter(plugin.function, rows[j], true)) ok[j] = 0;
-      }
-    }
-    const codegen::CompiledFunction* kernels = plugin.kernels;
-    if (kernels == nullptr) {
-      for (size_t j = 0; j < n; ++j) {
-        if (ok[j] != 0 && context_.Interp(i).FailingFilters(plugin.function, rows[j]) != 0) ok[j] = 0;
-      }
-      return;
-    }
-    if (kernels->filter == nullptr && kernels->pass == nullptr) return;
-    KernelColumns columns(*kernels, table_, &context_.Interp(i), plugin.function, Given(sites),
-                          KernelColumns::Kernels::kFilters);
-    if (kernels->filter != nullptr) {
-      failed_.resize(n);
-      kernels->filter(columns.get(), rows.data(), n, failed_.data());
-      for (size_t j = 0; j < n; ++j) ok[j] = ok[j] != 0 && failed_[j] == 0 ? 1 : 0;
-    } else {
-      passed_.resize(n);
-      size_t m = kernels->pass(columns.get(), rows.data(), n, passed_.data());
-      for (size_t j = 0, k = 0; j < n; ++j) {  // passed_ is an ordered subset of rows
-        bool passes = k < m && passed_[k] == rows[j];
-        k += passes ? 1 : 0;
-        if (!passes) ok[j] = 0;
-      }
+    std::vector<std::pair<ir::NodeId, const int64_t*>> given = Given(sites);
+    passed_.resize(n);
+    size_t m = rows_.Passing(i, rows, passed_.data(), {.given = given});
+    for (size_t j = 0, k = 0; j < n; ++j) {  // passed_ is an ordered subset of rows
+      bool passes = k < m && passed_[k] == rows[j];
+      k += passes ? 1 : 0;
+      ok[j] = passes ? 1 : 0;
     }
   }
 
   // Plugin i's raw score of each rule on `rows` into raw[rule][row].
   void Score(size_t i, std::span<const RowId> rows, std::vector<ClusterSite>& sites,
              std::vector<std::vector<int64_t>>& raw) {
-    const Plugin& plugin = plugins_[i];
-    size_t n = rows.size();
-    if (n == 0) return;
-    const ir::Function& fn = plugin.program->functions[plugin.function];
-    std::optional<KernelColumns> columns;
-    if (plugin.kernels != nullptr) {
-      columns.emplace(*plugin.kernels, table_, &context_.Interp(i), plugin.function, Given(sites),
-                      KernelColumns::Kernels::kScores);
-    }
-    std::vector<int64_t> out(n);
-    for (size_t s = 0; s < fn.scores.size(); ++s) {
-      if (plugin.kernels != nullptr) {
-        plugin.kernels->scores[s](columns->get(), rows.data(), n, out.data());
-      } else {
-        for (size_t k = 0; k < n; ++k) out[k] = context_.Interp(i).Score(plugin.function, s, rows[k]);
-      }
-      for (size_t k = 0; k < n; ++k) raw[s][rows[k]] = out[k];
-    }
+    std::vector<std::pair<ir::NodeId, const int64_t*>> given = Given(sites);
+    rows_.Scores(i, rows, {.given = given}, [&](size_t s, std::span<int64_t> values) {
+      for (size_t k = 0; k < rows.size(); ++k) raw[s][rows[k]] = values[k];
+    });
   }
 
  private:
@@ -281,10 +248,11 @@ class Update {
   const std::vector<Plugin>& plugins_;
   PluginContext& context_;
   const NodeTable& table_;
+  RowBuffers buffers_;
+  PluginRows rows_;  // the evaluation Decider does too
   std::vector<uint32_t> mark_;
   uint32_t stamp_ = 0;
   std::vector<int64_t> now_;
-  std::vector<uint64_t> failed_;
   std::vector<RowId> passed_;
 };
 
@@ -298,12 +266,7 @@ const Decision& IncrementalDecider::Decide(const std::vector<Plugin>& plugins, c
                                            const NodeTable& table, const DecideOptions& options,
                                            IncrementalStats* stats) {
   Decision& d = d_;
-  d.feasible.clear();
-  d.score.clear();
-  d.selected.reset();
-  d.rejected_by.reset();
-  d.error.reset();
-  d.plugin_scores.clear();
+  ClearDecision(d, plugins.size(), false);
   PluginContext context(plugins, pod, table);
   if (std::optional<std::pair<size_t, FilterFailure>> rejected = context.PodRejection()) {
     d.rejected_by = rejected->first;  // no node is read: what was kept stays valid
@@ -523,12 +486,8 @@ const Decision& IncrementalDecider::Decide(const std::vector<Plugin>& plugins, c
     state.r = rows;
     state.scored = true;
     d.score.resize(n);
-    size_t best = 0;
-    for (size_t k = 0; k < n; ++k) {
-      d.score[k] = state.total[rows[k]];
-      if (d.score[k] > d.score[best]) best = k;
-    }
-    d.selected = best;
+    for (size_t k = 0; k < n; ++k) d.score[k] = state.total[rows[k]];
+    d.selected = Best(d.score);
   }
   state.epoch = table.ChangeEpoch();
   return d;
