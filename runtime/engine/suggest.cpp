@@ -3,10 +3,11 @@
 //
 // Trying an edit decides only the rows it could open: a node stays
 // rejected by every plugin the edit cannot make pass (a plugin reads only
-// its own fields of the pod; PodTopologySpread also reads the pod's node
-// affinity and tolerations through its inclusion policies; a policy may
+// its own fields of the pod, and those its row names: PodTopologySpread's
+// inclusion policies read the node affinity and tolerations; a policy may
 // read anything). A suggestion that opens nodes is then decided again over
-// every node, and its nodes are that decision's.
+// every node, and its nodes are that decision's. The edits themselves are
+// made in pod_edits.cpp (of the pod) and claim_edits.cpp (of its claims).
 
 #include "runtime/engine/suggest.h"
 
@@ -25,94 +26,20 @@
 #include "k8s/node_match.h"
 #include "k8s/pod_resources.h"
 #include "k8s/quantity.h"
-#include "k8s/selectors.h"
+#include "runtime/engine/claim_edits.h"
 #include "runtime/engine/cluster.h"
 #include "runtime/engine/engine.h"
+#include "runtime/engine/pod_edits.h"
 #include "runtime/engine/preemption.h"
-#include "runtime/engine/template_claims.h"
 #include "runtime/sched/decide.h"
 #include "runtime/sched/profile.h"
 
 namespace policy::engine {
 namespace {
 
-constexpr std::string_view kUnschedulableTaint = "node.kubernetes.io/unschedulable";
 // The most tolerations suggested: single edits, and those one node needs.
 constexpr size_t kMaxTolerations = 8;
 constexpr std::string_view kHostnameLabel = "kubernetes.io/hostname";
-
-std::string TaintText(const k8s::Taint& t) {
-  return t.value.empty() ? fmt::format("{}:{}", t.key, k8s::ToString(t.effect))
-                         : fmt::format("{}={}:{}", t.key, t.value, k8s::ToString(t.effect));
-}
-
-k8s::Quantity QuantityOf(std::string_view name, int64_t units) {
-  return name == "cpu" ? k8s::Quantity::FromMilli(units) : k8s::Quantity::FromUnits(units);
-}
-
-int64_t RequestUnits(const k8s::Pod& pod, std::string_view name) {
-  k8s::ResourceList requests = k8s::PodRequests(pod);
-  const k8s::Quantity* q = k8s::Find(requests, name);
-  return q ? k8s::SchedulerUnits(name, *q) : 0;
-}
-
-int64_t UnitsIn(const k8s::ResourceList& list, std::string_view name) {
-  const k8s::Quantity* q = k8s::Find(list, name);
-  return q ? k8s::SchedulerUnits(name, *q) : 0;
-}
-
-void SetUnits(k8s::ResourceList& list, std::string_view name, int64_t units) {
-  for (auto& [n, q] : list) {
-    if (n == name) {
-      q = QuantityOf(name, units);
-      return;
-    }
-  }
-  if (units > 0) list.emplace_back(std::string(name), QuantityOf(name, units));
-}
-
-// Lowers the pod's effective request of `name` to `target` units (or less):
-// the app containers' requests first, then every init container's capped.
-// False when it cannot (the overhead alone asks more).
-bool LowerRequest(k8s::Pod& pod, std::string_view name, int64_t target) {
-  if (UnitsIn(pod.overhead, name) > target) return false;
-  // Set at the pod level (spec.resources.requests), the pod-level request
-  // is what counts: it is lowered, and the containers cut to fit in it.
-  if (k8s::IsPodLevelResource(name) && k8s::Find(pod.pod_requests, name) != nullptr) {
-    std::erase_if(pod.pod_requests, [&](const auto& entry) { return entry.first == name; });
-    bool ok = RequestUnits(pod, name) <= target || LowerRequest(pod, name, target);  // the containers within it
-    SetUnits(pod.pod_requests, name, target - UnitsIn(pod.overhead, name));
-    return ok && RequestUnits(pod, name) <= target;
-  }
-  int64_t excess = RequestUnits(pod, name) - target;
-  for (auto it = pod.containers.rbegin(); it != pod.containers.rend() && excess > 0; ++it) {
-    int64_t have = UnitsIn(it->requests, name);
-    int64_t cut = std::min(have, excess);
-    if (cut > 0) SetUnits(it->requests, name, have - cut);
-    excess -= cut;
-  }
-  int64_t cap = target - UnitsIn(pod.overhead, name);
-  for (k8s::Container& c : pod.init_containers) {
-    if (UnitsIn(c.requests, name) > cap) SetUnits(c.requests, name, cap);
-  }
-  // Sidecars count in both sums; cut them last.
-  for (k8s::Container& c : pod.init_containers) {
-    int64_t over = RequestUnits(pod, name) - target;
-    if (over <= 0) break;
-    if (!c.restartable) continue;
-    int64_t have = UnitsIn(c.requests, name);
-    SetUnits(c.requests, name, have - std::min(have, over));
-  }
-  return RequestUnits(pod, name) <= target;
-}
-
-// One edit of the pod.
-struct Edit {
-  Change change;
-  std::function<bool(k8s::Pod&)> apply;     // false: cannot be applied to this pod
-  rt::PodRemedy remedy = rt::PodRemedy::kNone;  // its kind: the built-ins it may make pass are those its rows say
-  std::string group;                        // what it edits, for combinations ("lower cpu")
-};
 
 struct NodeNeeds {
   std::vector<std::string> plugins;  // failing plugins, each once
@@ -152,7 +79,8 @@ class Suggester {
       if (std::optional<Suggestion> s = Verify({&e})) out.push_back(std::move(*s));
     }
     if (Remedies().contains(rt::PodRemedy::kClaims)) {
-      if (!TemplateClaims(out)) ClaimEdits(pod_, out);
+      ClaimEditor claims(engine_, cluster_, feasible_, options_.edits);
+      if (!claims.TemplateClaims(pod_, out)) claims.Edits(pod_, out);
     }
     std::stable_sort(out.begin(), out.end(), [](const Suggestion& a, const Suggestion& b) {
       return a.nodes.size() > b.nodes.size();
@@ -174,10 +102,10 @@ class Suggester {
     std::set<rt::PodRemedy> remedies = Remedies();
     if (remedies.contains(rt::PodRemedy::kTolerate)) TolerationEdits(edits);
     if (remedies.contains(rt::PodRemedy::kLowerRequests)) RequestEdits(edits);
-    if (remedies.contains(rt::PodRemedy::kNodeAffinity)) NodeAffinityEdits(edits);
+    if (remedies.contains(rt::PodRemedy::kNodeAffinity)) NodeAffinityEdits(pod_, edits);
     if (remedies.contains(rt::PodRemedy::kSpread)) SpreadEdits(edits);
-    if (remedies.contains(rt::PodRemedy::kPodAffinity)) PodAffinityEdits(edits);
-    if (remedies.contains(rt::PodRemedy::kHostPorts)) HostPortEdits(edits);
+    if (remedies.contains(rt::PodRemedy::kPodAffinity)) PodAffinityEdits(pod_, edits);
+    if (remedies.contains(rt::PodRemedy::kHostPorts)) HostPortEdits(pod_, edits);
     if (remedies.contains(rt::PodRemedy::kDropNodeName) && !pod_.node_name.empty()) {
       Edit e;
       e.change = {"drop-node-name", fmt::format("drop spec.nodeName `{}` (a pod naming its node skips the scheduler)",
@@ -215,27 +143,6 @@ class Suggester {
     return it == requested_.end() ? 0 : it->second;
   }
 
-  Edit Tolerate(const k8s::Taint& taint) const {
-    Edit e;
-    bool cordon = taint.key == kUnschedulableTaint;
-    e.change = {"tolerate", cordon ? fmt::format("tolerate `{}` (the nodes are cordoned; uncordoning them is the usual fix)",
-                                                 TaintText(taint))
-                                   : fmt::format("tolerate the taint `{}`", TaintText(taint)),
-                {{"key", taint.key}, {"value", taint.value}, {"effect", std::string(k8s::ToString(taint.effect))}}};
-    k8s::Toleration t;
-    t.key = taint.key;
-    t.op = taint.value.empty() ? k8s::TolerationOp::kExists : k8s::TolerationOp::kEqual;
-    t.value = taint.value;
-    t.effect = taint.effect;
-    e.apply = [t](k8s::Pod& p) {
-      p.tolerations.push_back(t);
-      return true;
-    };
-    e.remedy = rt::PodRemedy::kTolerate;
-    e.group = "tolerate " + TaintText(taint);
-    return e;
-  }
-
   // One edit per untolerated taint, for the kMaxTolerations taints that
   // reject the most nodes (each edit is decided again: a node with 100,000
   // taints must not mean 100,000 decisions, nor a reader 100,000 lines).
@@ -250,25 +157,12 @@ class Suggester {
     for (const auto& [id, n] : rows) ranked.emplace_back(n, id);
     std::sort(ranked.begin(), ranked.end(), [](const auto& a, const auto& b) { return a.first != b.first ? a.first > b.first : a.second < b.second; });
     if (ranked.size() > kMaxTolerations) ranked.resize(kMaxTolerations);
-    for (const auto& [n, id] : ranked) edits.push_back(Tolerate(TaintOf(id)));
+    for (const auto& [n, id] : ranked) edits.push_back(TolerateEdit(TaintOf(id)));
   }
 
   int64_t Free(rt::RowId row, std::string_view name) const {
     const rt::ResourceColumn* column = Table().Resource(name);
     return column ? column->allocatable[row] - column->requested[row] : 0;
-  }
-
-  // `name` and `target` rounded down to a whole MiB for bytes (a value people write).
-  Edit Lower(const std::string& name, int64_t target) const {
-    if (k8s::BytesResource(name) && target >= (int64_t{1} << 20)) target &= ~((int64_t{1} << 20) - 1);
-    Edit e;
-    e.change = {"lower-request", fmt::format("lower the pod's {} request from {} to {}", name,
-                                             k8s::WrittenAmount(name, Requested(name)), k8s::WrittenAmount(name, target)),
-                {{"resource", name}, {"from", k8s::WrittenAmount(name, Requested(name))}, {"to", k8s::WrittenAmount(name, target)}}};
-    e.apply = [name, target](k8s::Pod& p) { return LowerRequest(p, name, target); };
-    e.remedy = rt::PodRemedy::kLowerRequests;
-    e.group = "lower " + name;
-    return e;
   }
 
   // The remedies of the failing plugins, as their rows declare them.
@@ -309,64 +203,8 @@ class Suggester {
     constexpr size_t kValues = 2;
     for (const auto& [name, values] : free) {
       size_t n = 0;
-      for (auto it = values.begin(); it != values.end() && n < kValues; ++it, ++n) edits.push_back(Lower(name, *it));
+      for (auto it = values.begin(); it != values.end() && n < kValues; ++it, ++n) edits.push_back(LowerEdit(pod_, name, *it));
     }
-  }
-
-  void NodeAffinityEdits(std::vector<Edit>& edits) const {
-    for (const auto& [key, value] : pod_.node_selector) {
-      Edit e;
-      e.change = {"drop-node-selector", fmt::format("drop `{}: {}` from the pod's nodeSelector", key, value), {{"key", key}}};
-      std::string k = key;
-      e.apply = [k](k8s::Pod& p) {
-        std::erase_if(p.node_selector, [&](const auto& kv) { return kv.first == k; });
-        return true;
-      };
-      e.remedy = rt::PodRemedy::kNodeAffinity;
-      e.group = "nodeSelector " + key;
-      edits.push_back(std::move(e));
-    }
-    const std::optional<k8s::NodeAffinity>& affinity = pod_.affinity.node_affinity;
-    if (!affinity || !affinity->required) return;
-    const std::vector<k8s::NodeSelectorTerm>& terms = *affinity->required;
-    for (size_t t = 0; t < terms.size(); ++t) {
-      size_t requirements = terms[t].match_expressions.size() + terms[t].match_fields.size();
-      if (requirements < 2) continue;  // an empty term matches nothing: dropping its last requirement relaxes nothing
-      for (int fields = 0; fields < 2; ++fields) {
-        const auto& list = fields ? terms[t].match_fields : terms[t].match_expressions;
-        for (size_t i = 0; i < list.size(); ++i) {
-          Edit e;
-          std::string text = k8s::RequirementText(list[i]);
-          e.change = {"drop-node-affinity-requirement",
-                      terms.size() == 1
-                          ? fmt::format("drop `{}` from the pod's required node affinity", text)
-                          : fmt::format("drop `{}` from term {} of the pod's required node affinity", text, t + 1),
-                      {{"term", static_cast<int64_t>(t)}, {"requirement", text}}};
-          e.apply = [t, fields, i](k8s::Pod& p) {
-            k8s::NodeSelectorTerm& term = (*p.affinity.node_affinity->required)[t];
-            auto& l = fields ? term.match_fields : term.match_expressions;
-            l.erase(l.begin() + static_cast<ptrdiff_t>(i));
-            return true;
-          };
-          e.remedy = rt::PodRemedy::kNodeAffinity;
-          e.group = "node affinity " + text;
-          edits.push_back(std::move(e));
-        }
-      }
-    }
-    Edit e;
-    e.change = {"drop-node-affinity", terms.size() == 1 && !terms[0].match_expressions.empty() &&
-                                              terms[0].match_expressions.size() + terms[0].match_fields.size() == 1
-                                          ? fmt::format("drop the pod's required node affinity (`{}`)",
-                                                        k8s::RequirementText(terms[0].match_expressions[0]))
-                                          : std::string("drop the pod's required node affinity")};
-    e.apply = [](k8s::Pod& p) {
-      p.affinity.node_affinity->required.reset();
-      return true;
-    };
-    e.remedy = rt::PodRemedy::kNodeAffinity;
-    e.group = "node affinity";
-    edits.push_back(std::move(e));
   }
 
   // A spread constraint: the smallest maxSkew that opens a node (the
@@ -411,49 +249,6 @@ class Suggester {
       e.remedy = rt::PodRemedy::kSpread;
       e.group = "spread " + std::to_string(i);
       edits.push_back(std::move(e));
-    }
-  }
-
-  void PodAffinityEdits(std::vector<Edit>& edits) const {
-    for (int anti = 0; anti < 2; ++anti) {
-      const std::optional<k8s::PodAffinity>& affinity = anti ? pod_.affinity.pod_anti_affinity : pod_.affinity.pod_affinity;
-      if (!affinity) continue;
-      for (size_t i = 0; i < affinity->required.size(); ++i) {
-        const k8s::PodAffinityTerm& term = affinity->required[i];
-        Edit e;
-        e.change = {anti ? "drop-pod-anti-affinity-term" : "drop-pod-affinity-term",
-                    fmt::format("drop the required pod {}affinity term on `{}` selecting `{}`", anti ? "anti-" : "",
-                                term.topology_key, k8s::SelectorText(term.label_selector)),
-                    {{"term", static_cast<int64_t>(i)}}};
-        e.apply = [anti, i](k8s::Pod& p) {
-          auto& terms = (anti ? p.affinity.pod_anti_affinity : p.affinity.pod_affinity)->required;
-          terms.erase(terms.begin() + static_cast<ptrdiff_t>(i));
-          return true;
-        };
-        e.remedy = rt::PodRemedy::kPodAffinity;
-        e.group = fmt::format("pod {}affinity {}", anti ? "anti-" : "", i);
-        edits.push_back(std::move(e));
-      }
-    }
-  }
-
-  void HostPortEdits(std::vector<Edit>& edits) const {
-    for (size_t c = 0; c < pod_.containers.size(); ++c) {
-      for (size_t i = 0; i < pod_.containers[c].host_ports.size(); ++i) {
-        const k8s::HostPort& port = pod_.containers[c].host_ports[i];
-        Edit e;
-        e.change = {"drop-host-port",
-                    fmt::format("drop hostPort {}/{} of container `{}`", port.port, port.protocol, pod_.containers[c].name),
-                    {{"container", pod_.containers[c].name}, {"hostPort", int64_t{port.port}}, {"protocol", port.protocol}}};
-        e.apply = [c, i](k8s::Pod& p) {
-          auto& ports = p.containers[c].host_ports;
-          ports.erase(ports.begin() + static_cast<ptrdiff_t>(i));
-          return true;
-        };
-        e.remedy = rt::PodRemedy::kHostPorts;
-        e.group = fmt::format("host port {}/{}", c, i);
-        edits.push_back(std::move(e));
-      }
     }
   }
 
@@ -514,159 +309,6 @@ class Suggester {
     if (s.nodes.empty()) return std::nullopt;
     for (const Edit* e : edits) s.changes.push_back(e->change);
     return s;
-  }
-
-  // --- DynamicResources: edits of what the pod's claims ask ------------------
-  //
-  // A claim is an object of its own (made from the pod's template, or
-  // named by the pod): each edit replaces the claim in the cluster while
-  // the pod is decided again, and puts it back. For every request of every
-  // claim still to allocate: the most devices fewer than asked that open a
-  // node (a bisection over the count), each CEL selector dropped, and each
-  // other DeviceClass in its place. They share the single edits' budget.
-
-  // Where a person changes the claim: the pod's template, else the claim.
-  static std::string ClaimWhere(const k8s::Pod& pod, const k8s::ResourceClaim& claim) {
-    for (const k8s::PodResourceClaimStatus& status : pod.resource_claim_statuses) {
-      if (status.claim_name != claim.name) continue;
-      for (const k8s::PodResourceClaim& entry : pod.resource_claims) {
-        if (entry.name == status.name && !entry.template_name.empty()) return "template " + entry.template_name;
-      }
-    }
-    return "claim " + claim.name;
-  }
-
-  std::optional<Suggestion> TryClaim(const k8s::Pod& pod, const k8s::ResourceClaim& original, k8s::ResourceClaim edited,
-                                     Change change) {
-    ++claim_edits_;
-    cluster_.SetResourceClaim(std::move(edited));
-    std::unique_ptr<PodPlan> plan = engine_.Plan(pod, cluster_);
-    std::vector<rt::RowId> feasible = engine_.Decide(*plan, cluster_, {.filters_only = true}).feasible;
-    plan.reset();
-    cluster_.SetResourceClaim(original);
-    Suggestion s;
-    for (rt::RowId row : feasible) {
-      if (!feasible_.contains(row)) s.nodes.emplace_back(Table().NodeName(row));
-    }
-    if (s.nodes.empty()) return std::nullopt;
-    s.changes.push_back(std::move(change));
-    return s;
-  }
-
-  // A pod whose template claims are not made yet (kube-scheduler: `pod
-  // "NS/NAME": ResourceClaim not created yet`): the resourceclaim
-  // controller's work, tried as a cluster change — alone, else with each
-  // claim edit (in the template) that then opens a node. False when the pod
-  // has no claim to make.
-  bool TemplateClaims(std::vector<Suggestion>& out) {
-    k8s::Pod pod = pod_;
-    std::vector<std::string> made = MakeTemplateClaims(pod, cluster_);
-    if (made.empty()) return false;
-    Change create{"create-claims",
-                  fmt::format("the ResourceClaim{} {} made from the pod's template{}, as the resourceclaim controller "
-                              "makes {} once the pod exists",
-                              made.size() == 1 ? "" : "s", fmt::join(made, ", "), made.size() == 1 ? "" : "s",
-                              made.size() == 1 ? "it" : "them"),
-                  {{"claims", fmt::format("{}", fmt::join(made, ","))}}};
-    Suggestion alone;
-    alone.cluster = true;
-    {
-      std::unique_ptr<PodPlan> plan = engine_.Plan(pod, cluster_);
-      for (rt::RowId row : engine_.Decide(*plan, cluster_, {.filters_only = true}).feasible) {
-        if (!feasible_.contains(row)) alone.nodes.emplace_back(Table().NodeName(row));
-      }
-    }
-    if (!alone.nodes.empty()) {
-      alone.changes.push_back(create);
-      out.push_back(std::move(alone));
-    } else {
-      std::vector<Suggestion> edits;
-      ClaimEdits(pod, edits);
-      for (Suggestion& e : edits) {
-        e.cluster = true;
-        e.changes.insert(e.changes.begin(), create);
-        out.push_back(std::move(e));
-      }
-    }
-    for (const std::string& name : made) cluster_.RemoveResourceClaim(pod.namespace_name, name);
-    return true;
-  }
-
-  void ClaimEdits(const k8s::Pod& pod, std::vector<Suggestion>& out) {
-    // The pod's claims not allocated yet, looked up by name (also when the
-    // PreFilter refuses them, e.g. for a class that does not exist).
-    std::vector<k8s::ResourceClaim> originals;  // copies: the storage changes while edits are tried
-    for (const k8s::PodResourceClaim& entry : pod.resource_claims) {
-      std::string name = entry.claim_name;
-      for (const k8s::PodResourceClaimStatus& status : pod.resource_claim_statuses) {
-        if (status.name == entry.name) name = status.claim_name;
-      }
-      const k8s::ResourceClaim* claim = rt::StorageObjects::Get(Table().Storage().resource_claims,
-                                                                rt::StorageObjects::ClaimKey(pod.namespace_name, name));
-      if (claim != nullptr && !claim->allocation) originals.push_back(*claim);
-    }
-    std::vector<std::string> classes;
-    for (const auto& [name, c] : Table().Storage().device_classes) classes.push_back(name);
-    std::sort(classes.begin(), classes.end());
-    auto budget = [&] { return claim_edits_ < options_.edits; };
-    for (const k8s::ResourceClaim& original : originals) {
-      std::string where = ClaimWhere(pod, original);
-      for (size_t r = 0; r < original.spec.requests.size(); ++r) {
-        const k8s::DeviceRequest& request = original.spec.requests[r];
-        for (size_t a = 0; a < request.alternatives.size(); ++a) {
-          const k8s::DeviceSubRequest& sub = request.alternatives[a];
-          std::string name = request.first_available ? request.name + "/" + sub.name : request.name;
-          auto edited = [&](auto&& edit) {
-            k8s::ResourceClaim c = original;
-            edit(c.spec.requests[r].alternatives[a]);
-            return c;
-          };
-          auto fields = [&](std::vector<std::pair<std::string, std::variant<std::string, int64_t>>> more) {
-            std::vector<std::pair<std::string, std::variant<std::string, int64_t>>> f = {
-                {where.starts_with("template ") ? "template" : "claim", where.substr(where.find(' ') + 1)},
-                {"request", name}};
-            f.insert(f.end(), more.begin(), more.end());
-            return f;
-          };
-          // Fewer devices: the largest count that opens a node.
-          std::optional<Suggestion> fewer;
-          for (int64_t lo = 1, hi = sub.mode == k8s::AllocationMode::kExactCount ? sub.count - 1 : 0;
-               lo <= hi && budget();) {
-            int64_t mid = lo + (hi - lo + 1) / 2;
-            Change change{"lower-device-count",
-                          fmt::format("ask for {} device{} instead of {} in request `{}` of {}", mid, mid == 1 ? "" : "s",
-                                      sub.count, name, where),
-                          fields({{"from", sub.count}, {"to", mid}})};
-            std::optional<Suggestion> s = TryClaim(
-                pod, original, edited([&](k8s::DeviceSubRequest& x) { x.count = mid; }), std::move(change));
-            if (s) {
-              fewer = std::move(s);
-              lo = mid + 1;
-            } else {
-              hi = mid - 1;
-            }
-          }
-          if (fewer) out.push_back(std::move(*fewer));
-          for (size_t i = 0; i < sub.selectors.size() && budget(); ++i) {
-            const k8s::CelSelector& selector = sub.selectors[i];
-            Change change{"drop-device-selector",
-                          fmt::format("drop the selector `{}` from request `{}` of {}", selector.expression, name, where),
-                          fields({{"selector", selector.expression}})};
-            auto drop = [i](k8s::DeviceSubRequest& x) { x.selectors.erase(x.selectors.begin() + static_cast<ptrdiff_t>(i)); };
-            if (auto s = TryClaim(pod, original, edited(drop), std::move(change))) out.push_back(std::move(*s));
-          }
-          for (const std::string& other : classes) {
-            if (other == sub.class_name || !budget()) continue;
-            Change change{"use-device-class",
-                          fmt::format("use DeviceClass `{}` instead of `{}` in request `{}` of {}", other,
-                                      sub.class_name, name, where),
-                          fields({{"from", sub.class_name}, {"to", other}})};
-            auto use = [&other](k8s::DeviceSubRequest& x) { x.class_name = other; };
-            if (auto s = TryClaim(pod, original, edited(use), std::move(change))) out.push_back(std::move(*s));
-          }
-        }
-      }
-    }
   }
 
   // --- combinations ------------------------------------------------------------
@@ -748,8 +390,8 @@ class Suggester {
 
   Edit EditFor(const Need& need, const std::vector<Edit>& singles) const {
     if (need.kind == Need::Kind::kSingle) return singles[need.id];
-    if (need.kind == Need::Kind::kLower) return Lower(need.resource, need.free);
-    return Tolerate(TaintOf(need.id));
+    if (need.kind == Need::Kind::kLower) return LowerEdit(pod_, need.resource, need.free);
+    return TolerateEdit(TaintOf(need.id));
   }
 
   void Combinations(const std::vector<Edit>& singles, std::vector<Suggestion>& out) {
@@ -1071,7 +713,6 @@ class Suggester {
   std::set<std::string> failing_;  // every plugin that rejects some node
   std::vector<std::pair<rt::RowId, NodeNeeds>> rejected_;
   std::map<std::pair<const Edit*, std::string>, std::set<rt::RowId>> passes_;
-  size_t claim_edits_ = 0;  // claim edits tried (DynamicResources)
   std::unique_ptr<PodPlan> plan_;  // the pod as it is (cluster changes)
   // LocalSlices' index: node name -> its node-local ResourceSlices, by name.
   std::optional<std::unordered_map<std::string, std::vector<const k8s::ResourceSlice*>>> slices_by_node_;
