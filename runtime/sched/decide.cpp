@@ -46,9 +46,11 @@ const Decision& Decider::Decide(const std::vector<Plugin>& plugins, const k8s::P
   for (size_t i : order) {
     size_t before = alive.size();
     auto start = std::chrono::steady_clock::now();
-    std::vector<RowId>& out = alive.data() == a_.data() ? b_ : a_;
+    bool in_a = alive.data() == a_.data(), in_b = alive.data() == b_.data();
+    std::vector<RowId>& out = in_a ? b_ : a_;
     if (out.size() < alive.size()) out.resize(alive.size());
-    alive = std::span<const RowId>(out.data(), evaluate.Passing(i, alive, out.data(), rows_options));
+    RowId* scratch = in_a ? a_.data() : in_b ? b_.data() : nullptr;  // alive is read once: its buffer is free
+    alive = std::span<const RowId>(out.data(), evaluate.Passing(i, alive, out.data(), rows_options, scratch));
     if (before >= 256) {  // enough rows to say something: a moving average over pods
       double ns = std::chrono::duration<double, std::nano>(std::chrono::steady_clock::now() - start).count();
       FilterStats& stats = filter_stats_[plugins[i].name];
@@ -86,11 +88,12 @@ const Decision& Decider::Decide(const std::vector<Plugin>& plugins, const k8s::P
     if (rules > 1 || keep_scores) total_.assign(n, 0);
     evaluate.Scores(i, rows, rows_options, [&](size_t s, std::span<int64_t> raw) {
       Normalize(fn.scores[s].normalize, raw);
-      if (rules == 1 && !keep_scores) {
-        for (size_t k = 0; k < n; ++k) score[k] += raw[k] * plugin.weight;
-      } else {
-        for (size_t k = 0; k < n; ++k) total_[k] += raw[k];
-      }
+      // Locals, so that the loops keep them in registers.
+      const int64_t* values = raw.data();
+      const size_t count = raw.size();
+      int64_t* into = rules == 1 && !keep_scores ? score : total_.data();
+      const int64_t weight = rules == 1 && !keep_scores ? plugin.weight : 1;
+      for (size_t k = 0; k < count; ++k) into[k] += values[k] * weight;
     });
     if (rules > 1 || keep_scores) {
       int64_t count = static_cast<int64_t>(rules);

@@ -43,18 +43,22 @@ void Chunked(int threads, const RowId* rows, size_t count, Out* out, const Kerne
 
 }  // namespace
 
-size_t PluginRows::Passing(size_t i, std::span<const RowId> rows, RowId* out, const RowsOptions& options) {
+size_t PluginRows::Passing(size_t i, std::span<const RowId> rows, RowId* out, const RowsOptions& options,
+                           RowId* scratch) {
   const Plugin& plugin = plugins_[i];
   // Node prefilters first (kube's PreFilter that narrows nodes): the
   // filters see only the rows they keep.
   if (context_.NodePrefilters(i)) {
-    kept_.resize(rows.size());
+    if (scratch == nullptr) {
+      kept_.resize(rows.size());
+      scratch = kept_.data();
+    }
     size_t m = 0;
-    for (RowId row : rows) {
-      kept_[m] = row;
+    for (RowId row : rows) {  // in place when scratch is rows' buffer: m never passes the row read
+      scratch[m] = row;
       m += context_.Interp(i).Prefilter(plugin.function, row, true) ? 0 : 1;
     }
-    rows = std::span<const RowId>(kept_.data(), m);
+    rows = std::span<const RowId>(scratch, m);
   }
   size_t n = rows.size();
   const codegen::CompiledFunction* kernels = plugin.kernels;

@@ -49,8 +49,12 @@ class PluginRows {
 
   /// The rows of `rows` (in table order) where plugin `i`'s node
   /// prefilters and filters all pass, written to `out` in order (it has
-  /// room for rows.size()); returns how many.
-  size_t Passing(size_t i, std::span<const RowId> rows, RowId* out, const RowsOptions& options);
+  /// room for rows.size()); returns how many. `scratch`: where the node
+  /// prefilters' survivors go, room for rows.size() — rows' own buffer
+  /// when the caller is done with them (fewer buffers in the cache, as
+  /// Decider's two) — or null for a buffer of its own.
+  size_t Passing(size_t i, std::span<const RowId> rows, RowId* out, const RowsOptions& options,
+                 RowId* scratch = nullptr);
   /// Plugin `i`'s raw scores on `rows`, rule after rule:
   /// `rule(s, values)` with values[k] the raw score of rule s on rows[k].
   void Scores(size_t i, std::span<const RowId> rows, const RowsOptions& options,
