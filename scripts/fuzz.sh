@@ -16,9 +16,7 @@ cd "$(dirname "$0")/.."
 seconds=${1:-60}
 export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/policyc-ccache}"
 
-if [ ! -f build/fuzz/build.ninja ]; then
-  CC=clang-14 CXX=clang++-14 cmake -S . -B build/fuzz -G Ninja -DPOLICYC_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-fi
+./scripts/configure_instrumented.sh fuzz || exit 1
 cmake --build build/fuzz >/dev/null
 
 work=build/fuzz/corpus

@@ -9,25 +9,27 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/policyc-ccache}"
 
-if [ ! -f build/fuzz/build.ninja ]; then
-  CC=clang-14 CXX=clang++-14 cmake -S . -B build/fuzz -G Ninja -DPOLICYC_FUZZ=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null || exit 1
-fi
+./scripts/configure_instrumented.sh fuzz || exit 1
+build_started=$SECONDS
 cmake --build build/fuzz >/dev/null || { cmake --build build/fuzz 2>&1 | tail -30; exit 1; }
+echo "== build/fuzz built in $((SECONDS - build_started)) s"
 
 failed=0
 run() {
-  local name=$1
+  local name=$1 started=$SECONDS
   shift
   echo "== $name (ASan+UBSan)"
   if ! "$@"; then
-    echo "== $name (ASan+UBSan): FAILED"
+    echo "== $name (ASan+UBSan): FAILED ($((SECONDS - started)) s)"
     failed=1
+  else
+    echo "== $name (ASan+UBSan): $((SECONDS - started)) s"
   fi
 }
 conformance=../shared/conformance
 policyc=build/fuzz/policyc
 run "unit tests" bash -c "set -o pipefail; ctest --test-dir build/fuzz -j2 --output-on-failure 2>&1 | tail -3"
-run "golden tests" python3 tests/golden/run_golden.py --policyc $policyc
+run "golden tests" python3 tests/golden/run_golden.py --policyc $policyc --jobs 2
 # The corpora that state 1.31's answers run as 1.31; DRA and our 1.34
 # cases under the default (1.34).
 for engine in "" " --engine jit --verify-jit"; do

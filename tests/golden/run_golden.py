@@ -16,6 +16,7 @@ appears in no expected output.
 """
 
 import argparse
+import concurrent.futures
 import os
 import re
 import shlex
@@ -71,16 +72,25 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--policyc", required=True)
     ap.add_argument("--update-goldens", action="store_true")
+    ap.add_argument("--jobs", type=int, default=1, help="cases run at once")
     ap.add_argument("cases", nargs="*")
     opts = ap.parse_args()
     policyc = os.path.abspath(opts.policyc)
     paths = opts.cases or [os.path.join(HERE, d) for d in sorted(os.listdir(HERE)) if os.path.isdir(os.path.join(HERE, d))]
     passed = failed = 0
     seen = ""
-    for stem, input_file in find_cases(paths):
+
+    def run(case):
+        stem, input_file = case
         argv = [policyc] + args_for(stem, input_file)
         proc = subprocess.run(argv, cwd=ROOT, capture_output=True, timeout=60)
-        got = render(proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace"))
+        return render(proc.returncode, proc.stdout.decode("utf-8", "replace"), proc.stderr.decode("utf-8", "replace"))
+
+    cases = list(find_cases(paths))
+    # Cases are independent processes: run --jobs at once, report in order.
+    with concurrent.futures.ThreadPoolExecutor(max_workers=max(1, opts.jobs)) as pool:
+        outputs = list(pool.map(run, cases))
+    for (stem, input_file), got in zip(cases, outputs):
         expected_file = stem + ".expected"
         name = os.path.relpath(stem, HERE)
         if opts.update_goldens:
