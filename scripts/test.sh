@@ -43,7 +43,7 @@ schedule_cases() {
 }
 
 suite unit quick "unit tests" ctest --test-dir build --output-on-failure -j2
-suite golden quick "golden tests" python3 tests/golden/run_golden.py --policyc build/policyc
+suite golden quick "golden tests" python3 tests/golden/run_golden.py --policyc build/policyc --jobs 2
 suite docs quick "every doc example runs and prints what it shows; no link leaves the repository" \
   python3 tests/docs/examples_run.py --policyc build/policyc
 suite conformance quick "conformance (public corpus)" \

@@ -9,10 +9,7 @@ set -uo pipefail
 cd "$(dirname "$0")/.."
 export CCACHE_DIR="${CCACHE_DIR:-$HOME/.cache/policyc-ccache}"
 
-if [ ! -f build/tsan/build.ninja ]; then
-  CC=clang-14 CXX=clang++-14 cmake -S . -B build/tsan -G Ninja -DPOLICYC_TSAN=ON -DPOLICYC_BENCHMARKS=OFF \
-    -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null || exit 1
-fi
+./scripts/configure_instrumented.sh tsan || exit 1
 cmake --build build/tsan --target unit_host unit_server >/dev/null ||
   { cmake --build build/tsan --target unit_host unit_server 2>&1 | tail -30; exit 1; }
 TSAN_OPTIONS="halt_on_error=1 second_deadlock_stack=1" build/tsan/tests/unit_host &&
