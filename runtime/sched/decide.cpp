@@ -127,8 +127,9 @@ void ClearDecision(Decision& d, size_t plugins, bool plugin_scores) {
 std::optional<size_t> Best(std::span<const int64_t> scores) {
   if (scores.empty()) return std::nullopt;
   size_t best = 0;
+  int64_t top = scores[0];
   for (size_t k = 1; k < scores.size(); ++k) {
-    if (scores[k] > scores[best]) best = k;
+    if (scores[k] > top) top = scores[k], best = k;
   }
   return best;
 }
