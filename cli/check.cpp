@@ -290,7 +290,9 @@ class CheckRun {
       Answer own;
       std::optional<engine::TemplatePod> t;
       if (share) t = engine_->Template(pod, *cluster_);
-      if (t && t->own_plan_because.empty()) {
+      // A pod's own ResourceClaims are named in its details as the
+      // allocator looks them up: such a pod is answered on its own.
+      if (t && t->own_plan_because.empty() && t->pod.resource_claims.empty()) {
         engine::ClaimNames claims = std::move(t->claims);
         std::vector<std::pair<k8s::Pod, const Answer*>>& bucket = answered[engine::TemplateHash(t->pod)];
         for (const auto& [earlier, answer] : bucket) {

@@ -24,11 +24,11 @@ DeviceTable::DeviceTable(const StorageObjects& storage, const NodeTable& table, 
   // Pools by (driver, name): their slices of the newest generation, by name.
   std::map<std::pair<std::string_view, std::string_view>, std::vector<const k8s::ResourceSlice*>> pools;
   for (const auto& [name, slice] : storage.resource_slices) pools[{slice.driver, slice.pool.name}].push_back(&slice);
-  std::unordered_map<std::string, bool> held;  // driver/pool/device
+  std::unordered_map<std::string, int32_t> held;  // driver/pool/device -> claims holding it
   for (const auto& [key, claim] : storage.resource_claims) {
     if (!claim.allocation) continue;
     for (const k8s::DeviceResult& d : claim.allocation->devices) {
-      if (!d.admin_access) held[fmt::format("{}/{}/{}", d.driver, d.pool, d.device)] = true;
+      if (!d.admin_access) ++held[fmt::format("{}/{}/{}", d.driver, d.pool, d.device)];
     }
   }
   std::vector<std::vector<uint32_t>> by_row(table.RowCount());
@@ -46,7 +46,10 @@ DeviceTable::DeviceTable(const StorageObjects& storage, const NodeTable& table, 
       std::vector<uint32_t> ids;
       for (const k8s::Device& d : s->devices) {
         uint32_t id = static_cast<uint32_t>(devices_.size());
-        devices_.push_back({s, &d, pool, held.contains(fmt::format("{}/{}/{}", s->driver, s->pool.name, d.name))});
+        auto holding = held.find(fmt::format("{}/{}/{}", s->driver, s->pool.name, d.name));
+        int32_t holders = holding == held.end() ? 0 : holding->second;
+        devices_.push_back({s, &d, pool, holders > 0});
+        holders_.push_back(holders);
         ids.push_back(id);
       }
       if (row) {
@@ -70,6 +73,49 @@ DeviceTable::DeviceTable(const StorageObjects& storage, const NodeTable& table, 
   } else {
     columns_ = std::make_shared<const DeviceColumns>(std::move(refs), storage.slices_version, std::move(how));
   }
+}
+
+DeviceTable::DeviceTable(const DeviceTable& base, std::span<const ClaimDeviceChange> changes)
+    : table_(base.table_),
+      devices_(base.devices_),
+      holders_(base.holders_),
+      index_(base.index_),
+      pools_(base.pools_),
+      local_begin_(base.local_begin_),
+      local_(base.local_),
+      shared_(base.shared_),
+      columns_(base.columns_) {
+  {
+    std::lock_guard<std::mutex> lock(base.mu_);
+    combined_ = base.combined_;
+    by_row_ = base.by_row_;
+    capacity_ = base.capacity_;
+  }
+  if (changes.empty()) return;
+  const std::unordered_map<std::string, uint32_t>& index = base.Index();
+  index_ = base.index_;
+  std::string key;
+  for (const ClaimDeviceChange& c : changes) {
+    key = fmt::format("{}/{}/{}", c.driver, c.pool, c.device);
+    auto it = index.find(key);
+    if (it == index.end()) continue;  // a device no slice lists (any more)
+    holders_[it->second] += c.delta;
+    devices_[it->second].in_use = holders_[it->second] > 0;
+  }
+}
+
+const std::unordered_map<std::string, uint32_t>& DeviceTable::Index() const {
+  std::lock_guard<std::mutex> lock(mu_);
+  if (!index_) {
+    auto index = std::make_shared<std::unordered_map<std::string, uint32_t>>();
+    index->reserve(devices_.size());
+    for (uint32_t id = 0; id < devices_.size(); ++id) {
+      const Device& d = devices_[id];
+      index->emplace(fmt::format("{}/{}/{}", d.slice->driver, d.slice->pool.name, d.device->name), id);
+    }
+    index_ = std::move(index);
+  }
+  return *index_;
 }
 
 std::span<const uint32_t> DeviceTable::LocalDevices(RowId row) const {

@@ -46,6 +46,10 @@ class DeviceTable {
   /// devices are the same (device_columns.h); `how` decides selectors.
   DeviceTable(const StorageObjects& storage, const NodeTable& table, std::shared_ptr<const DeviceColumns> reuse = nullptr,
               DeviceSelectors how = {});
+  /// `base` with the devices `changes` took or gave back (the same slices
+  /// and nodes): O(devices) copied, O(changes) looked up, nothing evaluated
+  /// again (its selectors' answers and rows are shared).
+  DeviceTable(const DeviceTable& base, std::span<const ClaimDeviceChange> changes);
 
   const std::vector<Device>& Devices() const { return devices_; }
   const std::vector<Pool>& Pools() const { return pools_; }
@@ -80,8 +84,14 @@ class DeviceTable {
   std::shared_ptr<const std::vector<int64_t>> Capacity(const std::string& qualified_name) const;
 
  private:
+  // Each device's id by `driver/pool/device` (built at the first change,
+  // shared by the tables derived from this one).
+  const std::unordered_map<std::string, uint32_t>& Index() const;
+
   const NodeTable& table_;
   std::vector<Device> devices_;
+  std::vector<int32_t> holders_;  ///< per device: allocated claims holding it (in_use: > 0)
+  mutable std::shared_ptr<const std::unordered_map<std::string, uint32_t>> index_;
   std::vector<Pool> pools_;
   std::vector<uint32_t> local_begin_;       ///< per row: first of its local devices in local_
   std::vector<uint32_t> local_;             ///< device ids grouped by row

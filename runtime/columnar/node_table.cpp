@@ -431,14 +431,48 @@ size_t NodeTable::DictionaryMemoryBytes() const {
 std::shared_ptr<const DeviceTable> NodeTable::Devices() const {
   std::lock_guard<std::mutex> lock(device_cache_->mu);
   DeviceCache& c = *device_cache_;
-  if (!c.table || c.storage != storage_version_ || c.epoch != topology_epoch_ || c.rows != RowCount()) {
+  bool same_layout = c.table && c.other_storage == other_storage_version_ && c.epoch == topology_epoch_ &&
+                     c.rows == RowCount() && c.claim_changes <= claim_device_changes_.size();
+  if (same_layout && c.storage != storage_version_) {  // only claims changed: their devices
+    std::span<const ClaimDeviceChange> since(claim_device_changes_);
+    c.table = std::make_shared<const DeviceTable>(*c.table, since.subspan(c.claim_changes));
+  } else if (!same_layout) {
     std::shared_ptr<const DeviceColumns> reuse = c.table ? c.table->Columns() : nullptr;
     c.table = std::make_shared<const DeviceTable>(storage_, *this, std::move(reuse), c.how);
-    c.storage = storage_version_;
-    c.epoch = topology_epoch_;
-    c.rows = RowCount();
   }
+  c.storage = storage_version_;
+  c.other_storage = other_storage_version_;
+  c.epoch = topology_epoch_;
+  c.rows = RowCount();
+  c.claim_changes = claim_device_changes_.size();
   return c.table;
+}
+
+void NodeTable::LogClaimDevices(const k8s::ResourceClaim& claim, int delta) {
+  if (!claim.allocation) return;
+  for (const k8s::DeviceResult& d : claim.allocation->devices) {
+    if (!d.admin_access) claim_device_changes_.push_back({d.driver, d.pool, d.device, delta});
+  }
+}
+
+void NodeTable::SetResourceClaim(k8s::ResourceClaim claim) {
+  std::string key = StorageObjects::ClaimKey(claim.namespace_name, claim.name);
+  if (claim_device_changes_.size() >= (size_t{1} << 20)) MutableStorage();  // a bound on the log
+  ++storage_version_;
+  auto it = storage_.resource_claims.find(key);
+  if (it != storage_.resource_claims.end()) LogClaimDevices(it->second, -1);
+  LogClaimDevices(claim, +1);
+  storage_.resource_claims.insert_or_assign(std::move(key), std::move(claim));
+}
+
+bool NodeTable::RemoveResourceClaim(std::string_view namespace_name, std::string_view name) {
+  auto it = storage_.resource_claims.find(StorageObjects::ClaimKey(namespace_name, name));
+  if (it == storage_.resource_claims.end()) return false;
+  if (claim_device_changes_.size() >= (size_t{1} << 20)) MutableStorage();
+  ++storage_version_;
+  LogClaimDevices(it->second, -1);
+  storage_.resource_claims.erase(it);
+  return true;
 }
 
 void NodeTable::SetDeviceSelectors(DeviceSelectors how) const {

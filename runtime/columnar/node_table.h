@@ -317,8 +317,16 @@ class NodeTable {
   const StorageObjects& Storage() const { return storage_; }
   StorageObjects& MutableStorage() {
     ++storage_version_;
+    ++other_storage_version_;
+    claim_device_changes_.clear();
     return storage_;
   }
+  /// Sets or removes a ResourceClaim, as MutableStorage() would; the device
+  /// table (Devices()) is then brought up to date from the devices its
+  /// allocation took or gave back, not built again: what a bind that
+  /// allocates a pod's claim costs is the claim's devices, not the cluster's.
+  void SetResourceClaim(k8s::ResourceClaim claim);
+  bool RemoveResourceClaim(std::string_view namespace_name, std::string_view name);
   uint64_t StorageVersion() const { return storage_version_; }
   /// The DRA devices as a table (device_table.h), built at the first ask
   /// after the storage objects or the nodes changed; shared, so a reader
@@ -510,9 +518,16 @@ class NodeTable {
     std::mutex mu;
     std::shared_ptr<const DeviceTable> table;
     DeviceSelectors how;
-    uint64_t storage = UINT64_MAX, epoch = UINT64_MAX;
+    uint64_t storage = UINT64_MAX, other_storage = UINT64_MAX, epoch = UINT64_MAX;
     size_t rows = 0;
+    size_t claim_changes = 0;  // how many of claim_device_changes_ the table has
   };
+  // Moves with every storage change but SetResourceClaim's and
+  // RemoveResourceClaim's, which log the devices they took (+1) or gave
+  // back (-1) instead, until the next such change.
+  uint64_t other_storage_version_ = 0;
+  std::vector<ClaimDeviceChange> claim_device_changes_;
+  void LogClaimDevices(const k8s::ResourceClaim& claim, int delta);
   std::unique_ptr<DeviceCache> device_cache_ = std::make_unique<DeviceCache>();
   std::vector<std::pair<uint64_t, RowId>> row_changes_;  // since whole_epoch_, by epoch
   std::vector<RowId> row_of_name_;  // by the name's pool id; kNoRow: no such node (a flat array: one miss per lookup)

@@ -14,6 +14,13 @@
 
 namespace policy::rt {
 
+/// A device an allocated ResourceClaim took (+1) or gave back (-1): what
+/// NodeTable::SetResourceClaim logs for the device table (device_table.h).
+struct ClaimDeviceChange {
+  std::string driver, pool, device;
+  int delta = 0;
+};
+
 struct StorageObjects {
   std::unordered_map<std::string, k8s::PersistentVolumeClaim> claims;  ///< namespace/name ->
   std::unordered_map<std::string, k8s::PersistentVolume> volumes;

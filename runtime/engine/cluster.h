@@ -130,10 +130,7 @@ class Cluster {
     storage.resource_slices.insert_or_assign(std::move(key), std::move(slice));
     ++storage.slices_version;
   }
-  void SetResourceClaim(k8s::ResourceClaim claim) {
-    std::string key = rt::StorageObjects::ClaimKey(claim.namespace_name, claim.name);
-    table_->MutableStorage().resource_claims.insert_or_assign(std::move(key), std::move(claim));
-  }
+  void SetResourceClaim(k8s::ResourceClaim claim) { table_->SetResourceClaim(std::move(claim)); }
   void SetClaimTemplate(k8s::ResourceClaimTemplate t) {
     std::string key = rt::StorageObjects::ClaimKey(t.namespace_name, t.name);
     table_->MutableStorage().claim_templates.insert_or_assign(std::move(key), std::move(t));
@@ -145,7 +142,7 @@ class Cluster {
     return storage.resource_slices.erase(std::string(name)) > 0;
   }
   bool RemoveResourceClaim(std::string_view namespace_name, std::string_view name) {
-    return table_->MutableStorage().resource_claims.erase(rt::StorageObjects::ClaimKey(namespace_name, name)) > 0;
+    return table_->RemoveResourceClaim(namespace_name, name);
   }
   bool RemoveClaimTemplate(std::string_view namespace_name, std::string_view name) {
     return table_->MutableStorage().claim_templates.erase(rt::StorageObjects::ClaimKey(namespace_name, name)) > 0;

@@ -183,6 +183,12 @@ std::unique_ptr<PodPlan> Engine::Plan(k8s::Pod pod, const Cluster& cluster, std:
   return PlanResolved(std::move(pod), cluster, trace);
 }
 
+void PodPlan::Adopt(const k8s::Pod& pod) {
+  if (pod_.resource_claims.empty()) return;
+  pod_.uid = pod.uid;
+  pod_.resource_claim_statuses = pod.resource_claim_statuses;
+}
+
 std::unique_ptr<PodPlan> Engine::Plan(TemplatePod pod, const Cluster& cluster) {
   return PlanResolved(std::move(pod.pod), cluster, nullptr);
 }

@@ -102,6 +102,12 @@ class PodPlan {
   /// Bytes its template's kept decision and explanation hold
   /// (Engine::DecideIncremental, ExplainIncremental).
   size_t KeptBytes() const { return incremental_.KeptBytes() + explainer_.KeptBytes(); }
+  /// Makes a plan of `pod`'s template (Engine::Template) decide for `pod`:
+  /// its uid and the names of its ResourceClaims, which the template names
+  /// alike for every sibling (TemplateOf) and the DynamicResources
+  /// allocator looks up, become the pod's own. Call before each decision
+  /// for another pod of the template.
+  void Adopt(const k8s::Pod& pod);
 
  private:
   friend class Engine;

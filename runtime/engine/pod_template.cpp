@@ -19,32 +19,74 @@ namespace policy::engine {
 namespace {
 
 // A claim of the pod's own that nothing else names yet: found, not lost or
-// being deleted, not bound or pre-bound to a volume, used by no bound pod.
-// Its name then reaches no plugin's answer: no node attaches it yet (its
-// attach handle is the claim's own), and only details print it.
+// being deleted, used by no bound pod, and either not bound or pre-bound to
+// a volume (a StatefulSet's volumeClaimTemplates, a generic ephemeral
+// volume's claim), or bound to a volume of its own (a PersistentVolume
+// binds one claim, and no bound pod uses this one, so no node attaches the
+// volume yet). Its name and its volume's reach no plugin's answer (no node
+// attaches either yet; the volume plugins read the claim's state, class,
+// and the volume's affinity, zone and driver, which stay in the template),
+// and only details print them.
 bool OwnFreshClaim(const k8s::ResolvedVolume& r) {
-  return r.kind != k8s::Volume::Kind::kOther && r.claim_found && !r.claim_lost && !r.claim_deleting && !r.in_use &&
-         !r.bound && r.volume_name.empty();
+  if (r.kind == k8s::Volume::Kind::kOther || !r.claim_found || r.claim_lost || r.claim_deleting || r.in_use) {
+    return false;
+  }
+  return r.bound ? r.pv_found && !r.volume_name.empty() : r.volume_name.empty();
 }
 
-// Names such claims after the first volume that names them, in the pod's
-// volumes and their resolution alike (two volumes of one claim stay one
-// claim). The new names are not DNS names, so no real claim has one, and
-// NameClaims finds them in words unmistaken.
+// Names such claims (and their volumes) after the first pod volume that
+// names them, in the pod's volumes and their resolution alike (two volumes
+// of one claim stay one claim). The new names are not DNS names, so no real
+// claim or volume has one, and NameClaims finds them in words unmistaken.
 ClaimNames NameFreshClaims(k8s::Pod& pod) {
   ClaimNames renamed;
+  auto rename = [&](std::string& name, std::string_view what) {
+    auto it = std::find_if(renamed.begin(), renamed.end(), [&](const auto& p) { return p.second == name; });
+    if (it == renamed.end()) {
+      it = renamed.emplace(renamed.end(), fmt::format("(the template pod's {} {})", what, renamed.size()), name);
+    }
+    name = it->first;
+  };
   for (size_t i = 0; i < pod.resolved_volumes.size(); ++i) {
     k8s::ResolvedVolume& r = pod.resolved_volumes[i];
     if (!OwnFreshClaim(r)) continue;
-    auto it = std::find_if(renamed.begin(), renamed.end(), [&](const auto& p) { return p.second == r.claim; });
-    if (it == renamed.end()) {
-      it = renamed.emplace(renamed.end(), fmt::format("(the template pod's claim {})", renamed.size()), r.claim);
+    rename(r.claim, "claim");
+    pod.volumes[i].claim = r.claim;
+    if (r.bound) {  // attached by its volume's CSI handle
+      if (!r.attach_handle.empty()) rename(r.attach_handle, "volume handle");
+      rename(r.volume_name, "volume");
+    } else if (!r.attach_handle.empty()) {  // by a handle of the claim's own (AttachedVolumeOf)
+      r.attach_handle = r.claim;
     }
-    pod.volumes[i].claim = it->first;
-    r.claim = it->first;
-    if (!r.attach_handle.empty()) r.attach_handle = it->first;
   }
   return renamed;
+}
+
+// Names the pod's own ResourceClaims made from a ResourceClaimTemplate
+// (POD-ENTRY, by the resourceclaim controller) that nothing holds yet:
+// controlled by the pod, not allocated, reserved for nobody, not being
+// deleted, and still as their template makes them. Siblings' such claims
+// differ by name alone; the template names them alike (PodPlan::Adopt gives
+// the plan the deciding pod's own names back, which the allocator looks up).
+void NameFreshResourceClaims(k8s::Pod& pod, const rt::NodeTable& table, ClaimNames& renamed) {
+  const rt::StorageObjects& storage = table.Storage();
+  for (const k8s::PodResourceClaim& entry : pod.resource_claims) {
+    if (entry.template_name.empty() || pod.uid.empty()) continue;
+    auto status = std::find_if(pod.resource_claim_statuses.begin(), pod.resource_claim_statuses.end(),
+                               [&](const k8s::PodResourceClaimStatus& s) { return s.name == entry.name; });
+    if (status == pod.resource_claim_statuses.end() || status->claim_name.empty()) continue;
+    const k8s::ResourceClaim* claim = rt::StorageObjects::Get(
+        storage.resource_claims, rt::StorageObjects::ClaimKey(pod.namespace_name, status->claim_name));
+    const k8s::ResourceClaimTemplate* made_from = rt::StorageObjects::Get(
+        storage.claim_templates, rt::StorageObjects::ClaimKey(pod.namespace_name, entry.template_name));
+    if (claim == nullptr || made_from == nullptr || claim->deleting || claim->allocation ||
+        !claim->reserved_for.empty() || claim->controller_uid != pod.uid || !(claim->spec == made_from->spec)) {
+      continue;
+    }
+    std::string name = fmt::format("(the template pod's claim {})", renamed.size());
+    renamed.emplace_back(name, status->claim_name);
+    status->claim_name = std::move(name);
+  }
 }
 
 void Rename(std::string& text, const ClaimNames& claims) {
@@ -91,6 +133,7 @@ TemplatePod TemplateOf(const k8s::Pod& pod, const rt::NodeTable& table, const Te
   rt::ResolveVolumes(c, table);
   rt::ResolveClaims(c, table);
   if (!rules.keep_volumes) t.claims = NameFreshClaims(c);
+  if (!c.resource_claims.empty()) NameFreshResourceClaims(c, table, t.claims);
   if (!rules.keep_labels && rules.keys_read != nullptr && !c.labels.empty()) {
     LabelKeys own = OwnKeysRead(c);
     std::erase_if(c.labels, [&](const auto& label) {
@@ -145,6 +188,19 @@ size_t TemplateHash(const k8s::Pod& pod) {
   }
   for (const k8s::Volume& v : pod.volumes) text += "|" + v.name + ":" + v.claim;
   return std::hash<std::string>()(text);
+}
+
+std::string_view TemplateDifference(const k8s::Pod& pod, const k8s::Pod& sibling) {
+  if (pod.resolved_volumes != sibling.resolved_volumes) {
+    return "its volumes differ from its siblings' (a claim's state, class or size, a volume's node affinity, zone or "
+           "driver, the volumes it may bind)";
+  }
+  if (pod.resource_claim_statuses != sibling.resource_claim_statuses ||
+      pod.resource_claims_problem != sibling.resource_claims_problem) {
+    return "its ResourceClaims differ from its siblings' (allocated, reserved, shared, or not as their template makes them)";
+  }
+  if (pod.labels != sibling.labels) return "its labels that selectors read differ from its siblings'";
+  return "it differs from its siblings in a field plugins read";
 }
 
 }  // namespace policy::engine

@@ -6,11 +6,14 @@
 /// TemplateOf makes those equal:
 /// * the volumes no volume plugin reads (k8s::ReadByVolumePlugins: the
 ///   service-account token's volume is named per pod);
-/// * the name of a claim of the pod's own that no pod uses yet and that is
-///   not bound (a StatefulSet's volumeClaimTemplates, a generic ephemeral
-///   volume's claim): the volume plugins read its state, which stays in
-///   the template, but never its name outside a detail, and NameClaims
-///   gives a detail of the template's the pod's own names back;
+/// * the name of a claim of the pod's own that no pod uses yet, unbound (a
+///   StatefulSet's volumeClaimTemplates, a generic ephemeral volume's
+///   claim) or bound to a volume of its own (a database replica's PVC and
+///   its PV), and that volume's name and handle: the volume plugins read
+///   the claim's state and class and the volume's affinity, zone and
+///   driver, which stay in the template, but never the names outside a
+///   detail, and NameClaims gives a detail of the template's the pod's own
+///   names back;
 /// * the labels no selector reads: no affinity term or spread constraint
 ///   of the pod's own, no bound pod's affinity term and no selector owner
 ///   (Service, ReplicaSet, StatefulSet, ReplicationController: default
@@ -82,5 +85,10 @@ void DropIncidentalVolumes(k8s::Pod& pod);
 bool SameTemplate(const k8s::Pod& a, const k8s::Pod& b);
 /// Equal for template pods of one template (a hash for buckets of them).
 size_t TemplateHash(const k8s::Pod& pod);
+/// Why template pod `pod` is not of `sibling`'s template though they share
+/// a TemplateHash (of one controller, alike in labels, requests and
+/// volumes' names): the part that differs, in the words of
+/// IncrementalStats::full_because.
+std::string_view TemplateDifference(const k8s::Pod& pod, const k8s::Pod& sibling);
 
 }  // namespace policy::engine

@@ -124,11 +124,14 @@ PodPlan& Scheduler::PlanFor(const k8s::Pod& pod, std::unique_ptr<PodPlan>& own) 
     if (SameTemplate(kept.pod, t.pod)) found = &kept;
   }
   if (found == nullptr) {
+    // A pod like others but not of their template says why in --stats.
+    std::string_view unlike = bucket.empty() ? std::string_view() : TemplateDifference(t.pod, bucket.front().pod);
     k8s::Pod key = t.pod;
     bucket.push_back({std::move(key), engine_.Plan(std::move(t), cluster_), 0});
     ++stats_.templates;
     ++stats_.plans;
     found = &bucket.back();
+    if (!unlike.empty()) engine_.ForgetKept(*found->plan, std::string(unlike));
   }
   found->used = ++uses_;
   BoundKept(*found);
@@ -161,6 +164,7 @@ void Scheduler::BoundKept(const Template& current) {
 const rt::Decision& Scheduler::Decide(PodPlan& plan, const k8s::Pod& pod, bool shared,
                                       std::span<const rt::RowId> rows) {
   if (shared) {
+    plan.Adopt(pod);
     const rt::Decision& d = engine_.DecideIncremental(plan, cluster_, {.rows = rows}, &stats_.decisions);
     engine_.VerifyTemplate(pod, cluster_, d, {.rows = rows});
     return d;
@@ -184,7 +188,10 @@ void Scheduler::Cycle(Outcome& o, bool may_preempt) {
   o.feasible = d.feasible.size();
   if (!d.selected) {
     o.node.reset();
-    if (!shared) {
+    // A detail names the pod's own ResourceClaims as the allocator found
+    // them: words kept from a sibling's decision would name the sibling's.
+    bool own_words = !shared || (options_.details && !claims_.empty() && !plan.Pod().resource_claims.empty());
+    if (own_words) {
       o.words = std::make_shared<const rt::Placement>(engine_.Explain(plan, cluster_, d, {}, options_.details));
     } else if (options_.details && !claims_.empty()) {  // the template's words, with the pod's claims' names
       rt::Placement own = *engine_.ExplainIncremental(plan, cluster_, d, true);

@@ -377,6 +377,7 @@ void Decisions::WithPlan(const k8s::Pod& pod, const ClusterState::View& view, F&
     std::shared_ptr<KeptPlan> kept = PlanFor(t.pod, view.epoch());
     std::lock_guard using_kept(kept->use);
     if (!kept->plan) kept->plan = engine_->Plan(std::move(t), view.cluster());
+    kept->plan->Adopt(pod);
     use(*kept->plan, kept.get(), claims);
   } else {
     std::unique_ptr<engine::PodPlan> own = engine_->Plan(std::move(t), view.cluster());

@@ -204,3 +204,48 @@ TEST_CASE("the search stops at its work bound instead of running away") {
   World w = Make(Slice("slice-1", "node-1", "pool-1", "driver-a", devices) + claim);
   CHECK(On(w, "node-1") == "error: timed out trying to allocate devices");
 }
+
+TEST_CASE("devices claims take and give back: the table brought up to date equals one built again") {
+  // Two nodes of four devices each, pool names with a slash (they may have one).
+  std::string devices = Device("d0") + ", " + Device("d1") + ", " + Device("d2") + ", " + Device("d3");
+  World w = Make(Slice("s1", "node-1", "pool/one", "driver-a", devices) + Slice("s2", "node-2", "pool/two", "driver-a", devices));
+  auto expect_same = [&] {
+    std::shared_ptr<const rt::DeviceTable> kept = w.table->Devices();
+    rt::DeviceTable rebuilt(w.table->Storage(), *w.table);
+    REQUIRE(kept->Devices().size() == rebuilt.Devices().size());
+    size_t in_use = 0;
+    for (size_t i = 0; i < rebuilt.Devices().size(); ++i) {
+      CHECK(kept->Devices()[i].in_use == rebuilt.Devices()[i].in_use);
+      in_use += rebuilt.Devices()[i].in_use;
+    }
+    return in_use;
+  };
+  CHECK(expect_same() == 0);
+  auto allocated = [](int i, const char* pool, const char* device, bool admin = false) {
+    k8s::ResourceClaim c;
+    c.name = fmt::format("c{}", i);
+    c.allocation.emplace();
+    c.allocation->devices.push_back({"req", "driver-a", pool, device, admin});
+    return c;
+  };
+  const std::shared_ptr<const rt::DeviceTable> first = w.table->Devices();
+  w.table->SetResourceClaim(allocated(0, "pool/one", "d0"));
+  w.table->SetResourceClaim(allocated(1, "pool/one", "d0"));  // two claims on one device: held until both let go
+  w.table->SetResourceClaim(allocated(2, "pool/two", "d3", /*admin=*/true));  // admin access holds nothing
+  CHECK(expect_same() == 1);
+  CHECK(first->Devices()[0].in_use == false);  // a reader's table stays as it was
+  CHECK(w.table->RemoveResourceClaim("default", "c0"));
+  CHECK(expect_same() == 1);
+  k8s::ResourceClaim moved = allocated(1, "pool/two", "d1");  // c1 now holds another device
+  w.table->SetResourceClaim(moved);
+  CHECK(expect_same() == 1);
+  CHECK(w.table->Devices()->Devices()[5].in_use);  // node-2's d1
+  moved.allocation.reset();  // deallocated
+  w.table->SetResourceClaim(moved);
+  CHECK(expect_same() == 0);
+  CHECK_FALSE(w.table->RemoveResourceClaim("default", "nope"));
+  // Any other storage change builds the table again, and it still agrees.
+  w.table->SetResourceClaim(allocated(3, "pool/one", "d2"));
+  w.table->MutableStorage();
+  CHECK(expect_same() == 1);
+}

@@ -4,6 +4,7 @@
 
 #include <doctest/doctest.h>
 
+#include <algorithm>
 #include <memory>
 #include <string>
 
@@ -306,4 +307,171 @@ TEST_CASE("a policy that reads the pod's labels or volumes keeps them all") {
     CHECK_FALSE(Same(*engine, *cluster, "db-0", "db-1"));
     CHECK(engine->Template(Pending(*cluster, "db-0"), *cluster).pod.volumes.size() == 2);
   }
+}
+
+namespace {
+
+// A pod with a claim bound to a volume of its own (a database replica's PVC
+// and its PV, or scheduler_perf's in-tree and CSI workloads); `affinity`
+// pins the volume to node n0 when set.
+std::string BoundClaimPod(int i, bool affinity = false) {
+  std::string pin = affinity ? ", nodeAffinity: {required: {nodeSelectorTerms: [{matchExpressions: [{key: "
+                               "kubernetes.io/hostname, operator: In, values: [n0]}]}]}}"
+                             : "";
+  return fmt::format(R"(
+- apiVersion: v1
+  kind: PersistentVolume
+  metadata: {{name: pv-pg-{0}}}
+  spec: {{accessModes: [ReadWriteOnce], capacity: {{storage: 10Gi}}, storageClassName: '', csi: {{driver: ebs.csi.aws.com, volumeHandle: vol-pg-{0}}}, claimRef: {{namespace: default, name: data-pg-{0}}}{1}}}
+  status: {{phase: Bound}}
+- apiVersion: v1
+  kind: PersistentVolumeClaim
+  metadata: {{name: data-pg-{0}, annotations: {{pv.kubernetes.io/bind-completed: 'yes'}}}}
+  spec: {{accessModes: [ReadWriteOnce], storageClassName: '', volumeName: pv-pg-{0}, resources: {{requests: {{storage: 10Gi}}}}}}
+  status: {{phase: Bound}}
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: pg-{0}
+    ownerReferences: [{{apiVersion: apps/v1, kind: StatefulSet, name: pg, uid: u3, controller: true}}]
+  spec:
+    containers: [{{name: pg, image: postgres}}]
+    volumes: [{{name: data, persistentVolumeClaim: {{claimName: data-pg-{0}}}}}]
+)",
+                     i, pin);
+}
+
+// What a plan of the pod's template decides, against a plan of its own.
+void DecidesAsItsOwn(engine::Engine& e, engine::Cluster& c, std::string_view name) {
+  CAPTURE(name);
+  const k8s::Pod& pod = Pending(c, name);
+  auto shared = e.Plan(e.Template(pod, c), c);
+  shared->Adopt(pod);
+  const rt::Decision from_template = e.Decide(*shared, c, {});
+  auto own = e.Plan(pod, c);
+  const rt::Decision& want = e.Decide(*own, c, {});
+  CHECK(from_template.feasible == want.feasible);
+  CHECK(from_template.score == want.score);
+  CHECK(from_template.selected == want.selected);
+}
+
+}  // namespace
+
+TEST_CASE("pods whose claims are bound to volumes of their own are one template") {
+  // n0 may attach one EBS volume and a bound pod attaches one there already:
+  // the template's volume counts as a new one, as each pod's own does.
+  std::string extra = BoundClaimPod(0) + BoundClaimPod(1) + BoundClaimPod(2, true) + R"(
+- apiVersion: storage.k8s.io/v1
+  kind: CSINode
+  metadata: {name: n0}
+  spec: {drivers: [{name: ebs.csi.aws.com, nodeID: n0, allocatable: {count: 1}}]}
+- apiVersion: v1
+  kind: PersistentVolume
+  metadata: {name: pv-old}
+  spec: {accessModes: [ReadWriteOnce], capacity: {storage: 1Gi}, storageClassName: '', csi: {driver: ebs.csi.aws.com, volumeHandle: vol-old}, claimRef: {namespace: default, name: old}}
+  status: {phase: Bound}
+- apiVersion: v1
+  kind: PersistentVolumeClaim
+  metadata: {name: old, annotations: {pv.kubernetes.io/bind-completed: 'yes'}}
+  spec: {accessModes: [ReadWriteOnce], storageClassName: '', volumeName: pv-old, resources: {requests: {storage: 1Gi}}}
+  status: {phase: Bound}
+- apiVersion: v1
+  kind: Pod
+  metadata: {name: old}
+  spec:
+    nodeName: n0
+    containers: [{name: o, image: busybox}]
+    volumes: [{name: data, persistentVolumeClaim: {claimName: old}}]
+)";
+  auto cluster = Load(extra);
+  auto engine = MakeEngine();
+  CHECK(Same(*engine, *cluster, "pg-0", "pg-1"));
+  engine::TemplatePod t = engine->Template(Pending(*cluster, "pg-1"), *cluster);
+  REQUIRE(t.pod.resolved_volumes.size() == 1);
+  const k8s::ResolvedVolume& r = t.pod.resolved_volumes[0];
+  CHECK(r.bound);
+  CHECK(r.claim != "data-pg-1");
+  CHECK(r.volume_name != "pv-pg-1");
+  CHECK(r.attach_driver == "ebs.csi.aws.com");
+  CHECK(r.attach_handle != "vol-pg-1");
+  // Each own name comes back for the words: the claim, its volume's handle
+  // and its volume.
+  CHECK(t.claims.size() == 3);
+  CHECK(std::any_of(t.claims.begin(), t.claims.end(), [](const auto& p) { return p.second == "pv-pg-1"; }));
+  // What a volume contributes per node stays: pg-2's volume lives on n0.
+  CHECK_FALSE(Same(*engine, *cluster, "pg-0", "pg-2"));
+  for (std::string_view name : {"pg-0", "pg-1", "pg-2"}) DecidesAsItsOwn(*engine, *cluster, name);
+  auto own = engine->Plan(Pending(*cluster, "pg-1"), *cluster);
+  const rt::Decision& d = engine->Decide(*own, *cluster, {});
+  REQUIRE(d.feasible.size() == 1);  // n0 attaches its one volume already
+  CHECK(cluster->Table().NodeName(d.feasible[0]) == "n1");
+}
+
+TEST_CASE("pods whose ResourceClaims one ResourceClaimTemplate made are one template") {
+  std::string extra = R"(
+- apiVersion: resource.k8s.io/v1
+  kind: DeviceClass
+  metadata: {name: gpu.example.com}
+  spec: {selectors: [{cel: {expression: device.driver == "gpu.example.com"}}]}
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceSlice
+  metadata: {name: n1-gpus}
+  spec:
+    driver: gpu.example.com
+    pool: {name: n1, generation: 1, resourceSliceCount: 1}
+    nodeName: n1
+    devices: [{name: gpu-0}, {name: gpu-1}]
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceClaimTemplate
+  metadata: {name: one-gpu}
+  spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu.example.com}}]}}}
+)";
+  for (int i = 0; i < 3; ++i) {
+    // train-2's claim is allocated already (to gpu-0 on n1).
+    std::string allocation = i == 2 ? R"(
+  status:
+    allocation:
+      devices: {results: [{request: gpu, driver: gpu.example.com, pool: n1, device: gpu-0}]}
+      nodeSelector: {nodeSelectorTerms: [{matchFields: [{key: metadata.name, operator: In, values: [n1]}]}]})"
+                                    : "";
+    extra += fmt::format(R"(
+- apiVersion: resource.k8s.io/v1
+  kind: ResourceClaim
+  metadata:
+    name: train-{0}-gpu
+    ownerReferences: [{{apiVersion: v1, kind: Pod, name: train-{0}, uid: u-train-{0}, controller: true}}]
+  spec: {{devices: {{requests: [{{name: gpu, exactly: {{deviceClassName: gpu.example.com}}}}]}}}}{1}
+- apiVersion: v1
+  kind: Pod
+  metadata:
+    name: train-{0}
+    uid: u-train-{0}
+    ownerReferences: [{{apiVersion: batch/v1, kind: Job, name: train, uid: u4, controller: true}}]
+  spec:
+    containers: [{{name: t, image: trainer, resources: {{claims: [{{name: gpu}}]}}}}]
+    resourceClaims: [{{name: gpu, resourceClaimTemplateName: one-gpu}}]
+  status:
+    resourceClaimStatuses: [{{name: gpu, resourceClaimName: train-{0}-gpu}}]
+)",
+                         i, allocation);
+  }
+  auto cluster = Load(extra);
+  auto engine = MakeEngine();
+  CHECK(Same(*engine, *cluster, "train-0", "train-1"));
+  engine::TemplatePod t = engine->Template(Pending(*cluster, "train-1"), *cluster);
+  REQUIRE(t.claims.size() == 1);
+  CHECK(t.claims[0].second == "train-1-gpu");
+  CHECK(t.pod.resource_claim_statuses[0].claim_name != "train-1-gpu");
+  CHECK(t.pod.resource_claims_problem.empty());
+  // An allocated claim holds a device: its state is no sibling's.
+  CHECK_FALSE(Same(*engine, *cluster, "train-0", "train-2"));
+  CHECK(engine->Template(Pending(*cluster, "train-2"), *cluster).claims.empty());
+  // The template's plan, given the deciding pod's names back, decides as
+  // the pod's own: only n1 has a free device.
+  for (std::string_view name : {"train-0", "train-1", "train-2"}) DecidesAsItsOwn(*engine, *cluster, name);
+  auto shared = engine->Plan(engine->Template(Pending(*cluster, "train-1"), *cluster), *cluster);
+  shared->Adopt(Pending(*cluster, "train-1"));
+  const rt::Decision& d = engine->Decide(*shared, *cluster, {});
+  REQUIRE(d.feasible.size() == 1);
+  CHECK(cluster->Table().NodeName(d.feasible[0]) == "n1");
 }
