@@ -44,6 +44,11 @@ struct CompiledFunction {
   /// (PolicyColumns::params): kernels are shared by every function of one
   /// shape (kernel_shape.h); `params` and `cluster` are this one's.
   std::vector<int64_t> params;
+  /// The node resources of `resources`' slots by their canonical order
+  /// (KernelShape::resource_names): binding the kernels to a function of the
+  /// same shape renames each slot to that function's resource of the same
+  /// order.
+  std::vector<std::string> resource_names;
 };
 
 }  // namespace policy::codegen

@@ -91,6 +91,7 @@ std::vector<Expected<std::shared_ptr<const CompiledFunction>>> Jit::CompileAll(s
         for (llvm::Function* f : partial) f->eraseFromParent();
         continue;
       }
+      entry->kernels.resource_names = shapes[i].resource_names;
       entries[i] = std::move(entry);
       emitted.push_back(i);
       has_pass[i] = module->getFunction(prefix + "pass") != nullptr;

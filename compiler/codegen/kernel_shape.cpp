@@ -3,6 +3,7 @@
 
 #include "compiler/codegen/kernel_shape.h"
 
+#include <algorithm>
 #include <cstdint>
 #include <string_view>
 #include <utility>
@@ -60,6 +61,7 @@ class ShapeWalk {
     size_t n = program.nodes.size();
     reached_.assign(n, 0);
     structural_.assign(n, 0);
+    resource_key_.assign(n, 0);
     canonical_.assign(n, -1);
     shape_.first_param.assign(n, -1);
     shape_.cluster_slot.assign(n, -1);
@@ -98,6 +100,16 @@ class ShapeWalk {
     VisitOperands(node, visit);
   }
 
+  // Whether `id` is a `node.allocatable/requested/scoringRequested[NAME]`.
+  bool NodeResourceIndex(const Node& node) const {
+    const auto* index = std::get_if<Index>(&node);
+    if (index == nullptr || !std::holds_alternative<StringConst>(program_.nodes[index->key])) return false;
+    const auto* load = std::get_if<LoadField>(&program_.nodes[index->object]);
+    if (load == nullptr || !std::holds_alternative<NodeRoot>(program_.nodes[load->object])) return false;
+    return load->field == lang::FieldId::kNodeAllocatable || load->field == lang::FieldId::kNodeRequested ||
+           load->field == lang::FieldId::kNodeScoringRequested;
+  }
+
   void MarkStructural(NodeId id) {
     if (std::holds_alternative<IntConst>(program_.nodes[id])) structural_[id] = 1;
   }
@@ -127,7 +139,16 @@ class ShapeWalk {
       if (const auto* list = std::get_if<MakeList>(&node)) {
         for (NodeId e : list->elements) MarkStructural(e);
       }
-      Children(id, [&](NodeId child) { stack.push_back(child); });
+      bool resource_index = NodeResourceIndex(node);
+      Children(id, [&](NodeId child) {
+        // A string read only as a resource's name is a slot's name, not code.
+        if (resource_index && child == std::get<Index>(node).key) {
+          resource_key_[child] |= 1;
+        } else {
+          resource_key_[child] |= 2;
+        }
+        stack.push_back(child);
+      });
     }
   }
 
@@ -188,6 +209,12 @@ class ShapeWalk {
       const Slot& slot = fn_.slots[local->slot];
       h_.Add(static_cast<uint64_t>(slot.kind));
       if (slot.kind != Slot::Kind::kLet) h_.Add(local->slot);
+    } else if (const auto* name = std::get_if<StringConst>(&node); name && resource_key_[id] == 1) {
+      // Its order among the resources read, not its text.
+      std::vector<std::string>& names = shape_.resource_names;
+      auto it = std::find(names.begin(), names.end(), name->value);
+      h_.Add(static_cast<uint64_t>(it - names.begin()));
+      if (it == names.end()) names.push_back(name->value);
     } else {
       VisitPayload(node, h_);
     }
@@ -197,6 +224,7 @@ class ShapeWalk {
   const Function& fn_;
   std::vector<NodeId> roots_;
   std::vector<uint8_t> reached_, structural_;
+  std::vector<uint8_t> resource_key_;  // bit 0: read as a node resource's name; bit 1: used otherwise
   std::vector<int32_t> canonical_;
   int32_t next_ = 0;
   Hasher h_;
@@ -216,6 +244,14 @@ std::shared_ptr<const CompiledFunction> BindShape(std::shared_ptr<const Compiled
   bound->kernels = *kernels;
   bound->kernels.params = std::move(shape.params);
   bound->kernels.cluster = std::move(shape.cluster);
+  if (kernels->resource_names != shape.resource_names) {
+    const std::vector<std::string>& compiled = kernels->resource_names;
+    for (ResourceSlot& slot : bound->kernels.resources) {
+      auto it = std::find(compiled.begin(), compiled.end(), slot.name);
+      if (it != compiled.end()) slot.name = shape.resource_names[static_cast<size_t>(it - compiled.begin())];
+    }
+    bound->kernels.resource_names = std::move(shape.resource_names);
+  }
   bound->code = std::move(kernels);
   return std::shared_ptr<const CompiledFunction>(bound, &bound->kernels);
 }

@@ -11,6 +11,13 @@
 /// builtin calls (the runtime computes those calls' values; the kernel reads
 /// a column). Constants whose value the code generator builds on stay in the
 /// key: multipliers, divisors and `interpolate`'s points.
+///
+/// The names of the node resources the kernels read (`node.allocatable[N]`,
+/// `requested`, `scoringRequested` by a constant name used for nothing
+/// else) are not in the key either: the kernels read those columns by slot,
+/// and a slot's name is bound with the parameters. Pods asking for extended
+/// resources of their own (`example.com/gpu-7`, one per node) share a
+/// kernel as pods asking for other amounts do.
 
 #include <cstdint>
 #include <memory>
@@ -33,13 +40,17 @@ struct KernelShape {
   /// Whether a reachable node divides by a value that is not a constant
   /// (the kernels then get a fast pass and an exact one).
   bool divides = false;
+  /// The node resources the kernels read, in the canonical order of their
+  /// first read (CompiledFunction::resource_names).
+  std::vector<std::string> resource_names;
 };
 
 /// The shape of function `f` of `program`.
 KernelShape ShapeOf(const ir::Program& program, size_t f);
 
 /// `kernels` (compiled for a function of `shape`'s key) with `shape`'s own
-/// parameters and cluster calls; the result holds `kernels` alive.
+/// parameters, cluster calls and resource names; the result holds `kernels`
+/// alive.
 std::shared_ptr<const CompiledFunction> BindShape(std::shared_ptr<const CompiledFunction> kernels, KernelShape shape);
 
 /// The words of a `taints_*` scan's mask: one bit per tolerated taint id.

@@ -105,6 +105,8 @@ std::vector<rt::RowId> Scheduler::Sample(const rt::Decision& full) {
 
 PodPlan& Scheduler::PlanFor(const k8s::Pod& pod, std::unique_ptr<PodPlan>& own) {
   claims_.clear();
+  current_ = nullptr;
+  first_because_ = {};
   if (!options_.incremental) {
     own = engine_.Plan(pod, cluster_);
     ++stats_.plans;
@@ -118,24 +120,60 @@ PodPlan& Scheduler::PlanFor(const k8s::Pod& pod, std::unique_ptr<PodPlan>& own) 
     ++stats_.plans;
     return *own;
   }
-  std::vector<Template>& bucket = templates_[TemplateHash(t.pod)];
+  size_t hash = TemplateHash(t.pod);
   Template* found = nullptr;
-  for (Template& kept : bucket) {
-    if (SameTemplate(kept.pod, t.pod)) found = &kept;
+  if (auto bucket = templates_.find(hash); bucket != templates_.end()) {
+    for (Template& kept : bucket->second) {
+      if (SameTemplate(kept.pod, t.pod)) found = &kept;
+    }
   }
   if (found == nullptr) {
+    if (template_count_ >= std::max<size_t>(options_.max_templates, 1)) DropTemplates();
+    std::vector<Template>& bucket = templates_[hash];
     // A pod like others but not of their template says why in --stats.
-    std::string_view unlike = bucket.empty() ? std::string_view() : TemplateDifference(t.pod, bucket.front().pod);
+    first_because_ = bucket.empty() ? "the template's first pod" : TemplateDifference(t.pod, bucket.front().pod);
     k8s::Pod key = t.pod;
     bucket.push_back({std::move(key), engine_.Plan(std::move(t), cluster_), 0});
+    ++template_count_;
     ++stats_.templates;
     ++stats_.plans;
     found = &bucket.back();
-    if (!unlike.empty()) engine_.ForgetKept(*found->plan, std::string(unlike));
+    engine_.ForgetKept(*found->plan, "the template's second pod (its first keeps nothing: most shapes are seen once)");
   }
   found->used = ++uses_;
+  current_ = found;
+  if (!found->keeps && first_because_.empty()) {  // its second pod: it starts keeping
+    found->keeps = true;
+    ++keeping_;
+  }
   BoundKept(*found);
   return *found->plan;
+}
+
+// Plans cost memory too (a program per plugin, specialized): past
+// max_templates of them, the least recently used quarter goes, and a pod of
+// theirs that comes again is planned again.
+void Scheduler::DropTemplates() {
+  std::vector<uint64_t> used;
+  used.reserve(template_count_);
+  for (const auto& [hash, bucket] : templates_) {
+    for (const Template& t : bucket) used.push_back(t.used);
+  }
+  if (used.empty()) return;
+  size_t drop = std::max<size_t>(1, used.size() / 4);  // uses are distinct: exactly these many
+  std::nth_element(used.begin(), used.begin() + static_cast<std::ptrdiff_t>(drop - 1), used.end());
+  uint64_t cutoff = used[drop - 1];
+  for (auto it = templates_.begin(); it != templates_.end();) {
+    std::vector<Template>& bucket = it->second;
+    size_t before = bucket.size();
+    std::erase_if(bucket, [&](const Template& t) {
+      if (t.used > cutoff) return false;
+      keeping_ -= t.keeps ? 1 : 0;
+      return true;
+    });
+    template_count_ -= before - bucket.size();
+    it = bucket.empty() ? templates_.erase(it) : std::next(it);
+  }
 }
 
 // Each template's kept decision is O(nodes x plugins) bytes; a queue of many
@@ -143,7 +181,7 @@ PodPlan& Scheduler::PlanFor(const k8s::Pod& pod, std::unique_ptr<PodPlan>& own) 
 void Scheduler::BoundKept(const Template& current) {
   size_t rows = cluster_.Table().RowCount();
   size_t per_template = rows * engine_.Plugins().size() * 32;  // an estimate, before any is kept
-  if (per_template == 0 || stats_.templates * per_template <= options_.kept_bytes_limit) return;
+  if (per_template == 0 || keeping_ * per_template <= options_.kept_bytes_limit) return;
   size_t total = 0;
   std::vector<Template*> kept;
   for (auto& [hash, bucket] : templates_) {
@@ -163,9 +201,17 @@ void Scheduler::BoundKept(const Template& current) {
 
 const rt::Decision& Scheduler::Decide(PodPlan& plan, const k8s::Pod& pod, bool shared,
                                       std::span<const rt::RowId> rows) {
-  if (shared) {
+  if (shared && first_because_.empty()) {
     plan.Adopt(pod);
     const rt::Decision& d = engine_.DecideIncremental(plan, cluster_, {.rows = rows}, &stats_.decisions);
+    engine_.VerifyTemplate(pod, cluster_, d, {.rows = rows});
+    return d;
+  }
+  if (shared) {  // the template's first pod: decided, nothing kept
+    plan.Adopt(pod);
+    ++stats_.decisions.full;
+    ++stats_.decisions.full_because[std::string(first_because_)];
+    const rt::Decision& d = engine_.Decide(plan, cluster_, {.rows = rows});
     engine_.VerifyTemplate(pod, cluster_, d, {.rows = rows});
     return d;
   }

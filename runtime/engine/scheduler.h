@@ -42,6 +42,9 @@ struct ScheduleOptions {
   /// What the templates' kept decisions may hold together; past it, the
   /// least recently used template's is dropped (its next decision is full).
   size_t kept_bytes_limit = kKeptBytesLimit;
+  /// How many templates' plans are kept; past it, the least recently used
+  /// quarter is dropped (a pod of theirs that comes again is planned again).
+  size_t max_templates = 4096;
   /// A Pending pod's words carry each reason's detail (the node's values,
   /// a did-you-mean). Off, only reasons are rendered: the summary and the
   /// unresolvable nodes need no more, and details cost per rejected row.
@@ -110,6 +113,8 @@ class Scheduler {
   /// The claims assumed bound so far, in the order of the binds.
   const std::vector<AssumedClaim>& AssumedClaims() const { return assumed_claims_; }
   const ScheduleStats& Stats() const { return stats_; }
+  /// Templates whose plans are kept now (at most ScheduleOptions::max_templates).
+  size_t KeptTemplates() const { return template_count_; }
 
  private:
   void Cycle(Outcome& o, bool may_preempt);
@@ -127,10 +132,13 @@ class Scheduler {
   struct Template {
     k8s::Pod pod;
     std::unique_ptr<PodPlan> plan;
-    uint64_t used = 0;  // when it last decided (a counter)
+    uint64_t used = 0;   // when it last decided (a counter)
+    bool keeps = false;  // it has decided incrementally (its plan keeps a decision)
   };
   // Keeps the templates' kept decisions under kept_bytes_limit.
   void BoundKept(const Template& current);
+  // Drops the least recently used quarter of the templates (their plans).
+  void DropTemplates();
 
   Engine& engine_;
   Cluster& cluster_;
@@ -143,6 +151,13 @@ class Scheduler {
   std::vector<AssumedClaim> assumed_claims_;
   size_t next_start_ = 0;  // nextStartNodeIndex, into the live rows
   std::unordered_map<size_t, std::vector<Template>> templates_;  // by TemplateHash
+  size_t template_count_ = 0;  // in templates_
+  size_t keeping_ = 0;         // templates that keep a decision
+  Template* current_ = nullptr;  // the last pod's template (null: a plan of its own)
+  // Why the last pod's template is new (the first pod of a template
+  // decides without keeping anything: most shapes are seen once); empty
+  // when it was seen before.
+  std::string_view first_because_;
   uint64_t uses_ = 0;
   std::string_view own_because_;  // why the last pod planned on its own did (TemplatePod::own_plan_because)
   ClaimNames claims_;             // the last pod planned from its template: its claims renamed there

@@ -521,6 +521,39 @@ TEST_CASE("functions that differ only in the pod's values share one kernel - eac
   }
 }
 
+TEST_CASE("functions that differ only in the node resources they read share one kernel - each reads its own") {
+  // scheduler_perf's SchedulingWithExtendedResource: node i alone has
+  // example.com/r-i, and pod i asks for it. The resources' names are bound
+  // per function (the kernels read columns by slot): one compile, and every
+  // variant's rows as the interpreter says, the two names of a variant in
+  // either order.
+  engine::Cluster cluster;
+  for (int i = 0; i < 12; ++i) {
+    k8s::Node n;
+    n.name = fmt::format("n{}", i);
+    n.allocatable = {{"cpu", k8s::Quantity::FromMilli(1000 * (i % 3 + 1))},
+                     {fmt::format("example.com/r-{}", i), k8s::Quantity::FromMilli(1000 * (i + 1))},
+                     {fmt::format("example.com/r-{}", (i + 5) % 12), k8s::Quantity::FromMilli(500)}};
+    cluster.AddNode(n);
+  }
+  const rt::NodeTable& table = cluster.Table();
+  k8s::Pod pod = NamedPod();
+  for (int opt_level : {0, 2}) {
+    codegen::Jit jit(codegen::JitOptions{opt_level});
+    for (int variant = 0; variant < 12; ++variant) {
+      std::string a = fmt::format("example.com/r-{}", variant), b = fmt::format("example.com/r-{}", (variant + 5) % 12);
+      std::string text = fmt::format(
+          "policy P\n"
+          "  filter node.allocatable['{0}'] - node.requested['{0}'] >= 1\n"
+          "  score node.allocatable['{1}'] / 1m + node.allocatable['cpu'] / 1m\n",
+          variant % 2 == 0 ? a : b, variant % 2 == 0 ? b : a);
+      Bound bound(text, pod, cluster);
+      CHECK(Agree(jit, bound.program(), pod, table, opt_level, text));
+    }
+    CHECK(jit.CachedShapes() == 1);
+  }
+}
+
 TEST_CASE("tiering: the first pods of a template are interpreted while it compiles - later ones get kernels") {
   Generator gen(77);
   engine::Cluster cluster(gen.Table());

@@ -218,11 +218,15 @@ TEST_CASE("pods of one template after the first take the incremental path and ev
   CHECK(placed == 30);
   const engine::ScheduleStats& stats = scheduler.Stats();
   CHECK(stats.templates == 1);
-  CHECK(stats.decisions.full == 1);
-  CHECK(stats.decisions.incremental == 29);
+  // The first pod keeps nothing (most shapes are seen once), the second
+  // keeps its full decision, the other 28 are brought up to date.
+  CHECK(stats.decisions.full == 2);
+  CHECK(stats.decisions.full_because.at("the template's first pod") == 1);
+  CHECK(stats.decisions.full_because.at("the template's second pod (its first keeps nothing: most shapes are seen once)") == 1);
+  CHECK(stats.decisions.incremental == 28);
   // A bind changes one row for every plugin here (the hostname domain is the
   // node); a full pass would read 60 rows per plugin per pod.
-  CHECK(stats.decisions.rows_evaluated < 29 * 60);
+  CHECK(stats.decisions.rows_evaluated < 28 * 60);
   CHECK(stats.decisions.plugins_on_every_row == 0);
 }
 
@@ -271,10 +275,61 @@ TEST_CASE("kept decisions past the memory bound are dropped and decided in full 
   CHECK(run(true, 1, &bounded) == full);  // every switch of template drops the others
   CHECK(run(true, SIZE_MAX, &unbounded) == full);
   CHECK(bounded.decisions.full_because["its kept decision was dropped to bound memory"] > 0);
-  // A full decision for each template's first pod alone. Four templates:
-  // app0's first pod came before any selector read `app`, so its template
-  // left the label out; once app1's anti-affinity term is bound, app0's
-  // pods keep it, and are of a new one (pod_template.h).
+  // Full decisions for each template's first two pods alone (the first
+  // keeps nothing). Four templates: app0's first pod came before any
+  // selector read `app`, so its template left the label out and has that
+  // pod alone; once app1's anti-affinity term is bound, app0's pods keep
+  // it, and are of a new one (pod_template.h).
   CHECK(unbounded.templates == 4);
-  CHECK(unbounded.decisions.full == unbounded.templates);
+  CHECK(unbounded.decisions.full_because["the template's first pod"] == 4);
+  CHECK(unbounded.decisions.full_because["the template's second pod (its first keeps nothing: most shapes are seen once)"] == 3);
+  CHECK(unbounded.decisions.full == 7);
+}
+
+TEST_CASE("templates past max_templates are dropped and planned again - with the same outcomes") {
+  // Twelve shapes (cpu requests) taking turns, 96 pods; eight templates kept
+  // at most: shapes come back after their plans were dropped.
+  auto run = [](bool incremental, size_t max_templates, engine::ScheduleStats* stats, size_t* kept) {
+    auto cluster = std::make_unique<engine::Cluster>();
+    for (int i = 0; i < 30; ++i) {
+      k8s::Node n;
+      n.name = fmt::format("n{}", i);
+      n.labels = {{"kubernetes.io/hostname", n.name}};
+      n.allocatable = {{"cpu", k8s::Quantity::FromUnits(3 + i % 4)}, {"pods", k8s::Quantity::FromUnits(110)}};
+      cluster->AddNode(n);
+    }
+    DiagnosticSink diags;
+    auto engine = engine::Engine::Create(rt::DefaultProfile(), {}, {}, diags);
+    REQUIRE(engine);
+    engine::ScheduleOptions options;
+    options.incremental = incremental;
+    options.max_templates = max_templates;
+    engine::Scheduler scheduler(*engine, *cluster, options);
+    std::vector<k8s::Pod> queue;
+    for (int i = 0; i < 96; ++i) {
+      k8s::Pod p;
+      p.name = fmt::format("p{}", i);
+      k8s::Container c;
+      c.name = "main";
+      c.requests = {{"cpu", k8s::Quantity::FromMilli(100 + 50 * (i % 12))}};
+      p.containers = {c};
+      queue.push_back(std::move(p));
+    }
+    std::vector<std::string> lines;
+    for (const engine::Outcome* o : scheduler.Run(std::move(queue))) {
+      lines.push_back(fmt::format("{} {} {} {}", o->pod.name, o->node.value_or("-"), o->score, o->feasible));
+    }
+    if (stats != nullptr) *stats = scheduler.Stats();
+    if (kept != nullptr) *kept = scheduler.KeptTemplates();
+    return lines;
+  };
+  engine::ScheduleStats bounded, unbounded;
+  size_t kept_bounded = 0, kept_unbounded = 0;
+  std::vector<std::string> full = run(false, 4096, nullptr, nullptr);
+  CHECK(run(true, 8, &bounded, &kept_bounded) == full);
+  CHECK(run(true, 4096, &unbounded, &kept_unbounded) == full);
+  CHECK(kept_unbounded == 12);
+  CHECK(unbounded.templates == 12);
+  CHECK(kept_bounded <= 8);
+  CHECK(bounded.templates > 12);  // dropped shapes were planned again
 }

@@ -76,13 +76,19 @@ TEST_CASE("real pods share their template: token volumes and claims and labels o
   // What the queue holds: every pod has a volume, StatefulSet pods a claim
   // and a pod-name label of their own. Each workload is one template.
   std::set<std::string> workloads;
+  std::map<std::string, size_t> pods_of;  // by workload
   size_t with_claims = 0;
   for (const k8s::Pod& p : queue) {
     REQUIRE_FALSE(p.volumes.empty());
     REQUIRE(p.controller.has_value());
     with_claims += HasClaim(p);
     workloads.insert(p.controller->kind + "/" + p.controller->name);
+    ++pods_of[p.controller->kind + "/" + p.controller->name];
   }
+  // A template's first pod is decided keeping nothing, its second in full
+  // keeping the decision, the rest from what was kept.
+  size_t full_decisions = 0;
+  for (const auto& [workload, pods] : pods_of) full_decisions += std::min<size_t>(pods, 2);
   REQUIRE(with_claims > 0);
 
   Run incremental = Schedule(*Realistic(60, 4, 400), queue, {}, /*verify=*/true);
@@ -92,9 +98,10 @@ TEST_CASE("real pods share their template: token volumes and claims and labels o
   for (const auto& entry : d.full_because) {
     const std::string& why = entry.first;
     INFO("full because: " << why);
-    CHECK(why == "the template's first pod");
+    CHECK((why == "the template's first pod" ||
+           why == "the template's second pod (its first keeps nothing: most shapes are seen once)"));
   }
-  CHECK(d.full == workloads.size());
+  CHECK(d.full == full_decisions);
   // And the same placements as deciding every pod from scratch.
   engine::ScheduleOptions per_pod;
   per_pod.incremental = false;
@@ -107,7 +114,7 @@ TEST_CASE("real pods share their template: token volumes and claims and labels o
   Run detailed = Schedule(*Realistic(60, 4, 400), queue, with_details);
   CHECK(detailed.nodes == incremental.nodes);
   CHECK(detailed.stats.plans == detailed.stats.templates);
-  CHECK(detailed.stats.decisions.full == workloads.size());
+  CHECK(detailed.stats.decisions.full == full_decisions);
 }
 
 TEST_CASE("a Pending pod's words cost the rows that changed and details only when asked") {
