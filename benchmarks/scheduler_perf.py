@@ -119,6 +119,10 @@ SHAPES = {
 class Workload:
     """One scheduler_perf workload at one size: what to create, and its threshold."""
 
+    # Whether its measured pods bring their own volume or claim; `--baseline`
+    # then also runs the same pods without it (sizes["bare"]), in the same run.
+    owns = False
+
     def __init__(self, name, threshold, sizes, small):
         self.name, self.threshold = name, threshold
         self.published, self.small = sizes, small
@@ -188,11 +192,13 @@ class NamespaceSelector(Plain):
 class Volumes(Workload):
     """Each pod with its own PersistentVolumeClaim, bound to its own PersistentVolume."""
 
+    owns = True
+
     def __init__(self, name, threshold, sizes, small, source, csi_limit=None):
         super().__init__(name, threshold, sizes, small)
         self.source, self.csi_limit = source, csi_limit
 
-    def claims(self, namespace, count):
+    def claims(self, namespace, count, bare=False):
         objects, pods = [], []
         for i in range(count):
             pv_name = f"{namespace}-vol-{i}"
@@ -211,8 +217,8 @@ class Volumes(Workload):
                             "volumeName": pv_name},
                    "status": {"phase": "Bound"}}
             objects += [pv, pvc]
-            pods.append(pod(f"pod-{i}" if namespace == "measure" else f"init-{i}", namespace,
-                            {"volumes": [{"name": "vol", "persistentVolumeClaim": {"claimName": f"pvc-{i}"}}]}))
+            spec = {} if bare else {"volumes": [{"name": "vol", "persistentVolumeClaim": {"claimName": f"pvc-{i}"}}]}
+            pods.append(pod(f"pod-{i}" if namespace == "measure" else f"init-{i}", namespace, spec))
         return objects, pods
 
     def build(self, p):
@@ -228,7 +234,7 @@ class Volumes(Workload):
                                 "spec": {"drivers": [{"name": "ebs.csi.aws.com", "nodeID": n["metadata"]["name"],
                                                       "allocatable": {"count": self.csi_limit}}]}})
         init_objects, init = self.claims("init", p["init"])
-        measure_objects, measure = self.claims("measure", p["measure"])
+        measure_objects, measure = self.claims("measure", p["measure"], p.get("bare", False))
         return nodes + objects + init_objects + measure_objects, init, measure
 
     def check(self, p, placed, cluster):
@@ -276,6 +282,8 @@ class ExtendedResource(Workload):
 class ClaimTemplate(Workload):
     """Each pod's ResourceClaim made from one ResourceClaimTemplate; a slice of devices per node."""
 
+    owns = True
+
     def build(self, p):
         nodes = [node(f"scheduler-perf-dra-{i}") for i in range(p["nodes"])]
         objects = [{"apiVersion": "v1", "kind": "Namespace", "metadata": {"name": ns}} for ns in ("init", "test")]
@@ -297,8 +305,9 @@ class ClaimTemplate(Workload):
         spec = {"containers": [{"name": "pause", "image": "registry.k8s.io/pause:3.10.1",
                                 "resources": {"claims": [{"name": "resource"}]}}],
                 "resourceClaims": [{"name": "resource", "resourceClaimTemplateName": "test-claim-template"}]}
+        bare = {"containers": [{"name": "pause", "image": "registry.k8s.io/pause:3.10.1"}]}
         return (nodes + objects, [pod(f"init-{i}", "init", spec) for i in range(p["init"])],
-                [pod(f"pod-{i}", "test", spec) for i in range(p["measure"])])
+                [pod(f"pod-{i}", "test", bare if p.get("bare") else spec) for i in range(p["measure"])])
 
     def check(self, p, placed, cluster):
         worst = max(Counter(placed.values()).values(), default=0)
@@ -410,6 +419,9 @@ def main():
     parser.add_argument("--keep", help="write the inputs here and keep them")
     parser.add_argument("--json", action="store_true", help="one JSON record a workload")
     parser.add_argument("--no-incremental", action="store_true", help="decide every pod from scratch")
+    parser.add_argument("--baseline", action="store_true",
+                        help="for workloads whose pods bring their own volume or claim, also run the same pods "
+                             "without it and report the time per pod against theirs")
     parser.add_argument("--min-ratio", type=float, default=0,
                         help="exit 1 when a workload's pods/s is under this times its threshold")
     a = parser.parse_args()
@@ -428,6 +440,11 @@ def main():
     for w in chosen:
         sizes = w.published if a.scale == "published" else w.small
         r = measure(w, sizes, a.policyc.split(), folder, extra)
+        if a.baseline and w.owns and "stats" in r:
+            bare = measure(w, dict(sizes, bare=True), a.policyc.split(), folder, extra)
+            r["pods_per_s_without"] = bare.get("pods_per_s", 0)
+            r["x_without"] = bare["pods_per_s"] / r["pods_per_s"] if r["pods_per_s"] else float("inf")
+            r["problems"] += [f"without: {p}" for p in bare["problems"]]
         bad = bool(r["problems"]) or r.get("x_threshold", 0) < a.min_ratio
         failed |= bad
         if a.json:
@@ -437,6 +454,9 @@ def main():
             print(f"{w.name:50} {r['nodes']:>6} {r['pods']:>6} {r['pods_per_s']:>9,.0f} {w.threshold:>9} "
                   f"{r['x_threshold']:>7.1f}  {s['templates']:>9} {s['plans']:>5} {s['decisions']['full']:>4} "
                   f"{s['decisions']['incremental']:>4}  {'; '.join(r['problems'])}", flush=True)
+            if "x_without" in r:
+                print(f"  the same pods without their own volume or claim: {r['pods_per_s_without']:,.0f} pods/s; "
+                      f"a pod with one takes {r['x_without']:.2f}x the time", flush=True)
         else:
             print(f"{w.name:50} {'; '.join(r['problems'])}", flush=True)
     if not a.keep:

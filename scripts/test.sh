@@ -109,6 +109,12 @@ for variant in " --verify-incremental" " --no-incremental" " --engine jit --veri
   suite "schedule-1.34$suffix" full "schedule cases (1.34)$variant" schedule_cases --policyc "build/policyc$variant" \
     --policies policies tests/conformance-schedule-1.34
 done
+# kube-scheduler's own benchmark workloads (benchmarks/scheduler_perf.py),
+# small: every pod placed as the workload intends (one per node under
+# anti-affinity, skew within maxSkew, volume and device limits kept, ...),
+# each shared template's decision checked against the pod's own plan.
+suite scheduler-perf full "kube's scheduler_perf workloads, small: placements as each workload intends" \
+  python3 benchmarks/scheduler_perf.py --scale small --baseline --policyc "build/policyc --verify-incremental"
 # The C ABI (libpolicyc.so, include/policyc.h): its answers equal check's on
 # every conformance case, and the C and Go hosts of examples/embed build and run.
 suite abi full "C ABI answers as check does" python3 tests/host/abi_equals_check.py --policyc build/policyc \
