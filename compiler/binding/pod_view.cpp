@@ -234,4 +234,41 @@ std::optional<int64_t> PodView::Size(const PodRef& c) const {
   }
 }
 
+bool SamePodField(FieldId field, const k8s::Pod& a, const k8s::Pod& b) {
+  auto images = [](const k8s::Pod& p) {
+    std::vector<std::string_view> out;
+    for (const k8s::Container& c : p.init_containers) out.push_back(c.image);
+    for (const k8s::Container& c : p.containers) out.push_back(c.image);
+    return out;
+  };
+  auto host_ports = [](const k8s::Pod& p) {
+    std::vector<k8s::HostPort> out;
+    for (const k8s::Container& c : p.containers) out.insert(out.end(), c.host_ports.begin(), c.host_ports.end());
+    return out;
+  };
+  switch (field) {
+    case FieldId::kPodName: return a.name == b.name;
+    case FieldId::kPodNamespace: return a.namespace_name == b.namespace_name;
+    case FieldId::kPodLabels: return a.labels == b.labels;
+    case FieldId::kPodNodeName: return a.node_name == b.node_name;
+    case FieldId::kPodNodeSelector:
+    case FieldId::kPodNodeSelectorReqs: return a.node_selector == b.node_selector;
+    case FieldId::kPodNodeAffinity: return a.affinity.node_affinity == b.affinity.node_affinity;
+    case FieldId::kPodTolerations: return a.tolerations == b.tolerations;
+    case FieldId::kPodRequests: return PodRequestAmounts(a) == PodRequestAmounts(b);
+    case FieldId::kPodScoringRequests: return PodScoringAmounts(a) == PodScoringAmounts(b);
+    case FieldId::kPodPriority: return a.priority.value_or(0) == b.priority.value_or(0);
+    case FieldId::kPodPodAffinity: return a.affinity.pod_affinity == b.affinity.pod_affinity;
+    case FieldId::kPodPodAntiAffinity: return a.affinity.pod_anti_affinity == b.affinity.pod_anti_affinity;
+    case FieldId::kPodSpread: return a.topology_spread == b.topology_spread;
+    case FieldId::kPodImages: return images(a) == images(b);
+    case FieldId::kPodHostPorts: return host_ports(a) == host_ports(b);
+    case FieldId::kPodVolumes: return a.volumes == b.volumes && a.resolved_volumes == b.resolved_volumes;
+    case FieldId::kPodSpreadDefaulted: return a.spread_system_defaulted == b.spread_system_defaulted;
+    case FieldId::kPodResourceClaimCount: return a.resource_claims.size() == b.resource_claims.size();
+    case FieldId::kPodResourceClaimsProblem: return a.resource_claims_problem == b.resource_claims_problem;
+    default: return false;
+  }
+}
+
 }  // namespace policy::binding

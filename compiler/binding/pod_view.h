@@ -50,6 +50,14 @@ struct PodRef {
   }
 };
 
+/// Whether pods `a` and `b` give pod-side field `field` of the pod itself
+/// (`pod.requests`, `pod.tolerations`, ...; schema.def's fields of Pod) the
+/// same value, with everything reached through it: what PodView reads
+/// that field from is equal. False for any other field. A program whose
+/// only reads of the pod are such fields, specialized for `a`, is the one
+/// `b` would get.
+bool SamePodField(lang::FieldId field, const k8s::Pod& a, const k8s::Pod& b);
+
 class PodView {
  public:
   explicit PodView(const k8s::Pod& pod);

@@ -1,6 +1,7 @@
 #include "runtime/columnar/node_table.h"
 
 #include <algorithm>
+#include <atomic>
 #include <charconv>
 #include <cstring>
 
@@ -18,7 +19,15 @@ void Append(std::vector<T>& v, T value) {
 
 }  // namespace
 
-NodeTable::NodeTable() { taint_lists_.emplace_back(); }
+// Dictionary versions are unique in the process, not per table: a program
+// bound to one table's dictionaries (or specialized against them, and kept
+// by the engine for other pods) is never taken for another table's.
+uint64_t NextDictionaryVersion() {
+  static std::atomic<uint64_t> last{0};
+  return ++last;
+}
+
+NodeTable::NodeTable() : dictionary_version_(NextDictionaryVersion()) { taint_lists_.emplace_back(); }
 
 std::string NodeTable::TaintKey(const TaintEntry& t) {
   std::string out(12, '\0');
@@ -62,7 +71,7 @@ LabelColumn& NodeTable::LabelFor(uint32_t key) {
     column.is_quantity.push_back(0);
     column.live_nodes.push_back(0);
     labels_.push_back(std::move(column));
-    ++dictionary_version_;
+    dictionary_version_ = NextDictionaryVersion();
   }
   return labels_[it->second];
 }
@@ -78,7 +87,7 @@ uint32_t NodeTable::DomainFor(LabelColumn& column, uint32_t value) {
     column.quantity_milli.push_back(as_quantity ? as_quantity->MilliValue() : 0);
     column.is_quantity.push_back(as_quantity.has_value());
     column.live_nodes.push_back(0);
-    ++dictionary_version_;
+    dictionary_version_ = NextDictionaryVersion();
   }
   return it->second;
 }
@@ -95,7 +104,7 @@ uint32_t NodeTable::ResourceIndex(std::string_view name) {
     column.allocatable_milli.assign(RowCount(), 0);
     column.requested_milli.assign(RowCount(), 0);
     resources_.push_back(std::move(column));
-    ++dictionary_version_;  // bound programs read a resource no node had as 0
+    dictionary_version_ = NextDictionaryVersion();  // bound programs read a resource no node had as 0
   }
   return it->second;
 }
@@ -119,7 +128,7 @@ uint32_t NodeTable::TaintListFor(const std::vector<k8s::Taint>& taints) {
                                           static_cast<uint32_t>(taints_.size()));
     if (added) {
       taints_.push_back(entry);
-      ++dictionary_version_;
+      dictionary_version_ = NextDictionaryVersion();
       // Double the words when the dictionary outgrows them (amortised O(1)).
       if (taints_.size() > taint_words_ * 64) GrowTaintWords(taint_words_ * 2);
     }

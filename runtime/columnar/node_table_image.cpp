@@ -27,6 +27,9 @@
 #include "runtime/columnar/node_table.h"
 
 namespace policy::rt {
+
+uint64_t NextDictionaryVersion();  // node_table.cpp
+
 namespace {
 
 template <class T>
@@ -349,7 +352,8 @@ bool NodeTable::ReadImageInto(k8s::ArchiveReader& in) {
   }
 
   // Versions start past the ones a fresh table has: nothing was bound to it before.
-  dictionary_version_ = epoch_ = whole_epoch_ = topology_epoch_ = term_groups_version_ = 1;
+  epoch_ = whole_epoch_ = topology_epoch_ = term_groups_version_ = 1;
+  dictionary_version_ = NextDictionaryVersion();
   return ReadPodsInto(in) && in.Ok();
 }
 

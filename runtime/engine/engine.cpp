@@ -1,13 +1,18 @@
 #include "runtime/engine/engine.h"
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
+#include <deque>
 #include <map>
+#include <mutex>
 
 #include <fmt/format.h>
 
+#include "compiler/binding/pod_view.h"
 #include "compiler/codegen/jit.h"
 #include "compiler/driver/compilation.h"
+#include "compiler/ir/traits.h"
 #include "runtime/engine/kernel_source.h"
 #include "runtime/engine/pod_template.h"
 #include "runtime/sched/default_spread.h"
@@ -31,6 +36,26 @@ struct Engine::State {
   bool policy_reads_labels = false;   // a file outside the stdlib reads the pod's labels
 
   rt::DeviceSelectors device_selectors;  // how DRA CEL selectors are decided on the clusters planned for
+
+  // Files specialized for earlier pods, kept for pods that read alike: per
+  // file, the pod's fields it reads (the fields of Pod it loads from `pod`;
+  // `whole` when it uses `pod` otherwise), and its last specializations,
+  // most recent first. A pod asking for an extended resource of its own
+  // specializes the files that read its requests, and takes the rest.
+  struct FileReads {
+    std::vector<lang::FieldId> fields;
+    bool whole = false;
+  };
+  std::vector<FileReads> reads;
+  struct Specialized {
+    std::shared_ptr<const k8s::Pod> pod;
+    uint64_t dictionary = 0;  // the table's DictionaryVersion (unique in the process)
+    std::shared_ptr<const ir::Program> program;
+  };
+  static constexpr size_t kSpecializedPerFile = 8;
+  std::mutex specialized_mu;
+  size_t files_reused = 0;  // under specialized_mu
+  std::vector<std::deque<Specialized>> specialized;  // by file
 
   State(rt::Profile p, EngineOptions o)
       : profile(std::move(p)), options(std::move(o)), kernels(options.jit_opt_level, options.hot_after) {
@@ -166,6 +191,27 @@ std::unique_ptr<Engine> Engine::Create(rt::Profile profile, std::vector<std::sha
       }
     }
   }
+  for (const driver::CompiledFile* file : state->files) {
+    const ir::Program& program = file->program;
+    State::FileReads reads;
+    auto from_pod = [&](ir::NodeId id) { return std::holds_alternative<ir::PodRoot>(program.nodes[id]); };
+    for (const ir::Node& node : program.nodes) {
+      const auto* load = std::get_if<ir::LoadField>(&node);
+      ir::VisitOperands(node, [&](ir::NodeId operand) {
+        if (!from_pod(operand)) return;
+        if (load == nullptr) {
+          reads.whole = true;
+        } else if (std::find(reads.fields.begin(), reads.fields.end(), load->field) == reads.fields.end()) {
+          reads.fields.push_back(load->field);
+        }
+      });
+    }
+    for (const ir::Function& fn : program.functions) {
+      for (const ir::Slot& slot : fn.slots) reads.whole |= slot.value && from_pod(*slot.value);
+    }
+    state->reads.push_back(std::move(reads));
+  }
+  state->specialized.resize(state->files.size());
   return std::unique_ptr<Engine>(new Engine(std::move(state)));
 }
 
@@ -177,16 +223,30 @@ size_t Engine::CompiledKernels() const { return state_->kernels.Compiled(); }
 bool Engine::HasJit() { return KernelSource::Available(); }
 
 std::unique_ptr<PodPlan> Engine::Plan(k8s::Pod pod, const Cluster& cluster, std::string* trace) {
+  ResolveForPlan(pod, cluster);
+  return PlanResolved(std::move(pod), cluster, trace);
+}
+
+void Engine::ResolveForPlan(k8s::Pod& pod, const Cluster& cluster) const {
   if (!state_->policy_reads_volumes) DropIncidentalVolumes(pod);
   rt::ResolveVolumes(pod, cluster.Table());
   rt::ResolveClaims(pod, cluster.Table());
-  return PlanResolved(std::move(pod), cluster, trace);
 }
 
 void PodPlan::Adopt(const k8s::Pod& pod) {
   if (pod_.resource_claims.empty()) return;
   pod_.uid = pod.uid;
   pod_.resource_claim_statuses = pod.resource_claim_statuses;
+}
+
+size_t Engine::FilesReused() const {
+  std::lock_guard lock(state_->specialized_mu);
+  return state_->files_reused;
+}
+
+std::unique_ptr<PodPlan> Engine::PlanAfresh(k8s::Pod pod, const Cluster& cluster) {
+  ResolveForPlan(pod, cluster);
+  return PlanResolved(std::move(pod), cluster, nullptr, /*afresh=*/true);
 }
 
 std::unique_ptr<PodPlan> Engine::Plan(TemplatePod pod, const Cluster& cluster) {
@@ -203,9 +263,10 @@ TemplatePod Engine::Template(const k8s::Pod& pod, const Cluster& cluster) const 
   return t;
 }
 
-std::unique_ptr<PodPlan> Engine::PlanResolved(k8s::Pod pod, const Cluster& cluster, std::string* trace) {
+std::unique_ptr<PodPlan> Engine::PlanResolved(k8s::Pod pod, const Cluster& cluster, std::string* trace, bool afresh) {
   std::unique_ptr<PodPlan> plan(new PodPlan());
   plan->engine_ = state_;
+  plan->afresh_ = afresh;
   plan->pod_ = std::move(pod);
   // kube-scheduler's default spread constraints (the system's or the
   // profile's list) become the pod's own before anything reads it.
@@ -234,8 +295,45 @@ void Engine::Fill(PodPlan& plan, const Cluster& cluster, std::string* trace) con
     pass_options.disabled = s.options.disabled_passes;
   }
   plan.programs_.clear();
-  for (const driver::CompiledFile* file : s.files) {
-    plan.programs_.push_back(std::make_unique<ir::Program>(s.compilation.Optimize(file->program, pass_options, trace)));
+  // A file specialized for an earlier pod that reads alike (the same values
+  // of every pod field the file reads, the same dictionaries) is taken as
+  // it is: specializing it again would give the same program.
+  bool keep = !plan.afresh_ && trace == nullptr && pass_options.print_after.empty() && !pass_options.time;
+  uint64_t dictionary = cluster.Table().DictionaryVersion();
+  std::shared_ptr<const k8s::Pod> pod;
+  for (size_t f = 0; f < s.files.size(); ++f) {
+    const State::FileReads& reads = s.reads[f];
+    std::shared_ptr<const ir::Program> program;
+    if (keep && !reads.whole) {
+      std::lock_guard lock(s.specialized_mu);
+      std::deque<State::Specialized>& kept = s.specialized[f];
+      for (auto it = kept.begin(); it != kept.end(); ++it) {
+        if (it->dictionary != dictionary) continue;
+        bool alike = std::all_of(reads.fields.begin(), reads.fields.end(), [&](lang::FieldId field) {
+          return binding::SamePodField(field, *it->pod, plan.pod_);
+        });
+        if (!alike) continue;
+        program = it->program;
+        ++s.files_reused;
+        if (it != kept.begin()) {  // most recent first
+          State::Specialized used = std::move(*it);
+          kept.erase(it);
+          kept.push_front(std::move(used));
+        }
+        break;
+      }
+    }
+    if (program == nullptr) {
+      program = std::make_shared<const ir::Program>(s.compilation.Optimize(s.files[f]->program, pass_options, trace));
+      if (keep && !reads.whole) {
+        if (pod == nullptr) pod = std::make_shared<const k8s::Pod>(plan.pod_);
+        std::lock_guard lock(s.specialized_mu);
+        std::deque<State::Specialized>& kept = s.specialized[f];
+        kept.push_front({pod, dictionary, program});
+        if (kept.size() > State::kSpecializedPerFile) kept.pop_back();
+      }
+    }
+    plan.programs_.push_back(std::move(program));
   }
   plan.version_ = cluster.Table().DictionaryVersion();
   cluster.Table().SetDeviceSelectors(s.device_selectors);
@@ -278,7 +376,7 @@ bool Engine::SharesPlans() const { return !state_->reads_pod_name; }
 void Engine::VerifyTemplate(const k8s::Pod& pod, const Cluster& cluster, const rt::Decision& shared,
                             rt::DecideOptions options) {
   if (!state_->options.verify_incremental) return;
-  std::unique_ptr<PodPlan> own = Plan(pod, cluster);
+  std::unique_ptr<PodPlan> own = PlanAfresh(pod, cluster);
   rt::Decider decider;
   const rt::Decision& d = Decide(*own, cluster, decider, options);
   if (d.feasible != shared.feasible || d.score != shared.score || d.selected != shared.selected ||

@@ -114,11 +114,12 @@ class PodPlan {
   PodPlan() = default;
   std::shared_ptr<void> engine_;  // the engine's compiled files and types
   k8s::Pod pod_;
-  std::vector<std::unique_ptr<ir::Program>> programs_;
+  std::vector<std::shared_ptr<const ir::Program>> programs_;  // by file; may be shared with other plans (Engine::Fill)
   std::vector<rt::Plugin> plugins_;
   std::vector<std::shared_ptr<const codegen::CompiledFunction>> kernels_;  // by plugin, may be null
   uint64_t version_ = 0;  // the cluster dictionaries' version the programs are bound to
   bool tiered_ = false;
+  bool afresh_ = false;  // its files are specialized for its pod alone (Engine::PlanAfresh)
   rt::IncrementalDecider incremental_;  // DecideIncremental's kept decision
   rt::IncrementalExplainer explainer_;  // ExplainIncremental's kept words
 };
@@ -144,6 +145,12 @@ class Engine {
   /// bound to the cluster's dictionaries, kernels as the back end says.
   /// Pass dumps and timings (EngineOptions) go to `trace` when given.
   std::unique_ptr<PodPlan> Plan(k8s::Pod pod, const Cluster& cluster, std::string* trace = nullptr);
+  /// The same, every file specialized for this pod alone: nothing taken
+  /// from the files specialized for earlier pods that read alike (what
+  /// --verify-incremental checks shared plans against).
+  std::unique_ptr<PodPlan> PlanAfresh(k8s::Pod pod, const Cluster& cluster);
+  /// How many files plans took as specialized for an earlier pod, so far.
+  size_t FilesReused() const;
   /// The decision for the plan's pod on `cluster` now: feasible rows,
   /// scores, selection; valid until the next Decide. A plan bound to older
   /// dictionaries is planned again first; a tiered plan takes the kernels
@@ -215,7 +222,9 @@ class Engine {
  private:
   struct State;
   explicit Engine(std::shared_ptr<State> state);
-  std::unique_ptr<PodPlan> PlanResolved(k8s::Pod pod, const Cluster& cluster, std::string* trace);
+  std::unique_ptr<PodPlan> PlanResolved(k8s::Pod pod, const Cluster& cluster, std::string* trace, bool afresh = false);
+  // The pod's volumes and claims looked up, the volumes no plugin reads left out.
+  void ResolveForPlan(k8s::Pod& pod, const Cluster& cluster) const;
   void Fill(PodPlan& plan, const Cluster& cluster, std::string* trace) const;
   void TakeTieredKernels(PodPlan& plan) const;
 

@@ -7,6 +7,8 @@
 #include <memory>
 #include <string>
 
+#include <fmt/format.h>
+
 #include "runtime/engine/engine.h"
 
 using namespace policy;
@@ -223,4 +225,69 @@ TEST_CASE("tiered: the first decisions are interpreted - then the kernels give t
   CHECK(got.feasible == want.feasible);
   CHECK(got.score == want.score);
   CHECK(got.selected == want.selected);
+}
+
+TEST_CASE("files specialized for earlier pods that read alike decide and explain as files specialized afresh") {
+  // Pods that differ in one field each (requests by amount or by extended
+  // resource, tolerations, nodeSelector, node affinity, labels with a spread
+  // constraint, host ports, images), some alike in what a file reads: a
+  // plan that takes the files specialized before gives the decision and the
+  // words of a plan of the pod's own; and files were taken.
+  engine::Cluster cluster;
+  for (int i = 0; i < 8; ++i) {
+    k8s::Node n = Node(fmt::format("n{}", i), 2 + i % 3, {{"zone", i % 2 ? "x" : "y"}, {"kubernetes.io/hostname", fmt::format("n{}", i)}});
+    n.allocatable.emplace_back(fmt::format("example.com/dev-{}", i % 3), k8s::Quantity::FromUnits(1));
+    if (i % 4 == 0) n.taints.push_back({"dedicated", "gpu", k8s::TaintEffect::kNoSchedule});
+    cluster.AddNode(n);
+  }
+  for (auto backend : {engine::Backend::kInterp, engine::Backend::kJit}) {
+    std::unique_ptr<engine::Engine> e = DefaultEngine(backend);
+    std::vector<k8s::Pod> pods;
+    for (int v = 0; v < 24; ++v) {
+      k8s::Pod pod = PodAsking(1 + v % 2);
+      pod.name = fmt::format("p{}", v);
+      if (v % 3 == 1) pod.containers[0].requests.emplace_back(fmt::format("example.com/dev-{}", v % 4), k8s::Quantity::FromUnits(1));
+      if (v % 5 == 2) pod.tolerations.push_back({"dedicated", k8s::TolerationOp::kEqual, "gpu", std::nullopt, std::nullopt});
+      if (v % 7 == 3) pod.node_selector = {{"zone", v % 2 ? "x" : "y"}};
+      if (v % 6 == 4) {
+        pod.affinity.node_affinity.emplace();
+        pod.affinity.node_affinity->preferred.push_back({10, {{{"zone", k8s::SelectorOp::kIn, {"x"}}}, {}}});
+      }
+      if (v % 4 == 3) {
+        std::string app = v % 8 == 3 ? "a" : "b";
+        pod.labels = {{"app", app}};
+        k8s::TopologySpreadConstraint c;
+        c.topology_key = "zone";
+        c.label_selector.emplace();
+        c.label_selector->match_labels = {{"app", app}};
+        pod.topology_spread.push_back(c);
+      }
+      if (v % 9 == 5) pod.containers[0].host_ports.push_back({8080, "TCP", "0.0.0.0"});
+      pod.containers[0].image = v % 2 ? "nginx:1" : "busybox";
+      pods.push_back(std::move(pod));
+    }
+    for (const k8s::Pod& pod : pods) {
+      CAPTURE(pod.name);
+      std::unique_ptr<engine::PodPlan> kept = e->Plan(pod, cluster);
+      std::unique_ptr<engine::PodPlan> afresh = e->PlanAfresh(pod, cluster);
+      rt::Decision got = e->Decide(*kept, cluster, {.plugin_scores = true});
+      rt::Decision want = e->Decide(*afresh, cluster, {.plugin_scores = true});
+      CHECK(got.feasible == want.feasible);
+      CHECK(got.score == want.score);
+      CHECK(got.selected == want.selected);
+      rt::Placement words = e->Explain(*kept, cluster, got, {}, true);
+      rt::Placement want_words = e->Explain(*afresh, cluster, want, {}, true);
+      CHECK(words.summary == want_words.summary);
+      REQUIRE(words.nodes.size() == want_words.nodes.size());
+      for (size_t n = 0; n < words.nodes.size(); ++n) {
+        REQUIRE(words.nodes[n].reasons.size() == want_words.nodes[n].reasons.size());
+        for (size_t r = 0; r < words.nodes[n].reasons.size(); ++r) {
+          CHECK(words.nodes[n].reasons[r].reason == want_words.nodes[n].reasons[r].reason);
+          CHECK(words.nodes[n].reasons[r].detail == want_words.nodes[n].reasons[r].detail);
+        }
+      }
+    }
+    // Most files read none of what differs: taken, not specialized again.
+    CHECK(e->FilesReused() > pods.size() * 5);
+  }
 }
