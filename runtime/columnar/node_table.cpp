@@ -457,6 +457,10 @@ std::shared_ptr<const DeviceTable> NodeTable::Devices() const {
   return c.table;
 }
 
+// Past this many devices logged, a claim change builds the next device table
+// from scratch (about 100 bytes an entry: the log stays under 7 MB).
+constexpr size_t kMaxClaimDeviceChanges = size_t{1} << 16;
+
 void NodeTable::LogClaimDevices(const k8s::ResourceClaim& claim, int delta) {
   if (!claim.allocation) return;
   for (const k8s::DeviceResult& d : claim.allocation->devices) {
@@ -466,7 +470,7 @@ void NodeTable::LogClaimDevices(const k8s::ResourceClaim& claim, int delta) {
 
 void NodeTable::SetResourceClaim(k8s::ResourceClaim claim) {
   std::string key = StorageObjects::ClaimKey(claim.namespace_name, claim.name);
-  if (claim_device_changes_.size() >= (size_t{1} << 20)) MutableStorage();  // a bound on the log
+  if (claim_device_changes_.size() >= kMaxClaimDeviceChanges) MutableStorage();  // a bound on the log
   ++storage_version_;
   auto it = storage_.resource_claims.find(key);
   if (it != storage_.resource_claims.end()) LogClaimDevices(it->second, -1);
@@ -477,7 +481,7 @@ void NodeTable::SetResourceClaim(k8s::ResourceClaim claim) {
 bool NodeTable::RemoveResourceClaim(std::string_view namespace_name, std::string_view name) {
   auto it = storage_.resource_claims.find(StorageObjects::ClaimKey(namespace_name, name));
   if (it == storage_.resource_claims.end()) return false;
-  if (claim_device_changes_.size() >= (size_t{1} << 20)) MutableStorage();
+  if (claim_device_changes_.size() >= kMaxClaimDeviceChanges) MutableStorage();
   ++storage_version_;
   LogClaimDevices(it->second, -1);
   storage_.resource_claims.erase(it);

@@ -248,4 +248,14 @@ TEST_CASE("devices claims take and give back: the table brought up to date equal
   w.table->SetResourceClaim(allocated(3, "pool/one", "d2"));
   w.table->MutableStorage();
   CHECK(expect_same() == 1);
+  // So does a claim change past the log's bound (65,536 devices logged).
+  k8s::ResourceClaim flapping = allocated(4, "pool/two", "d0");
+  for (int i = 0; i < 40000; ++i) {
+    w.table->SetResourceClaim(flapping);
+    k8s::ResourceClaim released = flapping;
+    released.allocation.reset();
+    w.table->SetResourceClaim(released);
+  }
+  w.table->SetResourceClaim(allocated(4, "pool/two", "d2"));
+  CHECK(expect_same() == 2);
 }
