@@ -1,5 +1,7 @@
 #include "compiler/binding/pod_view.h"
 
+#include <algorithm>
+
 #include "k8s/node_match.h"
 #include "k8s/selectors.h"
 
@@ -31,8 +33,8 @@ PodRef Ptr(PodRef::Kind kind, const void* ptr) {
 
 }  // namespace
 
-PodView::PodView(const k8s::Pod& pod)
-    : pod_(pod), requests_(PodRequestAmounts(pod)), scoring_(PodScoringAmounts(pod)) {
+PodView::PodView(const k8s::Pod& pod, ResourceReads* reads)
+    : pod_(pod), reads_(reads), requests_(PodRequestAmounts(pod)), scoring_(PodScoringAmounts(pod)) {
   // getContainerPorts: the (regular) containers' ports with a hostPort.
   for (const k8s::Container& c : pod.containers) host_ports_.insert(host_ports_.end(), c.host_ports.begin(), c.host_ports.end());
   // normalizedImageName: a name without a tag is `:latest`.
@@ -205,6 +207,7 @@ std::optional<PodRef> PodView::Index(const PodRef& object, const PodRef& key) co
     }
     case PodRef::Kind::kResources: {
       if (key.kind != PodRef::Kind::kString) return std::nullopt;
+      if (ResourceReads::Of* of = ReadsOf(object)) of->names.push_back(key.s);
       for (const auto& [name, amount] : *static_cast<const ResourceAmounts*>(object.ptr)) {
         if (name == key.s) return PodRef::Int(amount);
       }
@@ -229,9 +232,39 @@ std::optional<int64_t> PodView::Size(const PodRef& c) const {
     case PodRef::Kind::kRecordList: return static_cast<int64_t>(c.records.size());
     case PodRef::Kind::kStringList: return static_cast<int64_t>(static_cast<const std::vector<std::string>*>(c.ptr)->size());
     case PodRef::Kind::kStringMap: return static_cast<int64_t>(static_cast<const k8s::StringMap*>(c.ptr)->size());
-    case PodRef::Kind::kResources: return static_cast<int64_t>(static_cast<const ResourceAmounts*>(c.ptr)->size());
+    case PodRef::Kind::kResources:
+      ReadWhole(c);
+      return static_cast<int64_t>(static_cast<const ResourceAmounts*>(c.ptr)->size());
     default: return std::nullopt;
   }
+}
+
+ResourceReads::Of* PodView::ReadsOf(const PodRef& resources) const {
+  if (reads_ == nullptr || resources.kind != PodRef::Kind::kResources) return nullptr;
+  if (resources.ptr == &requests_) return &reads_->requests;
+  if (resources.ptr == &scoring_) return &reads_->scoring;
+  return nullptr;
+}
+
+void PodView::ReadWhole(const PodRef& collection) const {
+  if (ResourceReads::Of* of = ReadsOf(collection)) of->whole = true;
+}
+
+bool SameResourceReads(FieldId field, const ResourceReads& reads, const k8s::Pod& a, const k8s::Pod& b) {
+  const ResourceReads::Of& of = field == FieldId::kPodRequests ? reads.requests : reads.scoring;
+  if (of.whole || (field != FieldId::kPodRequests && field != FieldId::kPodScoringRequests)) {
+    return SamePodField(field, a, b);
+  }
+  ResourceAmounts in_a = field == FieldId::kPodRequests ? PodRequestAmounts(a) : PodScoringAmounts(a);
+  ResourceAmounts in_b = field == FieldId::kPodRequests ? PodRequestAmounts(b) : PodScoringAmounts(b);
+  auto amount = [](const ResourceAmounts& amounts, const std::string& name) {
+    for (const auto& [n, v] : amounts) {
+      if (n == name) return v;
+    }
+    return int64_t{0};
+  };
+  return std::all_of(of.names.begin(), of.names.end(),
+                     [&](const std::string& name) { return amount(in_a, name) == amount(in_b, name); });
 }
 
 bool SamePodField(FieldId field, const k8s::Pod& a, const k8s::Pod& b) {

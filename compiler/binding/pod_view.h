@@ -58,9 +58,23 @@ struct PodRef {
 /// `b` would get.
 bool SamePodField(lang::FieldId field, const k8s::Pod& a, const k8s::Pod& b);
 
+/// What a specialization read of `pod.requests` and `pod.scoringRequests`:
+/// the names it looked up, or, when it went through a collection (a loop
+/// over it, its size), the whole of it.
+struct ResourceReads {
+  struct Of {
+    bool whole = false;
+    std::vector<std::string> names;
+  };
+  Of requests, scoring;
+};
+/// Whether `a` and `b` give every read of `reads` for `field` (kPodRequests
+/// or kPodScoringRequests) the same answer.
+bool SameResourceReads(lang::FieldId field, const ResourceReads& reads, const k8s::Pod& a, const k8s::Pod& b);
+
 class PodView {
  public:
-  explicit PodView(const k8s::Pod& pod);
+  explicit PodView(const k8s::Pod& pod, ResourceReads* reads = nullptr);
   PodView(const PodView&) = delete;
   PodView& operator=(const PodView&) = delete;
 
@@ -73,9 +87,14 @@ class PodView {
   std::optional<PodRef> Index(const PodRef& object, const PodRef& key) const;
   /// The number of elements of a collection.
   std::optional<int64_t> Size(const PodRef& collection) const;
+  /// Says that `collection` is read whole (a loop unrolled over its elements).
+  void ReadWhole(const PodRef& collection) const;
 
  private:
+  ResourceReads::Of* ReadsOf(const PodRef& resources) const;
+
   const k8s::Pod& pod_;
+  ResourceReads* reads_;  // may be null
   ResourceAmounts requests_;
   ResourceAmounts scoring_;
   k8s::NodeAffinity no_affinity_;

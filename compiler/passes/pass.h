@@ -17,6 +17,10 @@
 #include "compiler/ir/ir.h"
 #include "k8s/objects.h"
 
+namespace policy::binding {
+struct ResourceReads;
+}
+
 namespace policy::passes {
 
 class Pass {
@@ -37,6 +41,9 @@ struct PassOptions {
   /// type table the program's types come from.
   const k8s::Pod* pod = nullptr;
   lang::TypeTable* types = nullptr;
+  /// When set, what specializing read of the pod's requests (the engine
+  /// keeps a specialization for the pods that answer those reads alike).
+  binding::ResourceReads* resource_reads = nullptr;
   /// The node table to bind label values and taints to (`bind-table` runs
   /// only with one); the program is then valid for that table only.
   const NodeDictionary* table = nullptr;

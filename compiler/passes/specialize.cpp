@@ -44,8 +44,8 @@ using lang::FieldId;
 
 class Specializer {
  public:
-  Specializer(const Program& in, const k8s::Pod& pod, lang::TypeTable& types)
-      : in_(in), pod_(pod), types_(types), budget_(std::max(kMinBudget, kBudgetPerNode * in.nodes.size())) {}
+  Specializer(const Program& in, const k8s::Pod& pod, lang::TypeTable& types, binding::ResourceReads* reads)
+      : in_(in), pod_(pod, reads), types_(types), budget_(std::max(kMinBudget, kBudgetPerNode * in.nodes.size())) {}
 
   Program Run() {
     out_.source = in_.source;
@@ -359,6 +359,7 @@ class Specializer {
         }
         return out;
       case PodRef::Kind::kResources:
+        pod_.ReadWhole(*value);
         for (const auto& [name, amount] : *static_cast<const ResourceAmounts*>(value->ptr)) {
           NodeId key = Emit(StringConst{name}, first_type, span, false);
           std::optional<NodeId> val;
@@ -417,22 +418,25 @@ class Specializer {
 
 class SpecializePass final : public Pass {
  public:
-  SpecializePass(const k8s::Pod& pod, lang::TypeTable& types) : pod_(pod), types_(types) {}
+  SpecializePass(const k8s::Pod& pod, lang::TypeTable& types, binding::ResourceReads* reads)
+      : pod_(pod), types_(types), reads_(reads) {}
   std::string_view Name() const override { return "specialize"; }
   bool Run(Program& program) override {
-    program = Specializer(program, pod_, types_).Run();
+    program = Specializer(program, pod_, types_, reads_).Run();
     return true;
   }
 
  private:
   const k8s::Pod& pod_;
   lang::TypeTable& types_;
+  binding::ResourceReads* reads_;
 };
 
 }  // namespace
 
 std::unique_ptr<Pass> CreateSpecializePass(const PassOptions& o) {
-  return o.pod != nullptr && o.types != nullptr ? std::make_unique<SpecializePass>(*o.pod, *o.types) : nullptr;
+  return o.pod != nullptr && o.types != nullptr ? std::make_unique<SpecializePass>(*o.pod, *o.types, o.resource_reads)
+                                               : nullptr;
 }
 
 }  // namespace policy::passes

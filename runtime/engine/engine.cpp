@@ -51,6 +51,7 @@ struct Engine::State {
     std::shared_ptr<const k8s::Pod> pod;
     uint64_t dictionary = 0;  // the table's DictionaryVersion (unique in the process)
     std::shared_ptr<const ir::Program> program;
+    binding::ResourceReads resource_reads;  // what specializing it read of the pod's requests
   };
   static constexpr size_t kSpecializedPerFile = 8;
   std::mutex specialized_mu;
@@ -310,7 +311,7 @@ void Engine::Fill(PodPlan& plan, const Cluster& cluster, std::string* trace) con
       for (auto it = kept.begin(); it != kept.end(); ++it) {
         if (it->dictionary != dictionary) continue;
         bool alike = std::all_of(reads.fields.begin(), reads.fields.end(), [&](lang::FieldId field) {
-          return binding::SamePodField(field, *it->pod, plan.pod_);
+          return binding::SameResourceReads(field, it->resource_reads, *it->pod, plan.pod_);
         });
         if (!alike) continue;
         program = it->program;
@@ -324,12 +325,15 @@ void Engine::Fill(PodPlan& plan, const Cluster& cluster, std::string* trace) con
       }
     }
     if (program == nullptr) {
+      binding::ResourceReads resource_reads;
+      pass_options.resource_reads = &resource_reads;
       program = std::make_shared<const ir::Program>(s.compilation.Optimize(s.files[f]->program, pass_options, trace));
+      pass_options.resource_reads = nullptr;
       if (keep && !reads.whole) {
         if (pod == nullptr) pod = std::make_shared<const k8s::Pod>(plan.pod_);
         std::lock_guard lock(s.specialized_mu);
         std::deque<State::Specialized>& kept = s.specialized[f];
-        kept.push_front({pod, dictionary, program});
+        kept.push_front({pod, dictionary, program, std::move(resource_reads)});
         if (kept.size() > State::kSpecializedPerFile) kept.pop_back();
       }
     }
