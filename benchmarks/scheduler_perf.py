@@ -63,21 +63,22 @@ def pod(name, namespace, spec, labels=None):
     return {"apiVersion": "v1", "kind": "Pod", "metadata": meta, "spec": full, "status": {"phase": "Pending"}}
 
 
-def required_term(kind, color, topology, namespaces=None, namespace_selector=None):
+def pod_term(color, topology, namespaces=None, namespace_selector=None):
     term = {"labelSelector": {"matchLabels": {"color": color}}, "topologyKey": topology}
     if namespaces:
         term["namespaces"] = namespaces
     if namespace_selector:
         term["namespaceSelector"] = {"matchLabels": namespace_selector}
+    return term
+
+
+def required_term(kind, color, topology, namespaces=None, namespace_selector=None):
+    term = pod_term(color, topology, namespaces, namespace_selector)
     return {"affinity": {kind: {"requiredDuringSchedulingIgnoredDuringExecution": [term]}}}
 
 
 def preferred_term(kind, color, topology, namespaces=None, namespace_selector=None):
-    term = {"labelSelector": {"matchLabels": {"color": color}}, "topologyKey": topology}
-    if namespaces:
-        term["namespaces"] = namespaces
-    if namespace_selector:
-        term["namespaceSelector"] = {"matchLabels": namespace_selector}
+    term = pod_term(color, topology, namespaces, namespace_selector)
     return {"affinity": {kind: {"preferredDuringSchedulingIgnoredDuringExecution": [
         {"weight": 1, "podAffinityTerm": term}]}}}
 
