@@ -382,7 +382,7 @@ def run(policyc, args, what):
 
 def measure(w, sizes, policyc, folder, extra):
     cluster, init, queue = w.build(sizes)
-    base = os.path.join(folder, w.name)
+    base = os.path.join(folder, w.name + ("-without" if sizes.get("bare") else ""))
     write(base + "-cluster.json", cluster + init)
     write(base + "-measure.json", queue)
     started = time.monotonic()

@@ -1,6 +1,7 @@
 #include "runtime/columnar/device_table.h"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 
 #include <fmt/format.h>
@@ -15,12 +16,16 @@ namespace {
 // (they are computed again if asked).
 constexpr size_t kMaxSelectors = 1024;
 
+std::atomic<uint64_t> next_lineage{0};
+
 
 }  // namespace
 
 DeviceTable::DeviceTable(const StorageObjects& storage, const NodeTable& table, std::shared_ptr<const DeviceColumns> reuse,
                          DeviceSelectors how)
-    : table_(table) {
+    : table_(table), lineage_(++next_lineage) {
+  auto layout = std::make_shared<Layout>();
+  Layout& l = *layout;
   // Pools by (driver, name): their slices of the newest generation, by name.
   std::map<std::pair<std::string_view, std::string_view>, std::vector<const k8s::ResourceSlice*>> pools;
   for (const auto& [name, slice] : storage.resource_slices) pools[{slice.driver, slice.pool.name}].push_back(&slice);
@@ -37,37 +42,38 @@ DeviceTable::DeviceTable(const StorageObjects& storage, const NodeTable& table, 
     for (const k8s::ResourceSlice* s : slices) newest = std::max(newest, s->pool.generation);
     std::erase_if(slices, [&](const k8s::ResourceSlice* s) { return s->pool.generation != newest; });
     std::sort(slices.begin(), slices.end(), [](auto* a, auto* b) { return a->name < b->name; });
-    uint32_t pool = static_cast<uint32_t>(pools_.size());
-    pools_.push_back({key.first, key.second, static_cast<int64_t>(slices.size()) != slices.front()->pool.slice_count});
+    uint32_t pool = static_cast<uint32_t>(l.pools.size());
+    l.pools.push_back({key.first, key.second, static_cast<int64_t>(slices.size()) != slices.front()->pool.slice_count});
     for (const k8s::ResourceSlice* s : slices) {
       std::optional<RowId> row;
       if (!s->node_name.empty()) row = table.FindNode(s->node_name);
       if (!s->node_name.empty() && !row) continue;  // a node the snapshot lacks
       std::vector<uint32_t> ids;
       for (const k8s::Device& d : s->devices) {
-        uint32_t id = static_cast<uint32_t>(devices_.size());
+        uint32_t id = static_cast<uint32_t>(l.devices.size());
         auto holding = held.find(fmt::format("{}/{}/{}", s->driver, s->pool.name, d.name));
         int32_t holders = holding == held.end() ? 0 : holding->second;
-        devices_.push_back({s, &d, pool, holders > 0});
+        l.devices.push_back({s, &d, pool});
         holders_.push_back(holders);
         ids.push_back(id);
       }
       if (row) {
         by_row[*row].insert(by_row[*row].end(), ids.begin(), ids.end());
       } else if (s->all_nodes || s->node_selector) {
-        shared_.emplace_back(s, std::move(ids));
+        l.shared.emplace_back(s, std::move(ids));
       }
     }
   }
-  local_begin_.reserve(by_row.size() + 1);
+  l.local_begin.reserve(by_row.size() + 1);
   for (const std::vector<uint32_t>& ids : by_row) {
-    local_begin_.push_back(static_cast<uint32_t>(local_.size()));
-    local_.insert(local_.end(), ids.begin(), ids.end());
+    l.local_begin.push_back(static_cast<uint32_t>(l.local.size()));
+    l.local.insert(l.local.end(), ids.begin(), ids.end());
   }
-  local_begin_.push_back(static_cast<uint32_t>(local_.size()));
+  l.local_begin.push_back(static_cast<uint32_t>(l.local.size()));
+  layout_ = std::move(layout);
   std::vector<DeviceColumns::Ref> refs;
-  refs.reserve(devices_.size());
-  for (const Device& d : devices_) refs.push_back({d.slice->driver, d.device});
+  refs.reserve(l.devices.size());
+  for (const Device& d : l.devices) refs.push_back({d.slice->driver, d.device});
   if (reuse && reuse->Same(refs, storage.slices_version, how)) {
     columns_ = std::move(reuse);
   } else {
@@ -77,13 +83,10 @@ DeviceTable::DeviceTable(const StorageObjects& storage, const NodeTable& table, 
 
 DeviceTable::DeviceTable(const DeviceTable& base, std::span<const ClaimDeviceChange> changes)
     : table_(base.table_),
-      devices_(base.devices_),
+      lineage_(base.lineage_),
+      layout_(base.layout_),
       holders_(base.holders_),
       index_(base.index_),
-      pools_(base.pools_),
-      local_begin_(base.local_begin_),
-      local_(base.local_),
-      shared_(base.shared_),
       columns_(base.columns_) {
   {
     std::lock_guard<std::mutex> lock(base.mu_);
@@ -100,17 +103,32 @@ DeviceTable::DeviceTable(const DeviceTable& base, std::span<const ClaimDeviceCha
     auto it = index.find(key);
     if (it == index.end()) continue;  // a device no slice lists (any more)
     holders_[it->second] += c.delta;
-    devices_[it->second].in_use = holders_[it->second] > 0;
   }
+}
+
+bool DeviceTable::RowsOf(std::span<const ClaimDeviceChange> changes, std::vector<RowId>& rows) const {
+  if (changes.empty()) return true;
+  const std::unordered_map<std::string, uint32_t>& index = Index();
+  std::string key;
+  for (const ClaimDeviceChange& c : changes) {
+    key = fmt::format("{}/{}/{}", c.driver, c.pool, c.device);
+    auto it = index.find(key);
+    if (it == index.end()) continue;
+    const k8s::ResourceSlice& slice = *layout_->devices[it->second].slice;
+    if (slice.node_name.empty()) return false;
+    std::optional<RowId> row = table_.FindNode(slice.node_name);
+    if (row) rows.push_back(*row);
+  }
+  return true;
 }
 
 const std::unordered_map<std::string, uint32_t>& DeviceTable::Index() const {
   std::lock_guard<std::mutex> lock(mu_);
   if (!index_) {
     auto index = std::make_shared<std::unordered_map<std::string, uint32_t>>();
-    index->reserve(devices_.size());
-    for (uint32_t id = 0; id < devices_.size(); ++id) {
-      const Device& d = devices_[id];
+    index->reserve(layout_->devices.size());
+    for (uint32_t id = 0; id < layout_->devices.size(); ++id) {
+      const Device& d = layout_->devices[id];
       index->emplace(fmt::format("{}/{}/{}", d.slice->driver, d.slice->pool.name, d.device->name), id);
     }
     index_ = std::move(index);
@@ -119,14 +137,14 @@ const std::unordered_map<std::string, uint32_t>& DeviceTable::Index() const {
 }
 
 std::span<const uint32_t> DeviceTable::LocalDevices(RowId row) const {
-  if (row + 1 >= local_begin_.size()) return {};
-  return std::span<const uint32_t>(local_.data() + local_begin_[row], local_begin_[row + 1] - local_begin_[row]);
+  if (row + 1 >= layout_->local_begin.size()) return {};
+  return std::span<const uint32_t>(layout_->local.data() + layout_->local_begin[row], layout_->local_begin[row + 1] - layout_->local_begin[row]);
 }
 
 std::vector<uint32_t> DeviceTable::DevicesOf(RowId row) const {
   std::vector<uint32_t> out;
-  if (row + 1 < local_begin_.size()) out.assign(local_.begin() + local_begin_[row], local_.begin() + local_begin_[row + 1]);
-  for (const auto& [slice, ids] : shared_) {
+  if (row + 1 < layout_->local_begin.size()) out.assign(layout_->local.begin() + layout_->local_begin[row], layout_->local.begin() + layout_->local_begin[row + 1]);
+  for (const auto& [slice, ids] : layout_->shared) {
     bool reaches = slice->all_nodes;
     if (!reaches && slice->node_selector) {
       auto label = [&](std::string_view key) { return table_.LabelValue(key, row); };
@@ -142,7 +160,7 @@ std::shared_ptr<const DeviceTable::RowDevices> DeviceTable::ByRow() const {
   std::lock_guard<std::mutex> lock(mu_);
   if (!by_row_) {
     auto out = std::make_shared<RowDevices>();
-    size_t rows = local_begin_.empty() ? 0 : local_begin_.size() - 1;
+    size_t rows = layout_->local_begin.empty() ? 0 : layout_->local_begin.size() - 1;
     out->begin.reserve(rows + 1);
     for (RowId row = 0; row < rows; ++row) {
       out->begin.push_back(static_cast<uint32_t>(out->ids.size()));
@@ -159,8 +177,8 @@ std::shared_ptr<const DeviceTable::RowDevices> DeviceTable::ByRow() const {
 std::shared_ptr<const std::vector<uint8_t>> DeviceTable::InUse() const {
   std::lock_guard<std::mutex> lock(mu_);
   if (!in_use_) {
-    auto out = std::make_shared<std::vector<uint8_t>>(std::max<size_t>(devices_.size(), 1), 0);
-    for (size_t i = 0; i < devices_.size(); ++i) (*out)[i] = devices_[i].in_use ? 1 : 0;
+    auto out = std::make_shared<std::vector<uint8_t>>(std::max<size_t>(layout_->devices.size(), 1), 0);
+    for (size_t i = 0; i < layout_->devices.size(); ++i) (*out)[i] = holders_[i] > 0 ? 1 : 0;
     in_use_ = std::move(out);
   }
   return in_use_;
@@ -171,9 +189,9 @@ std::shared_ptr<const std::vector<int64_t>> DeviceTable::Capacity(const std::str
   if (capacity_.size() >= kMaxSelectors && !capacity_.contains(qualified_name)) capacity_.clear();  // bounded
   std::shared_ptr<const std::vector<int64_t>>& kept = capacity_[qualified_name];
   if (!kept) {
-    auto out = std::make_shared<std::vector<int64_t>>(std::max<size_t>(devices_.size(), 1), 0);
-    for (size_t i = 0; i < devices_.size(); ++i) {
-      for (const auto& [name, q] : devices_[i].device->capacity) {
+    auto out = std::make_shared<std::vector<int64_t>>(std::max<size_t>(layout_->devices.size(), 1), 0);
+    for (size_t i = 0; i < layout_->devices.size(); ++i) {
+      for (const auto& [name, q] : layout_->devices[i].device->capacity) {
         if (name == qualified_name) (*out)[i] = q.MilliValue();  // as the interpreter reads it
       }
     }
@@ -193,8 +211,8 @@ std::shared_ptr<const std::vector<int8_t>> DeviceTable::Combined(const std::vect
   }
   std::vector<std::shared_ptr<const Verdicts>> each;
   for (const std::string& e : expressions) each.push_back(Selector(e, fallback));
-  auto out = std::make_shared<std::vector<int8_t>>(devices_.size(), 1);
-  for (uint32_t i = 0; i < devices_.size(); ++i) {
+  auto out = std::make_shared<std::vector<int8_t>>(layout_->devices.size(), 1);
+  for (uint32_t i = 0; i < layout_->devices.size(); ++i) {
     for (const auto& v : each) {
       if (v->match[i] != 1) {
         (*out)[i] = v->match[i];

@@ -33,8 +33,7 @@ class DeviceTable {
   struct Device {
     const k8s::ResourceSlice* slice = nullptr;
     const k8s::Device* device = nullptr;
-    uint32_t pool = 0;    ///< index into pools
-    bool in_use = false;  ///< an allocated claim holds it (not with admin access)
+    uint32_t pool = 0;  ///< index into pools
   };
   struct Pool {
     std::string_view driver, name;
@@ -47,18 +46,32 @@ class DeviceTable {
   DeviceTable(const StorageObjects& storage, const NodeTable& table, std::shared_ptr<const DeviceColumns> reuse = nullptr,
               DeviceSelectors how = {});
   /// `base` with the devices `changes` took or gave back (the same slices
-  /// and nodes): O(devices) copied, O(changes) looked up, nothing evaluated
-  /// again (its selectors' answers and rows are shared).
+  /// and nodes): its devices, pools and rows shared, a counter a device
+  /// copied, O(changes) looked up, nothing evaluated again (its selectors'
+  /// answers are shared).
   DeviceTable(const DeviceTable& base, std::span<const ClaimDeviceChange> changes);
 
-  const std::vector<Device>& Devices() const { return devices_; }
-  const std::vector<Pool>& Pools() const { return pools_; }
+  const std::vector<Device>& Devices() const { return layout_->devices; }
+  /// Whether an allocated claim holds device `id` (not with admin access).
+  bool InUse(uint32_t id) const { return holders_[id] > 0; }
+  /// Tables derived from one build (the constructor from `base`) share a
+  /// lineage, unique in the process; Position() is how many of the
+  /// NodeTable's claim device changes (NodeTable::ClaimDeviceChanges) the
+  /// table reflects. A reader that kept answers of an older table of the
+  /// same lineage brings them up to date from the changes in between.
+  uint64_t Lineage() const { return lineage_; }
+  size_t Position() const { return position_; }
+  /// The rows whose node-local devices `changes` took or gave back, added
+  /// to `rows`; false when one is a shared slice's (every row it reaches
+  /// may answer otherwise). Devices no slice lists are no row's.
+  bool RowsOf(std::span<const ClaimDeviceChange> changes, std::vector<RowId>& rows) const;
+  const std::vector<Pool>& Pools() const { return layout_->pools; }
   /// The devices `row` can use: its node-local slices' devices, then those
   /// of shared slices (nodeSelector, allNodes) that reach it.
   std::vector<uint32_t> DevicesOf(RowId row) const;
   /// Its node-local devices alone, and whether any shared slice exists.
   std::span<const uint32_t> LocalDevices(RowId row) const;
-  bool HasShared() const { return !shared_.empty(); }
+  bool HasShared() const { return !layout_->shared.empty(); }
   /// `expression` on every device (decided at the first ask, by the
   /// table's decider else `fallback`, and kept while the ResourceSlices
   /// stay: by DeviceColumns).
@@ -88,14 +101,22 @@ class DeviceTable {
   // shared by the tables derived from this one).
   const std::unordered_map<std::string, uint32_t>& Index() const;
 
+  friend class NodeTable;  // sets position_
+
   const NodeTable& table_;
-  std::vector<Device> devices_;
-  std::vector<int32_t> holders_;  ///< per device: allocated claims holding it (in_use: > 0)
+  uint64_t lineage_ = 0;
+  size_t position_ = 0;
+  // What tables derived from one build share: the devices and where they are.
+  struct Layout {
+    std::vector<Device> devices;
+    std::vector<Pool> pools;
+    std::vector<uint32_t> local_begin;  ///< per row: first of its local devices in local
+    std::vector<uint32_t> local;        ///< device ids grouped by row
+    std::vector<std::pair<const k8s::ResourceSlice*, std::vector<uint32_t>>> shared;  ///< slice, its devices
+  };
+  std::shared_ptr<const Layout> layout_;
+  std::vector<int32_t> holders_;  ///< per device: allocated claims holding it (in use: > 0)
   mutable std::shared_ptr<const std::unordered_map<std::string, uint32_t>> index_;
-  std::vector<Pool> pools_;
-  std::vector<uint32_t> local_begin_;       ///< per row: first of its local devices in local_
-  std::vector<uint32_t> local_;             ///< device ids grouped by row
-  std::vector<std::pair<const k8s::ResourceSlice*, std::vector<uint32_t>>> shared_;  ///< slice, its devices
   std::shared_ptr<const DeviceColumns> columns_;
   mutable std::mutex mu_;
   mutable std::unordered_map<std::string, std::shared_ptr<const std::vector<int8_t>>> combined_;

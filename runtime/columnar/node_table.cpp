@@ -444,10 +444,14 @@ std::shared_ptr<const DeviceTable> NodeTable::Devices() const {
                      c.rows == RowCount() && c.claim_changes <= claim_device_changes_.size();
   if (same_layout && c.storage != storage_version_) {  // only claims changed: their devices
     std::span<const ClaimDeviceChange> since(claim_device_changes_);
-    c.table = std::make_shared<const DeviceTable>(*c.table, since.subspan(c.claim_changes));
+    auto derived = std::make_shared<DeviceTable>(*c.table, since.subspan(c.claim_changes));
+    derived->position_ = claim_device_changes_.size();
+    c.table = std::move(derived);
   } else if (!same_layout) {
     std::shared_ptr<const DeviceColumns> reuse = c.table ? c.table->Columns() : nullptr;
-    c.table = std::make_shared<const DeviceTable>(storage_, *this, std::move(reuse), c.how);
+    auto built = std::make_shared<DeviceTable>(storage_, *this, std::move(reuse), c.how);
+    built->position_ = claim_device_changes_.size();
+    c.table = std::move(built);
   }
   c.storage = storage_version_;
   c.other_storage = other_storage_version_;

@@ -328,6 +328,9 @@ class NodeTable {
   void SetResourceClaim(k8s::ResourceClaim claim);
   bool RemoveResourceClaim(std::string_view namespace_name, std::string_view name);
   uint64_t StorageVersion() const { return storage_version_; }
+  /// The devices SetResourceClaim and RemoveResourceClaim took or gave back
+  /// since the last other storage change (DeviceTable::Position counts in it).
+  std::span<const ClaimDeviceChange> ClaimDeviceChanges() const { return claim_device_changes_; }
   /// The DRA devices as a table (device_table.h), built at the first ask
   /// after the storage objects or the nodes changed; shared, so a reader
   /// keeps its table while a writer changes this one.

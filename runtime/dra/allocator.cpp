@@ -4,6 +4,7 @@
 #include "runtime/dra/allocator.h"
 
 #include <algorithm>
+#include <atomic>
 #include <map>
 #include <span>
 
@@ -13,6 +14,7 @@
 #include "compiler/cel/eval.h"
 #include "compiler/cel/explain.h"
 #include "k8s/node_match.h"
+#include "k8s/object_archive.h"
 #include "runtime/dra/selector_evaluator.h"
 
 namespace policy::dra {
@@ -130,6 +132,49 @@ Allocator::Allocator(const k8s::Pod& pod, const rt::NodeTable& table)
 
 Allocator::~Allocator() = default;
 
+const FitVersion& Allocator::Version() {
+  if (version_) return *version_;  // its claims and device table are fixed once read
+  FitVersion& v = version_.emplace();
+  k8s::ArchiveWriter w;
+  w.Str(claims_.problem);
+  for (const auto* list : {&claims_.allocated, &claims_.to_allocate}) {
+    w.U64(list->size());
+    for (const k8s::ResourceClaim* claim : *list) {
+      k8s::ResourceClaim bearing = *claim;  // what Decide reads of it
+      bearing.name.clear();
+      bearing.uid.clear();
+      bearing.controller_kind.clear();
+      bearing.controller_uid.clear();
+      bearing.reserved_for.clear();
+      for (k8s::DeviceRequest& request : bearing.spec.requests) {
+        for (k8s::DeviceSubRequest& sub : request.alternatives) {
+          for (k8s::CelSelector& s : sub.selectors) {
+            s.file.clear();
+            s.line = s.column = 0;
+          }
+        }
+      }
+      w.Put(bearing);
+    }
+  }
+  v.claims = std::move(w.MutableBytes());
+  if (!claims_.to_allocate.empty() && claims_.problem.empty()) {
+    Prepare();
+    v.lineage = devices_->Lineage();
+    v.position = devices_->Position();
+  }
+  return v;
+}
+
+bool Allocator::RowsMoved(const FitVersion& since, std::vector<rt::RowId>& rows) {
+  const FitVersion& now = Version();
+  if (now.claims != since.claims || now.lineage != since.lineage || since.position > now.position) return false;
+  if (now.lineage == 0) return true;  // no device is read
+  std::span<const rt::ClaimDeviceChange> log = table_.ClaimDeviceChanges();
+  if (now.position > log.size()) return false;
+  return devices_->RowsOf(log.subspan(since.position, now.position - since.position), rows);
+}
+
 void Allocator::Prepare() {
   if (prepared_) return;
   prepared_ = true;
@@ -226,7 +271,7 @@ struct Allocator::Search {
 
   const rt::DeviceTable::Device& At(size_t i) const { return a.devices_->Devices()[devices[i]]; }
 
-  bool Usable(size_t i, bool admin) { return !taken[i] && (admin || !At(i).in_use); }
+  bool Usable(size_t i, bool admin) { return !taken[i] && (admin || !a.devices_->InUse(devices[i])); }
 
   // Requests [r, end) allocated after what is chosen; false on no or error.
   bool Allocate(size_t r) {
@@ -342,11 +387,25 @@ Fit Allocator::FitOf(rt::RowId row) {
   return static_cast<Fit>(fits_[row]);
 }
 
+void Allocator::KnowFits(const int64_t* fits, size_t rows) {
+  if (fits_.size() < rows) fits_.resize(std::max<size_t>(rows, table_.RowCount()), -1);
+  for (rt::RowId row = 0; row < rows; ++row) {
+    if (fits_[row] < 0) fits_[row] = static_cast<int8_t>(fits[row]);
+  }
+}
+
 void Allocator::FitColumn(int64_t* out, size_t rows) {
   for (rt::RowId row = 0; row < rows; ++row) out[row] = static_cast<int64_t>(FitOf(row));
 }
 
+namespace {
+std::atomic<uint64_t> node_searches{0};
+}  // namespace
+
+uint64_t NodeSearches() { return node_searches.load(std::memory_order_relaxed); }
+
 NodeAnswer Allocator::Decide(rt::RowId row, bool keep_devices) {
+  node_searches.fetch_add(1, std::memory_order_relaxed);
   NodeAnswer answer;
   if (!claims_.problem.empty() || claims_.Empty()) return answer;
   bool unavailable = false;
@@ -368,7 +427,6 @@ NodeAnswer Allocator::Decide(rt::RowId row, bool keep_devices) {
       const Request::Alternative& alt = requests_[0].alternatives[0];
       if (alt.sub->mode == k8s::AllocationMode::kExactCount && alt.constraints.empty()) {
         const std::vector<int8_t>& verdict = *alt.combined;
-        const std::vector<rt::DeviceTable::Device>& all = devices_->Devices();
         int64_t found = 0;
         bool failed = false;
         for (uint32_t id : devices) {
@@ -376,7 +434,7 @@ NodeAnswer Allocator::Decide(rt::RowId row, bool keep_devices) {
             failed = true;
             break;
           }
-          found += verdict[id] == 1 && (alt.sub->admin_access || !all[id].in_use);
+          found += verdict[id] == 1 && (alt.sub->admin_access || !devices_->InUse(id));
           if (found == alt.sub->count) break;
         }
         if (!failed) {
@@ -465,7 +523,7 @@ std::string Allocator::Explain(rt::RowId row) {
         if (Matches(id, r, alt, &m)) continue;
         if (m) {
           ++matching;
-          free += !devices_->Devices()[id].in_use || sub.admin_access;
+          free += !devices_->InUse(id) || sub.admin_access;
         } else if (closest.empty()) {
           closest = WhyNot(id, r, alt);
         }

@@ -68,9 +68,26 @@ struct NodeAnswer {
   std::vector<Chosen> devices;  ///< kFits: what allocating would take
 };
 
+/// What an Allocator's FitOf answers depend on beyond the devices claims
+/// hold on each node: the pod's claims as they bear on them (their specs,
+/// the allocations of those already allocated; not their names nor where
+/// their selectors were written), and the device table's lineage and
+/// position (rt::DeviceTable::Lineage). Two pods' allocators with the same
+/// `claims` answer alike on every row but the ones RowsMoved names.
+struct FitVersion {
+  std::string claims;
+  uint64_t lineage = 0;
+  size_t position = 0;
+  bool operator==(const FitVersion&) const = default;
+};
+
 /// The work bound of one node's search (selector evaluations and device
 /// choices); past it the node is `timed out trying to allocate devices`.
 constexpr uint64_t kMaxSteps = 1'000'000;
+
+/// How many node answers (Check, or FitOf not yet known) allocators in this
+/// process have worked out: tests hold the work to what was asked with it.
+uint64_t NodeSearches();
 
 class Allocator {
  public:
@@ -89,6 +106,17 @@ class Allocator {
 
   /// FitOf of rows [0, rows) into `out` (the claimsFit() column).
   void FitColumn(int64_t* out, size_t rows);
+  /// Takes FitOf's answers for rows [0, rows) as a caller kept them up to
+  /// date (the incremental decider's claimsFit column): rows not yet
+  /// decided answer from them.
+  void KnowFits(const int64_t* fits, size_t rows);
+  /// This pod's FitVersion now.
+  const FitVersion& Version();
+  /// Adds to `rows` those where FitOf may answer otherwise than an
+  /// allocator of version `since` did: the nodes whose devices claims took
+  /// or gave back in between. False when any row may (other claims, a
+  /// rebuilt device table, a shared slice's device).
+  bool RowsMoved(const FitVersion& since, std::vector<rt::RowId>& rows);
 
  private:
   struct Request;
@@ -114,6 +142,7 @@ class Allocator {
   bool prepared_ = false;
   std::vector<Request> requests_;
   std::shared_ptr<const rt::DeviceTable> devices_;
+  std::optional<FitVersion> version_;
   /// Each row's verdict, asked by several filters and messages (-1: not yet).
   std::vector<int8_t> fits_;
   // The search's buffers, kept from node to node.

@@ -141,7 +141,8 @@ Value Interpreter::Load(FieldId field, const Value& object) {
     case FieldId::kDeviceDriver: return Value::String(DeviceOf(object).slice->driver);
     case FieldId::kDevicePool: return Value::String(DeviceOf(object).slice->pool.name);
     case FieldId::kDeviceName: return Value::String(DeviceOf(object).device->name);
-    case FieldId::kDeviceAllocated: return Value::Bool(DeviceOf(object).in_use);
+    case FieldId::kDeviceAllocated:
+      return Value::Bool(static_cast<const DeviceTable*>(object.ptr)->InUse(static_cast<uint32_t>(object.i)));
     case FieldId::kDeviceAttributes: return Value::Map(SourceKind::kDeviceAttributes, DeviceOf(object).device);
     case FieldId::kDeviceCapacity: return Value::Resources(SourceKind::kDeviceCapacity, DeviceOf(object).device);
     case FieldId::kDiskId: return Value::String(object.s);
@@ -438,6 +439,36 @@ std::optional<uint64_t> Interpreter::ClusterVersion(size_t f, ir::NodeId call_id
       return 0;
     default: return std::nullopt;  // spreadWeight (the feasible rows), and any other
   }
+}
+
+std::optional<dra::FitVersion> Interpreter::ClusterRowsVersion(size_t f, ir::NodeId call_id) {
+  const auto& call = std::get<ir::CallBuiltin>(program_.nodes[call_id]);
+  if (call.builtin != lang::BuiltinId::kClaimsFit) return std::nullopt;
+  Begin(f, 0);
+  return Cluster().Claims().Version();
+}
+
+bool Interpreter::ClusterRowsMoved(size_t f, ir::NodeId call_id, const dra::FitVersion& since, std::vector<RowId>& rows) {
+  const auto& call = std::get<ir::CallBuiltin>(program_.nodes[call_id]);
+  if (call.builtin != lang::BuiltinId::kClaimsFit) return false;
+  Begin(f, 0);
+  return Cluster().Claims().RowsMoved(since, rows);
+}
+
+void Interpreter::KnowClusterValues(size_t f, ir::NodeId call_id, const int64_t* values) {
+  const auto& call = std::get<ir::CallBuiltin>(program_.nodes[call_id]);
+  if (call.builtin != lang::BuiltinId::kClaimsFit) return;
+  Begin(f, 0);
+  Cluster().Claims().KnowFits(values, table_.RowCount());
+}
+
+int64_t Interpreter::ClusterValueAt(size_t f, ir::NodeId call_id, RowId row) {
+  const auto& call = std::get<ir::CallBuiltin>(program_.nodes[call_id]);
+  Begin(f, row);
+  std::vector<Value> args;
+  for (ir::NodeId a : call.args) args.push_back(Eval(a));
+  Value v = ClusterBuiltin(call.builtin, args);
+  return v.kind == Value::Kind::kBool ? (v.Truthy() ? 1 : 0) : v.i;
 }
 
 Value Interpreter::ClusterBuiltin(lang::BuiltinId id, const std::vector<Value>& args) {

@@ -63,6 +63,19 @@ class Interpreter {
   /// term groups it counts); nullopt when there is none to give (its value
   /// depends on more, such as the feasible rows).
   std::optional<uint64_t> ClusterVersion(size_t f, ir::NodeId call);
+  /// For a cluster call whose values move row by row with what binds
+  /// change (claimsFit: the devices a claim takes are on one node), what
+  /// its values depend on now; nullopt for the others.
+  std::optional<dra::FitVersion> ClusterRowsVersion(size_t f, ir::NodeId call);
+  /// Adds to `rows` those where such a call may answer otherwise than it
+  /// did at `since`; false when any row may.
+  bool ClusterRowsMoved(size_t f, ir::NodeId call, const dra::FitVersion& since, std::vector<RowId>& rows);
+  /// Takes the values of cluster call `call` on every row as ClusterValues
+  /// would answer them, kept up to date by the caller: a call that keeps
+  /// its answers per row (claimsFit) reads them instead of computing.
+  void KnowClusterValues(size_t f, ir::NodeId call, const int64_t* values);
+  /// The call's value on one row (ClusterValues of that row).
+  int64_t ClusterValueAt(size_t f, ir::NodeId call, RowId row);
 
  private:
   Value Eval(ir::NodeId id);

@@ -91,10 +91,13 @@ class SiteFinder {
 
 // A cluster call's value on every row, as last computed, and the version
 // of what it counted then (Interpreter::ClusterVersion).
+// A call whose values move row by row (claimsFit) keeps what they depended
+// on instead (Interpreter::ClusterRowsVersion).
 struct ClusterSite {
   ir::NodeId call;
   std::vector<int64_t> values;  // by row
   std::optional<uint64_t> version = std::nullopt;
+  std::optional<dra::FitVersion> rows_version = std::nullopt;
 };
 
 }  // namespace
@@ -147,7 +150,9 @@ size_t IncrementalDecider::KeptBytes() const {
     bytes += ps.pass.size() + ps.raw_valid.size() + ps.contribution.size() * sizeof(int64_t);
     for (const auto& raw : ps.raw) bytes += raw.size() * sizeof(int64_t);
     for (const auto* sites : {&ps.filter_sites, &ps.score_sites}) {
-      for (const ClusterSite& site : *sites) bytes += site.values.size() * sizeof(int64_t);
+      for (const ClusterSite& site : *sites) {
+        bytes += site.values.size() * sizeof(int64_t) + (site.rows_version ? site.rows_version->claims.capacity() : 0);
+      }
     }
   }
   return bytes;
@@ -183,17 +188,36 @@ class Update {
     std::vector<int64_t>& now = now_;
     now.resize(table_.RowCount());
     for (auto& site : sites) {
+      Interpreter& interp = context_.Interp(i);
       // What it counts has not moved since: neither have its values.
-      std::optional<uint64_t> version = context_.Interp(i).ClusterVersion(plugin.function, site.call);
+      std::optional<uint64_t> version = interp.ClusterVersion(plugin.function, site.call);
       if (!all && version && site.version == version) continue;
       site.version = version;
-      context_.Interp(i).ClusterValues(plugin.function, site.call, now.data());
+      std::optional<dra::FitVersion> rows_version;
+      if (!version) rows_version = interp.ClusterRowsVersion(plugin.function, site.call);
+      moved_.clear();
+      if (!all && rows_version && site.rows_version &&
+          interp.ClusterRowsMoved(plugin.function, site.call, *site.rows_version, moved_)) {
+        // Only the rows whose devices moved can answer otherwise.
+        for (RowId row : moved_) {
+          int64_t value = interp.ClusterValueAt(plugin.function, site.call, row);
+          if (value != site.values[row]) add(row);
+          site.values[row] = value;
+        }
+        site.rows_version = std::move(rows_version);
+        continue;
+      }
+      site.rows_version = std::move(rows_version);
+      interp.ClusterValues(plugin.function, site.call, now.data());
       if (!all) {
         for (RowId row : live) {
           if (now[row] != site.values[row]) add(row);
         }
       }
       site.values.swap(now);
+    }
+    for (const ClusterSite& site : sites) {
+      if (site.rows_version) context_.Interp(i).KnowClusterValues(plugin.function, site.call, site.values.data());
     }
     std::sort(rows.begin(), rows.end());
     return rows;
@@ -253,6 +277,7 @@ class Update {
   std::vector<uint32_t> mark_;
   uint32_t stamp_ = 0;
   std::vector<int64_t> now_;
+  std::vector<RowId> moved_;
   std::vector<RowId> passed_;
 };
 
@@ -525,7 +550,9 @@ size_t IncrementalExplainer::KeptBytes() const {
   size_t bytes = state_->placement_bytes;
   for (const State::PluginState& ps : state_->plugins) {
     for (const auto* sites : {&ps.filter_sites, &ps.message_sites}) {
-      for (const ClusterSite& site : *sites) bytes += site.values.size() * sizeof(int64_t);
+      for (const ClusterSite& site : *sites) {
+        bytes += site.values.size() * sizeof(int64_t) + (site.rows_version ? site.rows_version->claims.capacity() : 0);
+      }
     }
   }
   return bytes;

@@ -33,7 +33,7 @@ std::vector<NodeDevice> Devices(const rt::NodeTable& table, rt::RowId row) {
     n.name = d.device->name;
     for (const auto& [name, value] : d.device->attributes) n.attributes.emplace_back(name, AttributeText(value));
     for (const auto& [name, q] : d.device->capacity) n.capacity.emplace_back(name, q.ToString());
-    n.in_use = d.in_use;
+    n.in_use = devices->InUse(id);
     n.shared = std::find(local.begin(), local.end(), id) == local.end();
     out.push_back(std::move(n));
   }

@@ -215,8 +215,8 @@ TEST_CASE("devices claims take and give back: the table brought up to date equal
     REQUIRE(kept->Devices().size() == rebuilt.Devices().size());
     size_t in_use = 0;
     for (size_t i = 0; i < rebuilt.Devices().size(); ++i) {
-      CHECK(kept->Devices()[i].in_use == rebuilt.Devices()[i].in_use);
-      in_use += rebuilt.Devices()[i].in_use;
+      CHECK(kept->InUse(i) == rebuilt.InUse(i));
+      in_use += rebuilt.InUse(i);
     }
     return in_use;
   };
@@ -233,13 +233,13 @@ TEST_CASE("devices claims take and give back: the table brought up to date equal
   w.table->SetResourceClaim(allocated(1, "pool/one", "d0"));  // two claims on one device: held until both let go
   w.table->SetResourceClaim(allocated(2, "pool/two", "d3", /*admin=*/true));  // admin access holds nothing
   CHECK(expect_same() == 1);
-  CHECK(first->Devices()[0].in_use == false);  // a reader's table stays as it was
+  CHECK(first->InUse(0) == false);  // a reader's table stays as it was
   CHECK(w.table->RemoveResourceClaim("default", "c0"));
   CHECK(expect_same() == 1);
   k8s::ResourceClaim moved = allocated(1, "pool/two", "d1");  // c1 now holds another device
   w.table->SetResourceClaim(moved);
   CHECK(expect_same() == 1);
-  CHECK(w.table->Devices()->Devices()[5].in_use);  // node-2's d1
+  CHECK(w.table->Devices()->InUse(5));  // node-2's d1
   moved.allocation.reset();  // deallocated
   w.table->SetResourceClaim(moved);
   CHECK(expect_same() == 0);
@@ -258,4 +258,54 @@ TEST_CASE("devices claims take and give back: the table brought up to date equal
   }
   w.table->SetResourceClaim(allocated(4, "pool/two", "d2"));
   CHECK(expect_same() == 2);
+}
+
+TEST_CASE("a pod's claims answer again only on the nodes whose devices claims took since") {
+  // Two nodes of two devices each and a network-attached device both reach.
+  std::string devices = Device("d0") + ", " + Device("d1");
+  std::string shared = "- {apiVersion: resource.k8s.io/v1, kind: ResourceSlice, metadata: {name: fabric}, spec: {driver: driver-b, "
+                       "allNodes: true, pool: {name: fabric, generation: 1, resourceSliceCount: 1}, devices: [{name: f0}]}}\n";
+  // claim-0 and claim-1 alike but for their names and where they were written; claim-2 asks for two.
+  std::string claims = Claim(kOneRequest) + Claim(kOneRequest, "claim-1") +
+                       Claim(R"({requests: [{name: req-0, exactly: {deviceClassName: class-a, count: 2}}]})", "claim-2");
+  World w = Make(Slice("s1", "node-1", "pool-1", "driver-a", devices) + Slice("s2", "node-2", "pool-2", "driver-a", devices) +
+                 shared + claims);
+  k8s::Pod sibling = w.pod, two = w.pod;
+  sibling.resource_claims = {{"claim-1", "claim-1", ""}};
+  two.resource_claims = {{"claim-2", "claim-2", ""}};
+  const dra::FitVersion before = dra::Allocator(w.pod, *w.table).Version();
+  CHECK(dra::Allocator(sibling, *w.table).Version() == before);  // names are not what they answer by
+  std::vector<rt::RowId> rows;
+  CHECK_FALSE(dra::Allocator(two, *w.table).RowsMoved(before, rows));  // other claims: every row
+
+  auto allocated = [](const char* name, const char* driver, const char* pool, const char* device) {
+    k8s::ResourceClaim c;
+    c.name = name;
+    c.allocation.emplace();
+    c.allocation->devices.push_back({"req", driver, pool, device, false});
+    return c;
+  };
+  w.table->SetResourceClaim(allocated("held-1", "driver-a", "pool-2", "d0"));
+  w.table->SetResourceClaim(allocated("held-2", "driver-a", "pool-2", "d1"));
+  dra::Allocator after(sibling, *w.table);
+  rows.clear();
+  REQUIRE(after.RowsMoved(before, rows));
+  for (rt::RowId row : rows) CHECK(w.table->NodeName(row) == "node-2");
+  CHECK_FALSE(rows.empty());
+  // node-2's devices are taken; node-1 answers as before.
+  CHECK(after.FitOf(*w.table->FindNode("node-1")) == dra::Fit::kFits);
+
+  // A device every node reaches moves every row; so does a table built again.
+  const dra::FitVersion middle = after.Version();
+  w.table->SetResourceClaim(allocated("held-3", "driver-b", "fabric", "f0"));
+  rows.clear();
+  CHECK_FALSE(dra::Allocator(sibling, *w.table).RowsMoved(middle, rows));
+  const dra::FitVersion last = dra::Allocator(sibling, *w.table).Version();
+  w.table->MutableStorage();
+  CHECK_FALSE(dra::Allocator(sibling, *w.table).RowsMoved(last, rows));
+  // Nothing moved: no row.
+  const dra::FitVersion now = dra::Allocator(sibling, *w.table).Version();
+  rows.clear();
+  CHECK(dra::Allocator(w.pod, *w.table).RowsMoved(now, rows));
+  CHECK(rows.empty());
 }

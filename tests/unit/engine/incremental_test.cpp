@@ -13,6 +13,7 @@
 
 #include <fmt/format.h>
 
+#include "runtime/dra/allocator.h"
 #include "runtime/engine/scheduler.h"
 
 using namespace policy;
@@ -228,6 +229,75 @@ TEST_CASE("pods of one template after the first take the incremental path and ev
   // node); a full pass would read 60 rows per plugin per pod.
   CHECK(stats.decisions.rows_evaluated < 28 * 60);
   CHECK(stats.decisions.plugins_on_every_row == 0);
+}
+
+// 40 nodes with two devices each; 30 pods of a Job, each with the
+// ResourceClaim its ResourceClaimTemplate made for it.
+std::unique_ptr<engine::Cluster> DraCluster() {
+  std::string text = R"(apiVersion: v1
+kind: List
+items:
+- {apiVersion: resource.k8s.io/v1, kind: DeviceClass, metadata: {name: gpu}, spec: {selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]}}
+- {apiVersion: resource.k8s.io/v1, kind: ResourceClaimTemplate, metadata: {name: one-gpu, namespace: default}, spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}}}
+)";
+  for (int i = 0; i < 40; ++i) {
+    text += fmt::format(R"(- {{apiVersion: v1, kind: Node, metadata: {{name: n{0}, labels: {{kubernetes.io/hostname: n{0}}}}}, status: {{allocatable: {{cpu: '8', pods: '110'}}}}}}
+- {{apiVersion: resource.k8s.io/v1, kind: ResourceSlice, metadata: {{name: n{0}-gpus}}, spec: {{driver: gpu.example.com, nodeName: n{0}, pool: {{name: n{0}, generation: 1, resourceSliceCount: 1}}, devices: [{{name: gpu-0}}, {{name: gpu-1}}]}}}}
+)",
+                        i);
+  }
+  for (int i = 0; i < 30; ++i) {
+    text += fmt::format(R"(- {{apiVersion: resource.k8s.io/v1, kind: ResourceClaim, metadata: {{name: train-{0}-gpu, namespace: default, ownerReferences: [{{apiVersion: v1, kind: Pod, name: train-{0}, uid: u{0}, controller: true}}]}}, spec: {{devices: {{requests: [{{name: gpu, exactly: {{deviceClassName: gpu}}}}]}}}}}}
+- apiVersion: v1
+  kind: Pod
+  metadata: {{name: train-{0}, namespace: default, uid: u{0}, ownerReferences: [{{apiVersion: batch/v1, kind: Job, name: train, uid: job, controller: true}}]}}
+  spec:
+    containers: [{{name: t, image: trainer, resources: {{requests: {{cpu: '3'}}, claims: [{{name: gpu}}]}}}}]
+    resourceClaims: [{{name: gpu, resourceClaimTemplateName: one-gpu}}]
+  status: {{phase: Pending, resourceClaimStatuses: [{{name: gpu, resourceClaimName: train-{0}-gpu}}]}}
+)",
+                        i);
+  }
+  DiagnosticSink diags;
+  auto cluster = engine::Cluster::Load(std::make_shared<const Source>("dra.yaml", text), diags);
+  REQUIRE_MESSAGE(cluster != nullptr, RenderAll(diags));
+  return cluster;
+}
+
+TEST_CASE("pods with a claim of their own search only the nodes whose devices a bind took") {
+  auto run = [](bool incremental, uint64_t* searches) {
+    auto cluster = DraCluster();
+    DiagnosticSink diags;
+    auto engine = engine::Engine::Create(rt::DefaultProfile(), {}, {}, diags);
+    REQUIRE(engine);
+    engine::ScheduleOptions options;
+    options.incremental = incremental;
+    engine::Scheduler scheduler(*engine, *cluster, options);
+    uint64_t before = dra::NodeSearches();
+    std::vector<std::string> lines;
+    for (const engine::Outcome* o : scheduler.Run(cluster->Report().pending)) {
+      lines.push_back(fmt::format("{} -> {} score {}", o->pod.name, o->node.value_or("Pending"), o->score));
+    }
+    *searches = dra::NodeSearches() - before;
+    if (incremental) {
+      const engine::ScheduleStats& stats = scheduler.Stats();
+      CHECK(stats.templates == 1);
+      CHECK(stats.decisions.full == 2);
+      CHECK(stats.decisions.incremental == 28);
+    }
+    return lines;
+  };
+  uint64_t full_searches = 0, incremental_searches = 0;
+  std::vector<std::string> full = run(false, &full_searches);
+  std::vector<std::string> incremental = run(true, &incremental_searches);
+  REQUIRE(full.size() == 30);
+  CHECK(incremental == full);
+  for (const std::string& line : full) CHECK(line.find("Pending") == std::string::npos);
+  // From scratch every pod searches all 40 nodes. Incrementally the first
+  // two pods do; each later one searches the node the last bind took a
+  // device on, and each bind checks its node once.
+  CHECK(full_searches >= 30 * 40);
+  CHECK(incremental_searches <= 2 * 40 + 28 * 1 + 30);
 }
 
 TEST_CASE("kept decisions past the memory bound are dropped and decided in full - with the same outcomes") {
