@@ -115,6 +115,8 @@ struct IncrementalDecider::State {
     bool comparable = true;   // every cluster call it reads compares per row
     std::vector<Site> filter_sites, score_sites;
     std::vector<uint8_t> pass;               // by row: its prefilters and filters pass
+    std::vector<uint8_t> aborts;             // by row: an `aborts` filter fails (empty: it has none)
+    size_t aborting_rows = 0;                // how many aborts are set
     std::vector<std::vector<int64_t>> raw;   // by score rule, by row
     std::vector<uint8_t> raw_valid;          // by row
     std::vector<Rule> rules;                 // by score rule: the extremes its values were normalized by
@@ -147,7 +149,7 @@ size_t IncrementalDecider::KeptBytes() const {
   size_t bytes = state_->fails.size() * sizeof(uint32_t) + state_->in_r.size() + state_->total.size() * sizeof(int64_t) +
                  state_->r.size() * sizeof(RowId);
   for (const State::PluginState& ps : state_->plugins) {
-    bytes += ps.pass.size() + ps.raw_valid.size() + ps.contribution.size() * sizeof(int64_t);
+    bytes += ps.pass.size() + ps.aborts.size() + ps.raw_valid.size() + ps.contribution.size() * sizeof(int64_t);
     for (const auto& raw : ps.raw) bytes += raw.size() * sizeof(int64_t);
     for (const auto* sites : {&ps.filter_sites, &ps.score_sites}) {
       for (const ClusterSite& site : *sites) {
@@ -342,6 +344,7 @@ const Decision& IncrementalDecider::Decide(const std::vector<Plugin>& plugins, c
       for (ir::NodeId call : filter_sites.calls) ps.filter_sites.push_back({call, std::vector<int64_t>(table.RowCount())});
       for (ir::NodeId call : score_sites.calls) ps.score_sites.push_back({call, std::vector<int64_t>(table.RowCount())});
       ps.pass.assign(table.RowCount(), 1);
+      if (context.AbortingFilters(i) != 0) ps.aborts.assign(table.RowCount(), 0);
       ps.raw.assign(ps.scores ? fn.scores.size() : 0, std::vector<int64_t>(table.RowCount(), 0));
       ps.raw_valid.assign(table.RowCount(), 0);
       ps.rules.assign(ps.raw.size(), {});
@@ -385,6 +388,17 @@ const Decision& IncrementalDecider::Decide(const std::vector<Plugin>& plugins, c
         ps.pass[row] = ok[j];
       }
     }
+    if (!ps.aborts.empty()) {  // where FilterError must look: kept as `pass` is
+      const Plugin& plugin = plugins[i];
+      for (size_t j = 0; j < rows.size(); ++j) {
+        bool aborts = ok[j] == 0 &&
+                      (context.Interp(i).FailingFilters(plugin.function, rows[j]) & context.AbortingFilters(i)) != 0;
+        uint8_t& kept = ps.aborts[rows[j]];
+        if (kept != 0) --ps.aborting_rows;
+        if (aborts) ++ps.aborting_rows;
+        kept = aborts ? 1 : 0;
+      }
+    }
     if (!full && stats != nullptr) {
       stats->rows_evaluated += rows.size();
       stats->plugins_on_every_row += ps.comparable ? 0 : 1;
@@ -394,7 +408,19 @@ const Decision& IncrementalDecider::Decide(const std::vector<Plugin>& plugins, c
   for (RowId row : alive) {
     if (state.fails[row] == 0) d.feasible.push_back(row);
   }
-  if (std::optional<std::string> error = context.FilterError(alive, d.feasible)) {  // the attempt ends
+  // Only rows where an `aborts` filter fails can end the attempt.
+  std::vector<const std::vector<uint8_t>*> may_abort;
+  for (const State::PluginState& ps : state.plugins) {
+    if (ps.filters && ps.aborting_rows != 0) may_abort.push_back(&ps.aborts);
+  }
+  std::vector<RowId> aborting;
+  for (size_t k = 0; !may_abort.empty() && k < alive.size(); ++k) {
+    RowId row = alive[k];
+    if (std::any_of(may_abort.begin(), may_abort.end(), [&](const auto* aborts) { return (*aborts)[row] != 0; })) {
+      aborting.push_back(row);
+    }
+  }
+  if (std::optional<std::string> error = context.FilterError(aborting, d.feasible)) {  // the attempt ends
     d.error = std::move(error);
     d.feasible.clear();
     Reset("the last attempt ended with an error");  // nothing was scored: start again

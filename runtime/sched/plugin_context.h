@@ -44,6 +44,8 @@ class PluginContext {
   /// that filter there. The attempt's message, `running "PLUGIN" filter
   /// plugin: REASON`; nullopt when none.
   std::optional<std::string> FilterError(std::span<const RowId> rows, std::span<const RowId> feasible);
+  /// Plugin i's `aborts` filters, as bits of FailingFilters' mask (0: none).
+  uint64_t AbortingFilters(size_t i) const { return aborting_[i]; }
   ClusterView& Cluster() { return cluster_; }
 
  private:

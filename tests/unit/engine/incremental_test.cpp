@@ -231,28 +231,33 @@ TEST_CASE("pods of one template after the first take the incremental path and ev
   CHECK(stats.decisions.plugins_on_every_row == 0);
 }
 
-// 40 nodes with two devices each; 30 pods of a Job, each with the
-// ResourceClaim its ResourceClaimTemplate made for it.
-std::unique_ptr<engine::Cluster> DraCluster() {
+constexpr const char* kTwoGpus = "[{name: gpu-0, attributes: {memory: {int: 8}}}, {name: gpu-1, attributes: {memory: {int: 8}}}]";
+
+// 40 nodes with two devices each (n0's as given); 30 pods of a Job, each
+// with the ResourceClaim its ResourceClaimTemplate made for it.
+std::unique_ptr<engine::Cluster> DraCluster(int nodes = 40, int pods = 30, const std::string& class_selector = R"('device.driver == "gpu.example.com"')",
+                                            const std::string& n0_devices = kTwoGpus) {
   std::string text = R"(apiVersion: v1
 kind: List
 items:
-- {apiVersion: resource.k8s.io/v1, kind: DeviceClass, metadata: {name: gpu}, spec: {selectors: [{cel: {expression: 'device.driver == "gpu.example.com"'}}]}}
 - {apiVersion: resource.k8s.io/v1, kind: ResourceClaimTemplate, metadata: {name: one-gpu, namespace: default}, spec: {spec: {devices: {requests: [{name: gpu, exactly: {deviceClassName: gpu}}]}}}}
 )";
-  for (int i = 0; i < 40; ++i) {
-    text += fmt::format(R"(- {{apiVersion: v1, kind: Node, metadata: {{name: n{0}, labels: {{kubernetes.io/hostname: n{0}}}}}, status: {{allocatable: {{cpu: '8', pods: '110'}}}}}}
-- {{apiVersion: resource.k8s.io/v1, kind: ResourceSlice, metadata: {{name: n{0}-gpus}}, spec: {{driver: gpu.example.com, nodeName: n{0}, pool: {{name: n{0}, generation: 1, resourceSliceCount: 1}}, devices: [{{name: gpu-0}}, {{name: gpu-1}}]}}}}
+  text += fmt::format(R"(- {{apiVersion: resource.k8s.io/v1, kind: DeviceClass, metadata: {{name: gpu}}, spec: {{selectors: [{{cel: {{expression: {}}}}}]}}}}
 )",
-                        i);
+                      class_selector);
+  for (int i = 0; i < nodes; ++i) {
+    text += fmt::format(R"(- {{apiVersion: v1, kind: Node, metadata: {{name: n{0}, labels: {{kubernetes.io/hostname: n{0}}}}}, status: {{allocatable: {{cpu: '8', pods: '110'}}}}}}
+- {{apiVersion: resource.k8s.io/v1, kind: ResourceSlice, metadata: {{name: n{0}-gpus}}, spec: {{driver: gpu.example.com, nodeName: n{0}, pool: {{name: n{0}, generation: 1, resourceSliceCount: 1}}, devices: {1}}}}}
+)",
+                        i, i == 0 ? n0_devices : kTwoGpus);
   }
-  for (int i = 0; i < 30; ++i) {
+  for (int i = 0; i < pods; ++i) {
     text += fmt::format(R"(- {{apiVersion: resource.k8s.io/v1, kind: ResourceClaim, metadata: {{name: train-{0}-gpu, namespace: default, ownerReferences: [{{apiVersion: v1, kind: Pod, name: train-{0}, uid: u{0}, controller: true}}]}}, spec: {{devices: {{requests: [{{name: gpu, exactly: {{deviceClassName: gpu}}}}]}}}}}}
 - apiVersion: v1
   kind: Pod
   metadata: {{name: train-{0}, namespace: default, uid: u{0}, ownerReferences: [{{apiVersion: batch/v1, kind: Job, name: train, uid: job, controller: true}}]}}
   spec:
-    containers: [{{name: t, image: trainer, resources: {{requests: {{cpu: '3'}}, claims: [{{name: gpu}}]}}}}]
+    containers: [{{name: t, image: trainer, resources: {{requests: {{cpu: '1'}}, claims: [{{name: gpu}}]}}}}]
     resourceClaims: [{{name: gpu, resourceClaimTemplateName: one-gpu}}]
   status: {{phase: Pending, resourceClaimStatuses: [{{name: gpu, resourceClaimName: train-{0}-gpu}}]}}
 )",
@@ -298,6 +303,36 @@ TEST_CASE("pods with a claim of their own search only the nodes whose devices a 
   // device on, and each bind checks its node once.
   CHECK(full_searches >= 30 * 40);
   CHECK(incremental_searches <= 2 * 40 + 28 * 1 + 30);
+}
+
+TEST_CASE("a node whose device a selector fails on ends the attempt once a bind makes the search reach it") {
+  // n0's third device lacks the attribute the class reads: the search errs
+  // there once its first two are taken, and kube ends every later attempt
+  // with that error (DynamicResources' Filter returns Error). Until then
+  // decisions are incremental.
+  auto run = [](bool incremental) {
+    auto cluster = DraCluster(4, 10, R"('device.attributes["gpu.example.com"].memory >= 1')",
+                              "[{name: gpu-0, attributes: {memory: {int: 8}}}, {name: gpu-1, attributes: {memory: {int: 8}}}, "
+                              "{name: bad-2}]");
+    DiagnosticSink diags;
+    auto engine = engine::Engine::Create(rt::DefaultProfile(), {}, {}, diags);
+    REQUIRE(engine);
+    engine::ScheduleOptions options;
+    options.incremental = incremental;
+    engine::Scheduler scheduler(*engine, *cluster, options);
+    std::vector<std::string> lines;
+    for (const engine::Outcome* o : scheduler.Run(cluster->Report().pending)) {
+      lines.push_back(fmt::format("{} -> {} {}", o->pod.name, o->node.value_or("Pending"), o->node ? "" : o->Summary()));
+    }
+    if (incremental) CHECK(scheduler.Stats().decisions.incremental > 0);
+    return lines;
+  };
+  std::vector<std::string> full = run(false), incremental = run(true);
+  CHECK(incremental == full);
+  size_t errors = 0;
+  for (const std::string& line : full) errors += line.find("running \"DynamicResources\" filter plugin") != std::string::npos;
+  CHECK(errors > 0);
+  CHECK(errors < full.size());
 }
 
 TEST_CASE("kept decisions past the memory bound are dropped and decided in full - with the same outcomes") {
