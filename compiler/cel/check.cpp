@@ -173,7 +173,24 @@ class Checker {
     return Fail(e, fmt::format("found no matching overload for '{}' applied to '({})'", f, list));
   }
 
+  // `strings.quote(s)`: a function of the strings extension, written
+  // qualified (the parser reads it as a method of `strings`).
+  bool Qualified(const Expr& e, std::string_view space) const {
+    if (!e.has_target || e.args[0]->kind != ExprKind::kIdent || e.args[0]->text != space) return false;
+    for (const auto& [name, type] : scopes_) {
+      if (name == space) return false;
+    }
+    return true;
+  }
+
   Type Call(const Expr& e) {
+    if (Qualified(e, "strings") && e.text == "quote") {
+      if (e.args.size() != 2) return Fail(e, "found no matching overload for 'strings.quote'");
+      Type t = Check(*e.args[1]);
+      if (t.kind == K::kError) return t;
+      if (!Is(t, K::kString)) return Fail(e, fmt::format("found no matching overload for 'strings.quote' applied to '({})'", Name(t)));
+      return Simple(K::kString);
+    }
     std::vector<Type> a;
     for (const auto& arg : e.args) a.push_back(Check(*arg));
     for (const Type& t : a) {
@@ -237,6 +254,7 @@ class Checker {
       if (f == "uint") return want({K::kDyn}, Simple(K::kUint));
       if (f == "double") return want({K::kDyn}, Simple(K::kDouble));
       if (f == "string") return want({K::kDyn}, Simple(K::kString));
+      if (f == "bytes") return want({K::kDyn}, Simple(K::kBytes));
       if (f == "bool") return want({K::kDyn}, Simple(K::kBool));
       if (f == "dyn") return want({K::kDyn}, Simple(K::kDyn));
       if (f == "type") return want({K::kDyn}, Simple(K::kType));
@@ -273,12 +291,19 @@ class Checker {
         {"findAll", {K::kString}, {K::kString}, K::kList},
         {"findAll", {K::kString}, {K::kString, K::kInt}, K::kList},
         {"indexOf", {K::kString}, {K::kString}, K::kInt},
+        {"indexOf", {K::kString}, {K::kString, K::kInt}, K::kInt},
         {"lastIndexOf", {K::kString}, {K::kString}, K::kInt},
+        {"lastIndexOf", {K::kString}, {K::kString, K::kInt}, K::kInt},
+        {"charAt", {K::kString}, {K::kInt}, K::kString},
+        {"substring", {K::kString}, {K::kInt}, K::kString},
+        {"substring", {K::kString}, {K::kInt, K::kInt}, K::kString},
         {"lowerAscii", {K::kString}, {}, K::kString},
         {"upperAscii", {K::kString}, {}, K::kString},
         {"trim", {K::kString}, {}, K::kString},
         {"replace", {K::kString}, {K::kString, K::kString}, K::kString},
+        {"replace", {K::kString}, {K::kString, K::kString, K::kInt}, K::kString},
         {"split", {K::kString}, {K::kString}, K::kList},
+        {"split", {K::kString}, {K::kString, K::kInt}, K::kList},
         {"size", {K::kString, K::kBytes, K::kList, K::kMap}, {}, K::kInt},
         {"join", {K::kList}, {}, K::kString},
         {"join", {K::kList}, {K::kString}, K::kString},

@@ -9,10 +9,13 @@
 #include <cmath>
 #include <limits>
 
+#include <span>
+
 #include <fmt/format.h>
 
 #include "compiler/cel/cost.h"
 #include "compiler/cel/regex.h"
+#include "support/utf8.h"
 
 namespace policy::cel {
 namespace {
@@ -33,6 +36,170 @@ uint64_t Characters(const std::string& s) {
   uint64_t n = 0;
   for (unsigned char c : s) n += (c & 0xC0) != 0x80;
   return n;
+}
+
+// A valid UTF-8 string's code points, and back; an invalid byte reads as
+// U+FFFD (as Go's range over a string).
+std::vector<char32_t> Runes(std::string_view s) {
+  std::vector<char32_t> out;
+  out.reserve(s.size());
+  for (size_t i = 0; i < s.size();) {
+    size_t n = Utf8SequenceLength(s, i);
+    if (n == 0) {
+      out.push_back(0xFFFD);
+      ++i;
+      continue;
+    }
+    auto b = [&](size_t k) { return static_cast<char32_t>(static_cast<unsigned char>(s[i + k])); };
+    char32_t c = n == 1 ? b(0)
+                 : n == 2 ? ((b(0) & 0x1F) << 6) | (b(1) & 0x3F)
+                 : n == 3 ? ((b(0) & 0x0F) << 12) | ((b(1) & 0x3F) << 6) | (b(2) & 0x3F)
+                          : ((b(0) & 0x07) << 18) | ((b(1) & 0x3F) << 12) | ((b(2) & 0x3F) << 6) | (b(3) & 0x3F);
+    out.push_back(c);
+    i += n;
+  }
+  return out;
+}
+
+void AppendUtf8(std::string& out, char32_t c) {
+  if (c < 0x80) {
+    out += static_cast<char>(c);
+  } else if (c < 0x800) {
+    out += static_cast<char>(0xC0 | (c >> 6));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else if (c < 0x10000) {
+    out += static_cast<char>(0xE0 | (c >> 12));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  } else {
+    out += static_cast<char>(0xF0 | (c >> 18));
+    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
+    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
+    out += static_cast<char>(0x80 | (c & 0x3F));
+  }
+}
+
+std::string Utf8(std::span<const char32_t> runes) {
+  std::string out;
+  for (char32_t c : runes) AppendUtf8(out, c);
+  return out;
+}
+
+Value OutOfRange(int64_t i) { return Value::Error(fmt::format("index out of range: {}", i)); }
+
+// The strings extension (cel-go ext/strings.go, version 2 as kube declares
+// it): positions count code points, not bytes.
+Value IndexOf(const std::string& s, const std::string& p, int64_t offset) {
+  if (p.empty()) return Value::Int(offset);
+  std::vector<char32_t> r = Runes(s), q = Runes(p);
+  if (offset < 0 || offset >= static_cast<int64_t>(r.size())) return OutOfRange(offset);
+  for (size_t i = static_cast<size_t>(offset); i + q.size() <= r.size(); ++i) {
+    if (std::equal(q.begin(), q.end(), r.begin() + static_cast<ptrdiff_t>(i))) return Value::Int(static_cast<int64_t>(i));
+  }
+  return Value::Int(-1);
+}
+
+Value LastIndexOf(const std::string& s, const std::string& p, std::optional<int64_t> offset) {
+  std::vector<char32_t> r = Runes(s), q = Runes(p);
+  if (!offset) {
+    if (p.empty()) return Value::Int(static_cast<int64_t>(r.size()));
+    offset = static_cast<int64_t>(r.size()) - 1;
+  }
+  if (p.empty()) return Value::Int(*offset);
+  if (*offset < 0 || *offset >= static_cast<int64_t>(r.size())) return OutOfRange(*offset);
+  int64_t last = static_cast<int64_t>(r.size()) - static_cast<int64_t>(q.size());
+  for (int64_t i = std::min(*offset, last); i >= 0; --i) {
+    if (std::equal(q.begin(), q.end(), r.begin() + i)) return Value::Int(i);
+  }
+  return Value::Int(-1);
+}
+
+// Go's strings.Replace: at most n replacements (all when n < 0); an empty
+// `from` matches before every code point and at the end.
+std::string ReplaceN(const std::string& s, const std::string& from, const std::string& to, int64_t n) {
+  if (n == 0 || from == to) return s;
+  std::string out;
+  size_t start = 0;
+  for (int64_t done = 0; n < 0 || done < n; ++done) {
+    size_t at;
+    if (from.empty()) {
+      if (done > 0) {  // past the next code point
+        if (start >= s.size()) break;
+        size_t len = std::max<size_t>(1, Utf8SequenceLength(s, start));
+        out.append(s, start, len);
+        start += len;
+      }
+      at = start;
+    } else {
+      at = s.find(from, start);
+      if (at == std::string::npos) break;
+    }
+    out += s.substr(start, at - start) + to;
+    start = at + from.size();
+  }
+  return out + s.substr(std::min(start, s.size()));
+}
+
+// Go's strings.SplitN: n == 0 none, n < 0 all; an empty separator splits
+// between code points.
+std::vector<std::string> SplitN(const std::string& s, const std::string& sep, int64_t n) {
+  std::vector<std::string> out;
+  if (n == 0) return out;
+  if (sep.empty()) {
+    std::vector<char32_t> r = Runes(s);
+    size_t count = n < 0 || static_cast<size_t>(n) > r.size() ? r.size() : static_cast<size_t>(n);
+    for (size_t i = 0; i < count; ++i) {
+      if (i + 1 == count) {
+        out.push_back(Utf8(std::span<const char32_t>(r).subspan(i)));
+      } else {
+        out.push_back(Utf8(std::span<const char32_t>(&r[i], 1)));
+      }
+    }
+    return out;
+  }
+  size_t start = 0;
+  while (n < 0 || static_cast<int64_t>(out.size()) < n - 1) {
+    size_t at = s.find(sep, start);
+    if (at == std::string::npos) break;
+    out.push_back(s.substr(start, at - start));
+    start = at + sep.size();
+  }
+  out.push_back(s.substr(start));
+  return out;
+}
+
+// Unicode's White_Space, as Go's strings.TrimSpace reads it.
+bool IsSpace(char32_t c) {
+  return c == ' ' || (c >= 0x09 && c <= 0x0D) || c == 0x85 || c == 0xA0 || c == 0x1680 || (c >= 0x2000 && c <= 0x200A) ||
+         c == 0x2028 || c == 0x2029 || c == 0x202F || c == 0x205F || c == 0x3000;
+}
+
+std::string TrimSpace(const std::string& s) {
+  std::vector<char32_t> r = Runes(s);
+  size_t b = 0, e = r.size();
+  while (b < e && IsSpace(r[b])) ++b;
+  while (e > b && IsSpace(r[e - 1])) --e;
+  return Utf8(std::span<const char32_t>(r).subspan(b, e - b));
+}
+
+// strings.quote: in double quotes, CEL's escapes written out.
+std::string Quote(const std::string& s) {
+  std::string out = "\"";
+  for (char32_t c : Runes(s)) {
+    switch (c) {
+      case '\a': out += "\\a"; break;
+      case '\b': out += "\\b"; break;
+      case '\f': out += "\\f"; break;
+      case '\n': out += "\\n"; break;
+      case '\r': out += "\\r"; break;
+      case '\t': out += "\\t"; break;
+      case '\v': out += "\\v"; break;
+      case '\\': out += "\\\\"; break;
+      case '"': out += "\\\""; break;
+      default: AppendUtf8(out, c);
+    }
+  }
+  return out + "\"";
 }
 
 Value NoOverload(std::string_view function) { return Value::Error(fmt::format("no such overload: {}", function)); }
@@ -410,6 +577,15 @@ class Evaluator {
     return Value::Bool(trues == 1);
   }
 
+  // `strings.quote(s)`: a qualified function the parser reads as a method.
+  bool Qualified(const Expr& e, std::string_view space) const {
+    if (!e.has_target || e.args[0]->kind != ExprKind::kIdent || e.args[0]->text != space) return false;
+    for (const auto& [name, value] : scopes_) {
+      if (name == space) return false;
+    }
+    return true;
+  }
+
   Value Call(const Expr& e) {
     const std::string& f = e.text;
     // Short-circuiting operators first: an error on one side may be absorbed.
@@ -429,6 +605,15 @@ class Evaluator {
       if (c.IsError()) return c;
       if (c.kind != Kind::kBool) return NoOverload(f);
       return Eval(*e.args[c.b ? 1 : 2]);
+    }
+    if (f == "quote" && Qualified(e, "strings") && e.args.size() == 2) {
+      Value x = Eval(*e.args[1]);
+      if (x.IsError()) return x;
+      if (x.kind != Kind::kString) return NoOverload("strings.quote");
+      if (!Charge(CostOf(Characters(x.text), kStringTraversalCostFactor)) || !Allocate(2 * x.text.size() + 2)) {
+        return Value::Error(cancelled_);
+      }
+      return Value::String(Quote(x.text));
     }
     std::vector<Value> args;
     args.reserve(e.args.size());
@@ -475,13 +660,18 @@ class Evaluator {
     if (f == "contains") return Charge(CostOf(n, t) * CostOf(size(1), t)) && Work(n);
     if (f == "startsWith" || f == "endsWith") return Charge(CostOf(size(1), t));
     if (f == "lowerAscii" || f == "upperAscii" || f == "trim") return Charge(CostOf(n, t)) && Allocate(a[0].text.size());
-    if (f == "indexOf" || f == "lastIndexOf") return Charge(static_cast<uint64_t>(static_cast<double>(n) * t)) && Work(n);
+    if (f == "indexOf" || f == "lastIndexOf") {
+      return Charge(static_cast<uint64_t>(static_cast<double>(n) * t)) && Work(n * (a.size() > 1 ? size(1) : 1)) &&
+             Allocate(a[0].text.size() * sizeof(char32_t));
+    }
+    if (f == "charAt" || f == "substring") return Charge(CostOf(n, t)) && Allocate(a[0].text.size() * (1 + sizeof(char32_t)));
     if (f == "split") return Charge(CostOf(n, 2 * t)) && Allocate(a[0].text.size() * (1 + sizeof(Value)));
-    if (f == "replace" && a.size() == 3 && a[1].kind == Kind::kString && a[2].kind == Kind::kString) {
-      // The result's length, counted before it is made.
-      uint64_t found = 0;
+    if (f == "replace" && a.size() >= 3 && a[1].kind == Kind::kString && a[2].kind == Kind::kString) {
+      // The result's length, counted before it is made (an empty `from`
+      // matches at every code point and the end).
       const std::string& s = a[0].text;
       const std::string& from = a[1].text;
+      uint64_t found = from.empty() ? n + 1 : 0;
       for (size_t at = 0; !from.empty() && (at = s.find(from, at)) != std::string::npos; at += from.size()) ++found;
       return Charge(CostOf(n, 2 * t)) && Work(s.size()) && Allocate(s.size() + found * a[2].text.size());
     }
@@ -502,6 +692,13 @@ class Evaluator {
       if (f == "uint") return ToUint(x);
       if (f == "double") return ToDouble(x);
       if (f == "string") return ToString(x);
+      if (f == "bytes") {
+        if (x.kind == Kind::kBytes) return x;
+        if (x.kind != Kind::kString) return NoOverload(f);
+        Value v = x;
+        v.kind = Kind::kBytes;
+        return v;
+      }
       if (f == "bool") {
         if (x.kind == Kind::kBool) return x;
         if (x.kind == Kind::kString) {
@@ -600,13 +797,9 @@ class Evaluator {
       case Kind::kInt: return Value::Double(static_cast<double>(x.i));
       case Kind::kUint: return Value::Double(static_cast<double>(x.u));
       case Kind::kString: {
-        try {
-          size_t used = 0;
-          double d = std::stod(x.text, &used);
-          if (used == x.text.size()) return Value::Double(d);
-        } catch (const std::exception&) {
-        }
-        return Value::Error(fmt::format("cannot convert '{}' to double", x.text));
+        std::optional<double> d = ParseDouble(x.text);
+        if (!d) return Value::Error(fmt::format("cannot convert '{}' to double", x.text));
+        return Value::Double(*d);
       }
       default: return NoOverload("double");
     }
@@ -614,7 +807,9 @@ class Evaluator {
   static Value ToString(const Value& x) {
     switch (x.kind) {
       case Kind::kString: return x;
-      case Kind::kBytes: return Value::String(x.text);
+      case Kind::kBytes:
+        if (FirstInvalidUtf8(x.text) != x.text.size()) return Value::Error("invalid UTF-8 in bytes, cannot convert to string");
+        return Value::String(x.text);
       case Kind::kInt: return Value::String(fmt::format("{}", x.i));
       case Kind::kUint: return Value::String(fmt::format("{}", x.u));
       case Kind::kDouble: return Value::String(fmt::format("{}", x.d));
@@ -757,25 +952,29 @@ class Evaluator {
         if (f == "find") return Value::String(r.matches.empty() ? "" : r.matches[0]);
         return StringList(std::move(r.matches));
       }
-      if (f == "indexOf" || f == "lastIndexOf") {
-        size_t at = f == "indexOf" ? s.find(p) : s.rfind(p);
-        return Value::Int(at == std::string::npos ? -1 : static_cast<int64_t>(at));
-      }
-      if (f == "split") {
-        auto items = std::make_shared<std::vector<Value>>();
-        size_t start = 0;
-        while (!p.empty()) {
-          size_t at = s.find(p, start);
-          if (at == std::string::npos) break;
-          items->push_back(Value::String(s.substr(start, at - start)));
-          start = at + p.size();
-        }
-        items->push_back(Value::String(s.substr(start)));
-        Value v;
-        v.kind = Kind::kList;
-        v.list = std::move(items);
-        return v;
-      }
+      if (f == "indexOf") return IndexOf(s, p, 0);
+      if (f == "lastIndexOf") return LastIndexOf(s, p, std::nullopt);
+      if (f == "split") return StringList(SplitN(s, p, -1));
+    }
+    if (t.kind == Kind::kString && n == 2 && a[1].kind == Kind::kString && a[2].kind == Kind::kInt) {
+      if (f == "indexOf") return IndexOf(t.text, a[1].text, a[2].i);
+      if (f == "lastIndexOf") return LastIndexOf(t.text, a[1].text, a[2].i);
+      if (f == "split") return StringList(SplitN(t.text, a[1].text, a[2].i));
+    }
+    if (t.kind == Kind::kString && f == "charAt" && n == 1 && a[1].kind == Kind::kInt) {
+      std::vector<char32_t> r = Runes(t.text);
+      int64_t i = a[1].i;
+      if (i < 0 || i > static_cast<int64_t>(r.size())) return OutOfRange(i);
+      return Value::String(i == static_cast<int64_t>(r.size()) ? "" : Utf8(std::span<const char32_t>(&r[i], 1)));
+    }
+    if (t.kind == Kind::kString && f == "substring" && (n == 1 || n == 2) && a[1].kind == Kind::kInt &&
+        (n == 1 || a[2].kind == Kind::kInt)) {
+      std::vector<char32_t> r = Runes(t.text);
+      int64_t size = static_cast<int64_t>(r.size()), start = a[1].i, end = n == 2 ? a[2].i : size;
+      if (n == 2 && start > end) return Value::Error(fmt::format("invalid substring range. start: {}, end: {}", start, end));
+      if (start < 0 || start > size) return OutOfRange(start);
+      if (end < 0 || end > size) return OutOfRange(end);
+      return Value::String(Utf8(std::span<const char32_t>(r).subspan(start, end - start)));
     }
     if (t.kind == Kind::kString && n == 0) {
       std::string s = t.text;
@@ -787,10 +986,7 @@ class Evaluator {
         for (char& c : s) c = (c >= 'a' && c <= 'z') ? static_cast<char>(c - 'a' + 'A') : c;
         return Value::String(s);
       }
-      if (f == "trim") {
-        size_t b = s.find_first_not_of(" \t\n\r\f\v"), e = s.find_last_not_of(" \t\n\r\f\v");
-        return Value::String(b == std::string::npos ? "" : s.substr(b, e - b + 1));
-      }
+      if (f == "trim") return Value::String(TrimSpace(s));
       if (f == "size") return Size(t);
     }
     if (t.kind == Kind::kString && f == "findAll" && n == 2 && a[1].kind == Kind::kString && a[2].kind == Kind::kInt) {
@@ -798,15 +994,9 @@ class Evaluator {
       if (!r.ok) return Value::Error(r.error);
       return StringList(std::move(r.matches));
     }
-    if (t.kind == Kind::kString && f == "replace" && n == 2 && a[1].kind == Kind::kString && a[2].kind == Kind::kString) {
-      std::string s = t.text, out;
-      const std::string& from = a[1].text;
-      if (from.empty()) return Value::String(s);
-      size_t start = 0;
-      for (size_t at; (at = s.find(from, start)) != std::string::npos; start = at + from.size()) {
-        out += s.substr(start, at - start) + a[2].text;
-      }
-      return Value::String(out + s.substr(start));
+    if (t.kind == Kind::kString && f == "replace" && (n == 2 || n == 3) && a[1].kind == Kind::kString &&
+        a[2].kind == Kind::kString && (n == 2 || a[3].kind == Kind::kInt)) {
+      return Value::String(ReplaceN(t.text, a[1].text, a[2].text, n == 3 ? a[3].i : -1));
     }
     if (n == 0 && f == "size") return Size(t);
     if (t.kind == Kind::kList && f == "join" && n <= 1) {

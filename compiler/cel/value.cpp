@@ -1,6 +1,10 @@
 #include "compiler/cel/value.h"
 
+#include <cctype>
+#include <cerrno>
 #include <charconv>
+#include <cmath>
+#include <cstdlib>
 
 #include <fmt/format.h>
 
@@ -91,6 +95,17 @@ int Compare(const Semver& a, const Semver& b) {
     if (int c = a.pre[i].compare(b.pre[i])) return c < 0 ? -1 : 1;
   }
   return cmp(a.pre.size(), b.pre.size());
+}
+
+std::optional<double> ParseDouble(std::string_view text) {
+  if (text.empty() || std::isspace(static_cast<unsigned char>(text[0]))) return std::nullopt;
+  std::string copy(text);  // strtod needs a terminator
+  char* end = nullptr;
+  errno = 0;
+  double d = std::strtod(copy.c_str(), &end);
+  if (end != copy.c_str() + copy.size()) return std::nullopt;
+  if (errno == ERANGE && std::isinf(d)) return std::nullopt;  // too large; too small is 0 or subnormal
+  return d;
 }
 
 std::string TypeName(const Value& v) {

@@ -6,7 +6,9 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 #include <string>
+#include <string_view>
 #include <utility>
 #include <vector>
 
@@ -76,6 +78,11 @@ struct Value {
 
   bool IsError() const { return kind == Kind::kError; }
 };
+
+/// A double as Go's strconv.ParseFloat reads it (what cel-go's double()
+/// and double literals use): the whole text, no surrounding space; a value
+/// too small for a double is 0 or subnormal, one too large has none.
+std::optional<double> ParseDouble(std::string_view text);
 
 /// CEL's name of a value's type (`int`, `string`, `map`, `Quantity`, ...).
 std::string TypeName(const Value& v);

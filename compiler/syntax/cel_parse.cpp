@@ -6,9 +6,12 @@
 
 #include "compiler/cel/parse.h"
 
+#include <array>
+#include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <optional>
+#include <cstdlib>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -186,18 +189,24 @@ class Builder {
   }
 
  private:
-  // Counts nesting as the tree is walked; a left-recursive chain nests
+  // Counts nesting as the tree is walked, per grammar rule as cel-go's
+  // recursion listener does (32 nested parentheses are 32 levels of each
+  // rule, not 9 x 32 levels), and in all; a left-recursive chain nests
   // without entering rules the parser's guard counts.
   struct Depth {
-    Depth(Builder* b, antlr4::ParserRuleContext* ctx) : b_(b) {
-      if (++b_->depth_ > kMaxDepth) {
+    Depth(Builder* b, antlr4::ParserRuleContext* ctx) : b_(b), rule_(ctx->getRuleIndex() % kRules) {
+      if (++b_->by_rule_[rule_] > kMaxDepth || ++b_->depth_ > kMaxDepth * 8) {
         TooDeep deep;
         deep.at = b_->offsets_.Begin(ctx->getStart());
         throw deep;
       }
     }
-    ~Depth() { --b_->depth_; }
+    ~Depth() {
+      --b_->by_rule_[rule_];
+      --b_->depth_;
+    }
     Builder* b_;
+    size_t rule_;
   };
 
   ExprPtr Node(antlr4::ParserRuleContext* ctx, ExprKind kind) {
@@ -223,7 +232,7 @@ class Builder {
 
   // A chain nests one AST level per operator.
   void Chain(antlr4::ParserRuleContext* ctx, size_t length) {
-    if (depth_ + length > kMaxDepth) {
+    if (by_rule_[ctx->getRuleIndex() % kRules] + length > kMaxDepth) {
       TooDeep deep;
       deep.at = offsets_.Begin(ctx->getStart());
       throw deep;
@@ -448,11 +457,11 @@ class Builder {
     if (auto* l = dynamic_cast<CelParser::DoubleLiteralContext*>(ctx)) {
       ExprPtr e = Node(ctx, ExprKind::kDouble);
       std::string text = (l->sign != nullptr ? "-" : "") + l->tok->getText();
-      try {
-        e->double_value = std::stod(text);
-      } catch (const std::exception&) {
-        e->double_value = text[0] == '-' ? -HUGE_VAL : HUGE_VAL;
-      }
+      // As Go's ParseFloat: too small reads as 0 or a subnormal, too large
+      // is no double (cel-go: "invalid double literal").
+      errno = 0;
+      e->double_value = std::strtod(text.c_str(), nullptr);
+      if (errno == ERANGE && std::isinf(e->double_value)) Error(ctx, "invalid double literal");
       return e;
     }
     if (auto* l = dynamic_cast<CelParser::StringLiteralContext*>(ctx)) return StringLit(ctx, l->tok->getText(), ExprKind::kString);
@@ -479,7 +488,9 @@ class Builder {
 
   const Offsets& offsets_;
   std::vector<Problem>* problems_;
+  static constexpr size_t kRules = 64;  // more than the grammar has
   size_t depth_ = 0;
+  std::array<size_t, kRules> by_rule_{};
 };
 
 }  // namespace
