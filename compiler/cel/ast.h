@@ -30,6 +30,10 @@ enum class ExprKind : uint8_t {
   /// A macro over a list or map: name is all, exists, exists_one, map or
   /// filter; var the loop variable; args[0] the range, args[1] the body
   /// (map with three arguments: args[1] the filter, args[2] the body).
+  /// With var2 set, a two-variable comprehension (kube's
+  /// TwoVarComprehensions): all, exists, exists_one, transformList,
+  /// transformMap or transformMapEntry, var the index or key and var2 the
+  /// element or value; a transform with a filter has it in args[1].
   kComprehension,
   kBind,  ///< cel.bind(var, args[0], args[1])
 };
@@ -44,6 +48,7 @@ struct Expr {
   double double_value = 0;
   std::string text;  ///< string/bytes value, identifier, field, function or macro name
   std::string var;   ///< a comprehension's or bind's variable
+  std::string var2;  ///< a two-variable comprehension's second variable
   bool has_target = false;
   std::vector<std::unique_ptr<Expr>> args;
 };

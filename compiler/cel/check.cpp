@@ -150,8 +150,40 @@ class Checker {
     return NoOverload(e, "_[_]", {operand, key});
   }
 
+  Type TwoVarComprehension(const Expr& e, const Type& range) {
+    Type first = Simple(K::kDyn), second = Simple(K::kDyn);
+    if (range.kind == K::kList) {
+      first = Simple(K::kInt);
+      second = *range.elem;
+    } else if (range.kind == K::kMap) {
+      first = *range.key;
+      second = *range.elem;
+    } else if (!IsDyn(range)) {
+      return Fail(*e.args[0], fmt::format("expression of type '{}' cannot be range of a comprehension (must be list, map, or dynamic)", Name(range)));
+    }
+    scopes_.emplace_back(e.var, first);
+    scopes_.emplace_back(e.var2, second);
+    std::vector<Type> parts;
+    for (size_t i = 1; i < e.args.size(); ++i) parts.push_back(Check(*e.args[i]));
+    scopes_.pop_back();
+    scopes_.pop_back();
+    const std::string& m = e.text;
+    bool predicate = m == "all" || m == "exists" || m == "exists_one" || e.args.size() == 3;  // or a filter
+    if (predicate && !Is(parts[0], K::kBool)) Error(*e.args[1], fmt::format("expected type 'bool' but found '{}'", Name(parts[0])));
+    if (m == "transformList") return ListOf(parts.back());
+    if (m == "transformMap") return MapOf(first, parts.back());
+    if (m == "transformMapEntry") {
+      const Type& entry = parts.back();
+      if (entry.kind == K::kMap) return entry;
+      if (!IsDyn(entry)) Error(*e.args.back(), fmt::format("expected type 'map' but found '{}'", Name(entry)));
+      return MapOf(Simple(K::kDyn), Simple(K::kDyn));
+    }
+    return Simple(K::kBool);
+  }
+
   Type Comprehension(const Expr& e) {
     Type range = Check(*e.args[0]);
+    if (!e.var2.empty()) return TwoVarComprehension(e, range);
     Type var = Simple(K::kDyn);
     if (range.kind == K::kList) var = *range.elem;
     else if (range.kind == K::kMap) var = *range.key;

@@ -176,7 +176,14 @@ class Coster {
     Estimate range = Of(*e.args[0]);
     Size count = SizeOf(range.shape);
     ShapePtr item = range.shape->kind == SK::kMap ? range.shape->key : range.shape->elem;
-    scopes_.emplace_back(e.var, item ? item : Dyn());
+    if (!e.var2.empty()) {  // an index or key, then the element or value
+      ShapePtr value = range.shape->elem;
+      scopes_.emplace_back(e.var, range.shape->kind == SK::kMap && item ? item : Scalar());
+      item = value;
+      scopes_.emplace_back(e.var2, item ? item : Dyn());
+    } else {
+      scopes_.emplace_back(e.var, item ? item : Dyn());
+    }
     const std::string& m = e.text;
     // The body (map's filter and transform both, when it has three).
     CostEstimate body;
@@ -187,6 +194,7 @@ class Coster {
       mapped = x.shape;
     }
     scopes_.pop_back();
+    if (!e.var2.empty()) scopes_.pop_back();
     // cel-go's expansion: init, result and the per-item loop condition
     // plus step around the body (parser/macro.go).
     CostEstimate base, step;
@@ -194,7 +202,8 @@ class Coster {
     if (m == "all") base = Cost(1), step = Plus(body, Cost(3));
     else if (m == "exists") base = Cost(1), step = Plus(body, Cost(4));
     else if (m == "exists_one") base = Cost(2), step = Plus(body, Cost(2));
-    else if (m == "map") base = Cost(11), step = Plus(body, Cost(12)), shape = Make(SK::kList, count, Scalar(), mapped);
+    else if (m == "map" || m == "transformList") base = Cost(11), step = Plus(body, Cost(12)), shape = Make(SK::kList, count, Scalar(), mapped);
+    else if (m == "transformMap" || m == "transformMapEntry") base = Cost(11), step = Plus(body, Cost(12)), shape = Make(SK::kMap, count, Scalar(), mapped);
     else base = Cost(11), step = Plus(body, Cost(13)), shape = Make(SK::kList, count, Scalar(), range.shape->elem);
     return {Plus(Plus(range.cost, base), Times(count, step)), shape};
   }

@@ -520,9 +520,102 @@ class Evaluator {
     return std::nullopt;
   }
 
+  // (index, element) of a list, (key, value) of a map.
+  std::optional<std::vector<std::pair<Value, Value>>> Pairs(const Value& v) {
+    std::vector<std::pair<Value, Value>> out;
+    size_t n = v.kind == Kind::kList ? v.list->size() : v.kind == Kind::kMap ? v.map->size() : 0;
+    if (!Allocate(n * 2 * sizeof(Value)) || !Work(n)) return out;
+    if (v.kind == Kind::kList) {
+      for (size_t i = 0; i < v.list->size(); ++i) out.emplace_back(Value::Int(static_cast<int64_t>(i)), (*v.list)[i]);
+      return out;
+    }
+    if (v.kind == Kind::kMap) return *v.map;
+    if (v.kind == Kind::kDomain || v.kind == Kind::kCapacityDomain) {
+      for (std::string& k : DomainKeys(v)) {
+        std::optional<Value> value = DomainLookup(v, k);
+        if (value) out.emplace_back(Value::String(std::move(k)), std::move(*value));
+      }
+      return out;
+    }
+    return std::nullopt;
+  }
+
+  // all/exists/exists_one over (index or key, element or value), and the
+  // transforms, as cel-go's TwoVarComprehensions expand them.
+  Value TwoVarComprehension(const Expr& e, const Value& range) {
+    std::optional<std::vector<std::pair<Value, Value>>> pairs = Pairs(range);
+    if (!pairs) return Value::Error(fmt::format("expression of type '{}' cannot be range of a comprehension", TypeName(range)));
+    const std::string& macro = e.text;
+    bool transform = macro.starts_with("transform");
+    bool filtered = transform && e.args.size() == 3;  // range, filter, body
+    uint64_t per_item = macro == "all" ? 3 : macro == "exists" ? 4 : macro == "exists_one" ? 2 : 12;
+    Charge(macro == "exists_one" ? 2 : transform ? 11 : 1);
+    std::optional<Value> error;
+    size_t trues = 0;
+    auto list = std::make_shared<std::vector<Value>>();
+    auto map = std::make_shared<std::vector<std::pair<Value, Value>>>();
+    for (const auto& [first, second] : *pairs) {
+      if (!Charge(per_item) || (transform && !Allocate(2 * sizeof(Value)))) return Value::Error(cancelled_);
+      scopes_.emplace_back(e.var, first);
+      scopes_.emplace_back(e.var2, second);
+      Value keep = filtered ? Eval(*e.args[1]) : Value::Bool(true);
+      Value v = keep.kind == Kind::kBool && keep.b ? Eval(*e.args.back()) : keep;
+      scopes_.pop_back();
+      scopes_.pop_back();
+      if (transform) {
+        if (v.IsError()) return v;
+        if (v.kind != Kind::kBool && keep.kind != Kind::kBool) return NoOverload(macro);
+        if (!(keep.kind == Kind::kBool && keep.b)) continue;
+        if (macro == "transformList") {
+          list->push_back(std::move(v));
+        } else if (macro == "transformMap") {
+          map->emplace_back(first, std::move(v));
+        } else {  // transformMapEntry: the body's entries, each key once
+          if (v.kind != Kind::kMap) return NoOverload(macro);
+          if (!Work(map->size() * v.map->size())) return Value::Error(cancelled_);
+          for (const auto& entry : *v.map) {
+            for (const auto& kept : *map) {
+              if (Equal(kept.first, entry.first)) {
+                return Value::Error(fmt::format("insert failed: key {} already exists", Show(entry.first)));
+              }
+            }
+            map->push_back(entry);
+          }
+        }
+        continue;
+      }
+      if (v.IsError()) {
+        if (macro == "exists_one") return v;
+        if (!error) error = v;
+        continue;
+      }
+      if (v.kind != Kind::kBool) return NoOverload(macro);
+      if (macro == "all" && !v.b) return Value::Bool(false);
+      if (macro == "exists" && v.b) return Value::Bool(true);
+      trues += v.b;
+    }
+    if (macro == "transformList") {
+      Value out;
+      out.kind = Kind::kList;
+      out.list = std::move(list);
+      return out;
+    }
+    if (transform) {
+      Value out;
+      out.kind = Kind::kMap;
+      out.map = std::move(map);
+      return out;
+    }
+    if (error) return *error;
+    if (macro == "all") return Value::Bool(true);
+    if (macro == "exists") return Value::Bool(false);
+    return Value::Bool(trues == 1);
+  }
+
   Value Comprehension(const Expr& e) {
     Value range = Eval(*e.args[0]);
     if (range.IsError()) return range;
+    if (!e.var2.empty()) return TwoVarComprehension(e, range);
     std::optional<std::vector<Value>> items = Range(range);
     if (!items) return Value::Error(fmt::format("expression of type '{}' cannot be range of a comprehension", TypeName(range)));
     const std::string& macro = e.text;

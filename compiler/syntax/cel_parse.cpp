@@ -377,6 +377,11 @@ class Builder {
   // all/exists/exists_one/map/filter over `target`; null when `method` is
   // not a macro of that arity.
   ExprPtr Macro(antlr4::ParserRuleContext* ctx, const std::string& method, ExprPtr& target, std::vector<ExprPtr>& args) {
+    bool predicate = method == "all" || method == "exists" || method == "exists_one" || method == "existsOne";
+    bool transform = method == "transformList" || method == "transformMap" || method == "transformMapEntry";
+    if ((args.size() == 3 && (predicate || transform)) || (args.size() == 4 && transform)) {
+      return TwoVarMacro(ctx, method == "existsOne" ? "exists_one" : method, target, args);
+    }
     bool two = args.size() == 2 && (method == "all" || method == "exists" || method == "exists_one" ||
                                     method == "map" || method == "filter");
     bool three = args.size() == 3 && method == "map";
@@ -390,6 +395,26 @@ class Builder {
     e->var = args[0]->text;
     e->args.push_back(std::move(target));
     for (size_t i = 1; i < args.size(); ++i) e->args.push_back(std::move(args[i]));
+    return e;
+  }
+
+  // all/exists/existsOne(i, v, p), transformList/transformMap/
+  // transformMapEntry(i, v, [filter,] t): kube's TwoVarComprehensions.
+  ExprPtr TwoVarMacro(antlr4::ParserRuleContext* ctx, const std::string& method, ExprPtr& target, std::vector<ExprPtr>& args) {
+    if (args[0]->kind != ExprKind::kIdent || args[1]->kind != ExprKind::kIdent) {
+      Error(ctx, "argument must be a simple name");
+      return Node(ctx, ExprKind::kNull);
+    }
+    if (args[0]->text == args[1]->text) {
+      Error(ctx, fmt::format("duplicate variable name: {}", args[0]->text));
+      return Node(ctx, ExprKind::kNull);
+    }
+    ExprPtr e = Node(ctx, ExprKind::kComprehension);
+    e->text = method;
+    e->var = args[0]->text;
+    e->var2 = args[1]->text;
+    e->args.push_back(std::move(target));
+    for (size_t i = 2; i < args.size(); ++i) e->args.push_back(std::move(args[i]));
     return e;
   }
 
