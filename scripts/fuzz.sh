@@ -90,7 +90,11 @@ for c in "${cel[@]}" 'device.driver == "gpu.example.com"' \
          "'abababababababab'.matches('^((((((((((a|b))))))))))*\$')" "'aaaaaaaaaaaaaaaaaaaaaaaa!'.matches('^(a+)+\$')" \
          '[1,2,3,4,5,6,7,8].all(a, [1,2,3,4,5,6,7,8].all(b, [1,2,3,4,5,6,7,8].all(c, a + b + c > 0)))' \
          "cel.bind(v, 'ab', cel.bind(w, v + v + v + v, w + w + w + w)).size() > 0" \
-         "'a1b22'.findAll('[0-9]*').size() == 3" 'device.attributes["gpu.example.com"].productName.find("A[0-9]+") != ""'; do
+         "'a1b22'.findAll('[0-9]*').size() == 3" 'device.attributes["gpu.example.com"].productName.find("A[0-9]+") != ""' \
+         "cel.bind(v, 'abcdefgh', cel.bind(w, v.replace('', v), w.replace('', w, 3))).size() > 0" \
+         "'ta©o©αT'.lastIndexOf('©', 3) == 2 && 'tacocat'.substring(1, 4).charAt(2) == 'c'" \
+         "'a,b,,c'.split(',', -1).transformList(i, v, i % 2 == 0, v + v).join('|') != strings.quote('\\n')" \
+         "{'a': 1, 'b': 2}.transformMapEntry(k, v, {k + k: v * v}).exists(k, v, v > 3) && [1, 2].existsOne(i, v, i == v)"; do
   printf '%s' "$c" > "$work/cel/seed$i"; i=$((i+1))
 done
 

@@ -29,6 +29,9 @@ using grammar::CelParser;
 // How deep an expression may nest: the builder, checker and evaluator
 // recurse once a level. Device selectors are a line or two.
 constexpr size_t kMaxDepth = 250;
+// Every rule nested at once: a parenthesis enters about 10 rules, so
+// kMaxDepth parentheses fit; the parser and the builder recurse once a rule.
+constexpr size_t kMaxTotalDepth = kMaxDepth * 12;
 
 struct TooDeep : std::exception {
   uint32_t at = 0;
@@ -82,20 +85,26 @@ class Errors final : public antlr4::BaseErrorListener {
 class DepthGuard final : public antlr4::tree::ParseTreeListener {
  public:
   explicit DepthGuard(const Offsets& offsets) : offsets_(offsets) {}
+  // Per rule, as cel-go's recursion listener counts (kMaxDepth each), and
+  // in all (a bound on the parser's own recursion).
   void enterEveryRule(antlr4::ParserRuleContext* ctx) override {
-    if (++depth_ > kMaxDepth * 8) {
+    if (++by_rule_[ctx->getRuleIndex() % by_rule_.size()] > kMaxDepth || ++depth_ > kMaxTotalDepth) {
       TooDeep deep;
       deep.at = offsets_.Begin(ctx->getStart());
       throw deep;
     }
   }
-  void exitEveryRule(antlr4::ParserRuleContext*) override { --depth_; }
+  void exitEveryRule(antlr4::ParserRuleContext* ctx) override {
+    --by_rule_[ctx->getRuleIndex() % by_rule_.size()];
+    --depth_;
+  }
   void visitTerminal(antlr4::tree::TerminalNode*) override {}
   void visitErrorNode(antlr4::tree::ErrorNode*) override {}
 
  private:
   const Offsets& offsets_;
   size_t depth_ = 0;
+  std::array<size_t, 64> by_rule_{};  // more than the grammar has rules
 };
 
 // A string or bytes literal's value: quotes, raw prefix and escapes undone.
@@ -195,7 +204,7 @@ class Builder {
   // without entering rules the parser's guard counts.
   struct Depth {
     Depth(Builder* b, antlr4::ParserRuleContext* ctx) : b_(b), rule_(ctx->getRuleIndex() % kRules) {
-      if (++b_->by_rule_[rule_] > kMaxDepth || ++b_->depth_ > kMaxDepth * 8) {
+      if (++b_->by_rule_[rule_] > kMaxDepth || ++b_->depth_ > kMaxTotalDepth) {
         TooDeep deep;
         deep.at = b_->offsets_.Begin(ctx->getStart());
         throw deep;

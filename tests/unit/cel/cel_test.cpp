@@ -166,3 +166,61 @@ TEST_CASE("semantic versions compare by SemVer precedence") {
   CHECK_FALSE(ParseSemver("1.0"));
   CHECK_FALSE(ParseSemver("01.0.0"));
 }
+
+TEST_CASE("nesting is counted per grammar rule as cel-go counts it") {
+  // 32 parentheses are 32 levels of each rule (cel-spec parse/nest/parens);
+  // 251 are past the limit.
+  auto nested = [](int n) { return std::string(static_cast<size_t>(n), '(') + "true" + std::string(static_cast<size_t>(n), ')'); };
+  CHECK(Run(nested(32)) == "true");
+  CHECK(Run(nested(240)) == "true");
+  CHECK(Run(nested(251)).starts_with("invalid: expression nests deeper than 250 levels"));
+}
+
+TEST_CASE("the strings extension as kube declares it - positions in code points") {
+  // Selectors a GPU vendor writes over a product name.
+  CHECK(Run(R"(device.attributes["gpu.example.com"].productName.substring(0, 6) == "NVIDIA")") == "true");
+  CHECK(Run(R"(device.attributes["gpu.example.com"].productName.split(" ", 2)[1] == "A100-SXM4-40GB")") == "true");
+  CHECK(Run(R"(device.attributes["gpu.example.com"].productName.lastIndexOf("-", 12) == 11)") == "true");
+  CHECK(Run(R"(device.attributes["gpu.example.com"].productName.charAt(7) == "A")") == "true");
+  // Code points, not bytes (cel-spec string_ext).
+  CHECK(Run("'ta©o©αT'.lastIndexOf('©') == 4 && 'ta©o©αT'.indexOf('©', 3) == 4") == "true");
+  CHECK(Run("'©αT'.charAt(1) == 'α' && 'ta©o©αT'.substring(4, 6) == '©α'") == "true");
+  // Go's Replace and SplitN counts; an empty pattern works between code points.
+  CHECK(Run("'hello hello'.replace('he', 'we', 1) == 'wello hello'") == "true");
+  CHECK(Run("'ab'.replace('', '-') == '-a-b-' && 'ab'.replace('', '-', 2) == '-a-b'") == "true");
+  CHECK(Run("'a,b,c'.split(',', 0) == [] && 'a,b,c'.split(',', 2) == ['a', 'b,c'] && 'ab'.split('') == ['a', 'b']") == "true");
+  // Unicode space, as Go's TrimSpace; quote escapes as CEL writes them.
+  CHECK(Run("'\\u00a0\\u3000 x \\u2005'.trim() == 'x'") == "true");
+  CHECK(Run(R"(strings.quote('a"b\n') == '"a\\"b\\n"')") == "true");
+  // Errors in cel-go's words.
+  CHECK(Run("'tacocat'.charAt(30) == ''") == "error: index out of range: 30");
+  CHECK(Run("'tacocat'.substring(4, 3) == ''") == "error: invalid substring range. start: 4, end: 3");
+  CHECK(Run("'tacocat'.indexOf('a', 30) == 0") == "error: index out of range: 30");
+  CHECK(Run("string(b'\\000\\xff') == ''") == "error: invalid UTF-8 in bytes, cannot convert to string");
+}
+
+TEST_CASE("two-variable comprehensions over attributes lists and maps") {
+  CHECK(Run(R"(device.attributes["gpu.example.com"].exists(k, v, k == "cores" && v > 100))") == "true");
+  CHECK(Run(R"(device.attributes["gpu.example.com"].all(k, v, k != "mig" || v == true))") == "true");
+  CHECK(Run("[10, 20, 30].transformList(i, v, i > 0, v + i) == [21, 32]") == "true");
+  CHECK(Run("{'a': 1, 'b': 2}.transformMap(k, v, v * 10) == {'a': 10, 'b': 20}") == "true");
+  CHECK(Run("[1, 2].existsOne(i, v, i == v - 1) == false && [1, 2].exists_one(i, v, v == 2)") == "true");
+  CHECK(Run("{'a': 1, 'b': 1}.transformMapEntry(k, v, {v: k}) == {}") ==
+        "error: insert failed: key 1 already exists");
+  CHECK(Run("[1].all(x, x, true)").starts_with("invalid: duplicate variable name: x"));
+}
+
+TEST_CASE("doubles read as Go reads them") {
+  CHECK(Run("1e-324 == 0.0 && double('1e-310') > 0.0 && double('1e-310') < 1e-300") == "true");
+  CHECK(Run("1e400 == 0.0").starts_with("invalid: invalid double literal"));
+  CHECK(Run("double('1e400') == 0.0").starts_with("error: cannot convert '1e400' to double"));
+  CHECK(Run("double(' 1') == 1.0").starts_with("error: cannot convert"));
+}
+
+TEST_CASE("a string the strings extension grows stays within the evaluator's memory bound") {
+  // Each empty-pattern replace multiplies the length: cut off, not run away.
+  std::string text = "cel.bind(a, 'abcdefghijklmnop', cel.bind(b, a.replace('', a), cel.bind(c, b.replace('', b), "
+                     "cel.bind(d, c.replace('', c), d.replace('', d))))).size() > 0";
+  std::string r = Run(text);
+  CHECK(r.starts_with("error: "));
+}
