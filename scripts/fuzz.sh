@@ -94,7 +94,8 @@ for c in "${cel[@]}" 'device.driver == "gpu.example.com"' \
          "cel.bind(v, 'abcdefgh', cel.bind(w, v.replace('', v), w.replace('', w, 3))).size() > 0" \
          "'ta©o©αT'.lastIndexOf('©', 3) == 2 && 'tacocat'.substring(1, 4).charAt(2) == 'c'" \
          "'a,b,,c'.split(',', -1).transformList(i, v, i % 2 == 0, v + v).join('|') != strings.quote('\\n')" \
-         "{'a': 1, 'b': 2}.transformMapEntry(k, v, {k + k: v * v}).exists(k, v, v > 3) && [1, 2].existsOne(i, v, i == v)"; do
+         "{'a': 1, 'b': 2}.transformMapEntry(k, v, {k + k: v * v}).exists(k, v, v > 3) && [1, 2].existsOne(i, v, i == v)" \
+         "'%s %d %.3f %e %x %b'.format([[1, {'a': b'x'}], 7, 2.5, 1e300, 'hi', true]).size() > 0"; do
   printf '%s' "$c" > "$work/cel/seed$i"; i=$((i+1))
 done
 

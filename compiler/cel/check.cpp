@@ -337,6 +337,7 @@ class Checker {
         {"split", {K::kString}, {K::kString}, K::kList},
         {"split", {K::kString}, {K::kString, K::kInt}, K::kList},
         {"size", {K::kString, K::kBytes, K::kList, K::kMap}, {}, K::kInt},
+        {"format", {K::kString}, {K::kList}, K::kString},
         {"join", {K::kList}, {}, K::kString},
         {"join", {K::kList}, {K::kString}, K::kString},
         {"compareTo", {K::kQuantity}, {K::kQuantity}, K::kInt},

@@ -7,6 +7,7 @@
 #include <algorithm>
 #include <charconv>
 #include <cmath>
+#include <cstdio>
 #include <limits>
 
 #include <span>
@@ -200,6 +201,182 @@ std::string Quote(const std::string& s) {
     }
   }
   return out + "\"";
+}
+
+// A double as Go's strconv.FormatFloat(f, 'g', -1, 64) writes it (the
+// shortest digits; an exponent below -4 or from 21 on in e form), with
+// NaN and the infinities as CEL's format writes them.
+std::string GoDouble(double d) {
+  if (std::isnan(d)) return "NaN";
+  if (std::isinf(d)) return d > 0 ? "Infinity" : "-Infinity";
+  char buf[64];
+  auto r = std::to_chars(buf, buf + sizeof(buf), d, std::chars_format::scientific);
+  std::string sci(buf, r.ptr);  // d[.ddd]e[+-]XX
+  size_t e = sci.find('e');
+  int exp = std::stoi(sci.substr(e + 1));
+  std::string mantissa = sci.substr(0, e);
+  bool negative = mantissa[0] == '-';
+  std::string digits;
+  for (char c : mantissa) {
+    if (c >= '0' && c <= '9') digits += c;
+  }
+  if (exp < -4 || exp >= 21) {
+    std::string out = (negative ? "-" : "") + digits.substr(0, 1);
+    if (digits.size() > 1) out += "." + digits.substr(1);
+    return out + fmt::format("e{}{:02d}", exp < 0 ? '-' : '+', std::abs(exp));
+  }
+  std::string out;
+  if (exp < 0) {
+    out = "0." + std::string(static_cast<size_t>(-exp - 1), '0') + digits;
+  } else if (static_cast<size_t>(exp) + 1 >= digits.size()) {
+    out = digits + std::string(static_cast<size_t>(exp) + 1 - digits.size(), '0');
+  } else {
+    out = digits.substr(0, static_cast<size_t>(exp) + 1) + "." + digits.substr(static_cast<size_t>(exp) + 1);
+  }
+  return (negative ? "-" : "") + out;
+}
+
+// `%s`: what cel-go's string clause writes (lists and maps in brackets,
+// map entries by their key's text); nullopt for a value it refuses.
+std::optional<std::string> FormatText(const Value& v) {
+  switch (v.kind) {
+    case Value::Kind::kString:
+    case Value::Kind::kBytes:
+    case Value::Kind::kType: return v.text;
+    case Value::Kind::kNull: return "null";
+    case Value::Kind::kBool: return v.b ? "true" : "false";
+    case Value::Kind::kInt: return fmt::format("{}", v.i);
+    case Value::Kind::kUint: return fmt::format("{}", v.u);
+    case Value::Kind::kDouble: return GoDouble(v.d);
+    case Value::Kind::kList: {
+      std::string out = "[";
+      for (size_t i = 0; i < v.list->size(); ++i) {
+        std::optional<std::string> item = FormatText((*v.list)[i]);
+        if (!item) return std::nullopt;
+        out += (i ? ", " : "") + *item;
+      }
+      return out + "]";
+    }
+    case Value::Kind::kMap: {
+      std::vector<std::pair<std::string, std::string>> entries;
+      for (const auto& [key, value] : *v.map) {
+        std::optional<std::string> k = FormatText(key), x = FormatText(value);
+        if (!k || !x) return std::nullopt;
+        entries.emplace_back(std::move(*k), std::move(*x));
+      }
+      std::stable_sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) { return a.first < b.first; });
+      std::string out = "{";
+      for (size_t i = 0; i < entries.size(); ++i) out += (i ? ", " : "") + entries[i].first + ": " + entries[i].second;
+      return out + "}";
+    }
+    default: return std::nullopt;
+  }
+}
+
+std::string InBase(uint64_t magnitude, bool negative, int base, bool upper) {
+  const char* digits = upper ? "0123456789ABCDEF" : "0123456789abcdef";
+  std::string out;
+  do {
+    out += digits[magnitude % static_cast<uint64_t>(base)];
+    magnitude /= static_cast<uint64_t>(base);
+  } while (magnitude != 0);
+  if (negative) out += '-';
+  return std::string(out.rbegin(), out.rend());
+}
+
+// string.format(list): the strings extension's printf-style clauses.
+Value Format(const std::string& pattern, const std::vector<Value>& args) {
+  std::string out;
+  size_t next = 0;
+  auto special = [](const Value& v) -> std::optional<std::string> {  // NaN and the infinities
+    if (v.kind == Value::Kind::kDouble && (std::isnan(v.d) || std::isinf(v.d))) return GoDouble(v.d);
+    if (v.kind == Value::Kind::kString && (v.text == "NaN" || v.text == "Infinity" || v.text == "-Infinity")) return v.text;
+    return std::nullopt;
+  };
+  for (size_t i = 0; i < pattern.size(); ++i) {
+    if (pattern[i] != '%') {
+      out += pattern[i];
+      continue;
+    }
+    if (++i >= pattern.size()) return Value::Error("could not parse formatting clause: unexpected end of string");
+    if (pattern[i] == '%') {
+      out += '%';
+      continue;
+    }
+    std::optional<int> precision;
+    if (pattern[i] == '.') {
+      size_t start = ++i;
+      while (i < pattern.size() && pattern[i] >= '0' && pattern[i] <= '9') ++i;
+      if (i == start || i - start > 3 || i >= pattern.size()) {
+        return Value::Error("could not parse formatting clause: error while parsing precision");
+      }
+      precision = std::stoi(pattern.substr(start, i - start));
+    }
+    char clause = pattern[i];
+    if (next >= args.size()) return Value::Error(fmt::format("index {} out of range", next));
+    const Value& v = args[next++];
+    std::string type = TypeName(v);
+    switch (clause) {
+      case 's': {
+        std::optional<std::string> text = FormatText(v);
+        if (!text) {
+          return Value::Error(fmt::format("error during formatting: string clause can only be used on strings, bools, "
+                                          "bytes, ints, doubles, maps, lists, types, durations, and timestamps, was given {}",
+                                          type));
+        }
+        out += *text;
+        break;
+      }
+      case 'd':
+        if (v.kind == Value::Kind::kInt) out += fmt::format("{}", v.i);
+        else if (v.kind == Value::Kind::kUint) out += fmt::format("{}", v.u);
+        else if (auto s = special(v); s && v.kind == Value::Kind::kDouble) out += *s;
+        else return Value::Error(fmt::format("error during formatting: decimal clause can only be used on integers, was given {}", type));
+        break;
+      case 'f':
+      case 'e': {
+        if (auto s = special(v)) {
+          out += *s;
+          break;
+        }
+        if (v.kind != Value::Kind::kDouble) {
+          return Value::Error(fmt::format("error during formatting: {} clause can only be used on doubles, was given {}",
+                                          clause == 'f' ? "fixed-point" : "scientific", type));
+        }
+        char buf[512];
+        std::snprintf(buf, sizeof(buf), clause == 'f' ? "%.*f" : "%.*e", precision.value_or(6), v.d);
+        out += buf;
+        break;
+      }
+      case 'b':
+      case 'o':
+      case 'x':
+      case 'X': {
+        int base = clause == 'b' ? 2 : clause == 'o' ? 8 : 16;
+        if (v.kind == Value::Kind::kInt) {
+          uint64_t magnitude = v.i < 0 ? uint64_t{0} - static_cast<uint64_t>(v.i) : static_cast<uint64_t>(v.i);
+          out += InBase(magnitude, v.i < 0, base, clause == 'X');
+        } else if (v.kind == Value::Kind::kUint) {
+          out += InBase(v.u, false, base, clause == 'X');
+        } else if (clause == 'b' && v.kind == Value::Kind::kBool) {
+          out += v.b ? "1" : "0";
+        } else if (base == 16 && (v.kind == Value::Kind::kString || v.kind == Value::Kind::kBytes)) {
+          for (unsigned char c : v.text) out += clause == 'X' ? fmt::format("{:02X}", c) : fmt::format("{:02x}", c);
+        } else if (clause == 'b') {
+          return Value::Error(fmt::format("error during formatting: only integers and bools can be formatted as binary, was given {}", type));
+        } else if (clause == 'o') {
+          return Value::Error(fmt::format("error during formatting: octal clause can only be used on integers, was given {}", type));
+        } else {
+          return Value::Error(fmt::format(
+              "error during formatting: only integers, byte buffers, and strings can be formatted as hex, was given {}", type));
+        }
+        break;
+      }
+      default:
+        return Value::Error(fmt::format("could not parse formatting clause: unrecognized formatting clause \"{}\"", clause));
+    }
+  }
+  return Value::String(std::move(out));
 }
 
 Value NoOverload(std::string_view function) { return Value::Error(fmt::format("no such overload: {}", function)); }
@@ -1092,6 +1269,11 @@ class Evaluator {
       return Value::String(ReplaceN(t.text, a[1].text, a[2].text, n == 3 ? a[3].i : -1));
     }
     if (n == 0 && f == "size") return Size(t);
+    if (t.kind == Kind::kString && f == "format" && n == 1 && a[1].kind == Kind::kList) {
+      Value v = Format(t.text, *a[1].list);
+      if (v.kind == Kind::kString && !Allocate(v.text.size())) return Value::Error(cancelled_);
+      return v;
+    }
     if (t.kind == Kind::kList && f == "join" && n <= 1) {
       std::string sep = n == 1 && a[1].kind == Kind::kString ? a[1].text : "";
       uint64_t length = 0;

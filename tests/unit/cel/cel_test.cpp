@@ -224,3 +224,16 @@ TEST_CASE("a string the strings extension grows stays within the evaluator's mem
   std::string r = Run(text);
   CHECK(r.starts_with("error: "));
 }
+
+TEST_CASE("format writes its clauses as the strings extension does") {
+  CHECK(Run(R"('%s has %d GiB (%.1f%%)'.format([device.attributes["gpu.example.com"].productName, dyn(40), dyn(12.25)]) ==
+               'NVIDIA A100-SXM4-40GB has 40 GiB (12.2%)')") == "true");
+  CHECK(Run("'%b %o %x %X %e'.format([dyn(5), dyn(11), dyn(30), dyn(30), dyn(2.71828)]) == '101 13 1e 1E 2.718280e+00'") ==
+        "true");
+  CHECK(Run("'%s'.format([[dyn(1), dyn('a'), dyn(2.5), dyn(null), dyn({'k': true})]]) == '[1, a, 2.5, null, {k: true}]'") ==
+        "true");
+  CHECK(Run("'%s %s'.format([1e21, 123456.0]) == '1e+21 123456'") == "true");
+  CHECK(Run("'%s %s'.format([0.0001, 1e-5]) == '0.0001 1e-05'") == "true");
+  CHECK(Run("'%d'.format([1.5]) == ''") == "error: error during formatting: decimal clause can only be used on integers, was given double");
+  CHECK(Run("'%d %d'.format([1]) == ''") == "error: index 1 out of range");
+}
