@@ -39,6 +39,20 @@ uint64_t Characters(const std::string& s) {
   return n;
 }
 
+Value ListValue(std::shared_ptr<const std::vector<Value>> items) {
+  Value v;
+  v.kind = Value::Kind::kList;
+  v.list = std::move(items);
+  return v;
+}
+
+Value MapValue(std::shared_ptr<const std::vector<std::pair<Value, Value>>> entries) {
+  Value v;
+  v.kind = Value::Kind::kMap;
+  v.map = std::move(entries);
+  return v;
+}
+
 // A valid UTF-8 string's code points, and back; an invalid byte reads as
 // U+FFFD (as Go's range over a string).
 std::vector<char32_t> Runes(std::string_view s) {
@@ -60,24 +74,6 @@ std::vector<char32_t> Runes(std::string_view s) {
     i += n;
   }
   return out;
-}
-
-void AppendUtf8(std::string& out, char32_t c) {
-  if (c < 0x80) {
-    out += static_cast<char>(c);
-  } else if (c < 0x800) {
-    out += static_cast<char>(0xC0 | (c >> 6));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else if (c < 0x10000) {
-    out += static_cast<char>(0xE0 | (c >> 12));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  } else {
-    out += static_cast<char>(0xF0 | (c >> 18));
-    out += static_cast<char>(0x80 | ((c >> 12) & 0x3F));
-    out += static_cast<char>(0x80 | ((c >> 6) & 0x3F));
-    out += static_cast<char>(0x80 | (c & 0x3F));
-  }
 }
 
 std::string Utf8(std::span<const char32_t> runes) {
@@ -556,10 +552,7 @@ class Evaluator {
           if (v.IsError()) return v;
           items->push_back(std::move(v));
         }
-        Value v;
-        v.kind = Kind::kList;
-        v.list = std::move(items);
-        return v;
+        return ListValue(std::move(items));
       }
       case ExprKind::kMap: {
         if (!Charge(30) || !Allocate(e.args.size() * sizeof(Value))) return Value::Error(cancelled_);
@@ -574,10 +567,7 @@ class Evaluator {
           }
           entries->emplace_back(std::move(k), std::move(v));
         }
-        Value v;
-        v.kind = Kind::kMap;
-        v.map = std::move(entries);
-        return v;
+        return MapValue(std::move(entries));
       }
       case ExprKind::kComprehension: return Comprehension(e);
       case ExprKind::kBind: {
@@ -772,16 +762,10 @@ class Evaluator {
       trues += v.b;
     }
     if (macro == "transformList") {
-      Value out;
-      out.kind = Kind::kList;
-      out.list = std::move(list);
-      return out;
+      return ListValue(std::move(list));
     }
     if (transform) {
-      Value out;
-      out.kind = Kind::kMap;
-      out.map = std::move(map);
-      return out;
+      return MapValue(std::move(map));
     }
     if (error) return *error;
     if (macro == "all") return Value::Bool(true);
@@ -836,10 +820,7 @@ class Evaluator {
       trues += v.b;
     }
     if (macro == "map" || macro == "filter") {
-      Value out;
-      out.kind = Kind::kList;
-      out.list = std::move(results);
-      return out;
+      return ListValue(std::move(results));
     }
     if (error) return *error;
     if (macro == "all") return Value::Bool(true);
@@ -1182,10 +1163,7 @@ class Evaluator {
     if (op == '+' && x.kind == Kind::kList && y.kind == Kind::kList) {
       auto items = std::make_shared<std::vector<Value>>(*x.list);
       items->insert(items->end(), y.list->begin(), y.list->end());
-      Value v;
-      v.kind = Kind::kList;
-      v.list = std::move(items);
-      return v;
+      return ListValue(std::move(items));
     }
     return NoOverload(f);
   }
@@ -1194,10 +1172,7 @@ class Evaluator {
     auto items = std::make_shared<std::vector<Value>>();
     items->reserve(texts.size());
     for (std::string& text : texts) items->push_back(Value::String(std::move(text)));
-    Value v;
-    v.kind = Kind::kList;
-    v.list = std::move(items);
-    return v;
+    return ListValue(std::move(items));
   }
 
   static Value QuantityOperand(const Value& y, std::string_view f) {

@@ -10,8 +10,8 @@
 #include <cerrno>
 #include <charconv>
 #include <cmath>
-#include <optional>
 #include <cstdlib>
+#include <optional>
 #include <stdexcept>
 
 #include <fmt/format.h>
@@ -19,6 +19,7 @@
 #include "CelLexer.h"
 #include "CelParser.h"
 #include "antlr4-runtime.h"
+#include "support/utf8.h"
 
 namespace policy::cel {
 namespace {
@@ -131,23 +132,7 @@ std::optional<std::string> Unquote(std::string_view token, std::string* why) {
       i += digits;
       return v;
     };
-    auto utf8 = [&](uint32_t cp) {
-      if (cp < 0x80) {
-        out += static_cast<char>(cp);
-      } else if (cp < 0x800) {
-        out += static_cast<char>(0xC0 | (cp >> 6));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-      } else if (cp < 0x10000) {
-        out += static_cast<char>(0xE0 | (cp >> 12));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-      } else {
-        out += static_cast<char>(0xF0 | (cp >> 18));
-        out += static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-        out += static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-        out += static_cast<char>(0x80 | (cp & 0x3F));
-      }
-    };
+    auto utf8 = [&](uint32_t cp) { AppendUtf8(out, cp); };
     switch (e) {
       case 'a': out += '\a'; break;
       case 'b': out += '\b'; break;

@@ -269,23 +269,32 @@ items:
   return cluster;
 }
 
+// The cluster's pending pods scheduled in order, a line each: where each
+// went, its score, and kube's summary when it went nowhere.
+std::vector<std::string> ScheduleAll(engine::Cluster& cluster, bool incremental, engine::ScheduleStats* stats) {
+  DiagnosticSink diags;
+  auto engine = engine::Engine::Create(rt::DefaultProfile(), {}, {}, diags);
+  REQUIRE(engine);
+  engine::ScheduleOptions options;
+  options.incremental = incremental;
+  engine::Scheduler scheduler(*engine, cluster, options);
+  std::vector<std::string> lines;
+  for (const engine::Outcome* o : scheduler.Run(cluster.Report().pending)) {
+    lines.push_back(fmt::format("{} -> {} score {} {}", o->pod.name, o->node.value_or("Pending"), o->score,
+                                o->node ? "" : o->Summary()));
+  }
+  *stats = scheduler.Stats();
+  return lines;
+}
+
 TEST_CASE("pods with a claim of their own search only the nodes whose devices a bind took") {
   auto run = [](bool incremental, uint64_t* searches) {
     auto cluster = DraCluster();
-    DiagnosticSink diags;
-    auto engine = engine::Engine::Create(rt::DefaultProfile(), {}, {}, diags);
-    REQUIRE(engine);
-    engine::ScheduleOptions options;
-    options.incremental = incremental;
-    engine::Scheduler scheduler(*engine, *cluster, options);
     uint64_t before = dra::NodeSearches();
-    std::vector<std::string> lines;
-    for (const engine::Outcome* o : scheduler.Run(cluster->Report().pending)) {
-      lines.push_back(fmt::format("{} -> {} score {}", o->pod.name, o->node.value_or("Pending"), o->score));
-    }
+    engine::ScheduleStats stats;
+    std::vector<std::string> lines = ScheduleAll(*cluster, incremental, &stats);
     *searches = dra::NodeSearches() - before;
     if (incremental) {
-      const engine::ScheduleStats& stats = scheduler.Stats();
       CHECK(stats.templates == 1);
       CHECK(stats.decisions.full == 2);
       CHECK(stats.decisions.incremental == 28);
@@ -314,17 +323,9 @@ TEST_CASE("a node whose device a selector fails on ends the attempt once a bind 
     auto cluster = DraCluster(4, 10, R"('device.attributes["gpu.example.com"].memory >= 1')",
                               "[{name: gpu-0, attributes: {memory: {int: 8}}}, {name: gpu-1, attributes: {memory: {int: 8}}}, "
                               "{name: bad-2}]");
-    DiagnosticSink diags;
-    auto engine = engine::Engine::Create(rt::DefaultProfile(), {}, {}, diags);
-    REQUIRE(engine);
-    engine::ScheduleOptions options;
-    options.incremental = incremental;
-    engine::Scheduler scheduler(*engine, *cluster, options);
-    std::vector<std::string> lines;
-    for (const engine::Outcome* o : scheduler.Run(cluster->Report().pending)) {
-      lines.push_back(fmt::format("{} -> {} {}", o->pod.name, o->node.value_or("Pending"), o->node ? "" : o->Summary()));
-    }
-    if (incremental) CHECK(scheduler.Stats().decisions.incremental > 0);
+    engine::ScheduleStats stats;
+    std::vector<std::string> lines = ScheduleAll(*cluster, incremental, &stats);
+    if (incremental) CHECK(stats.decisions.incremental > 0);
     return lines;
   };
   std::vector<std::string> full = run(false), incremental = run(true);
